@@ -1,0 +1,14 @@
+import { MailroomError } from './mailroom-error';
+
+/**
+ * An argument was rejected before any request was made. `path` names the offending option
+ * (e.g. `callback.retries`) so the fix is obvious.
+ */
+export class ValidationError extends MailroomError {
+  readonly path: string;
+
+  constructor(path: string, message: string, options?: { cause?: unknown }) {
+    super('VALIDATION', path ? `${path}: ${message}` : message, options);
+    this.path = path;
+  }
+}
