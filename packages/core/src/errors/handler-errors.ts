@@ -1,4 +1,5 @@
 import { MailroomError } from './mailroom-error';
+import { ValidationError } from './validation-error';
 
 /**
  * Throw from a handler when the message can never succeed (bad data, unknown entity). The receiver
@@ -21,7 +22,7 @@ export class RetryAfterError extends MailroomError {
 
   constructor(seconds: number, message = `Retry after ${seconds} seconds`, options?: { status?: number; cause?: unknown }) {
     if (!Number.isFinite(seconds) || seconds < 0) {
-      throw new TypeError(`RetryAfterError: seconds must be a non-negative number, got ${String(seconds)}`);
+      throw new ValidationError('seconds', `RetryAfterError needs a non-negative number of seconds, got ${String(seconds)}`);
     }
     super('RETRY_AFTER', message, options);
     this.seconds = Math.ceil(seconds);

@@ -1,0 +1,54 @@
+import type { RetryDelayExpression } from '../retry-delay';
+import type { Duration } from './duration';
+
+/** Methods the service may use to call a destination. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+/** Header values as users hold them: a plain record or a `Headers` object. */
+export type HeaderRecord = Readonly<Record<string, string>> | Headers;
+
+/** How the service calls one target: the destination itself, the callback, or the failure callback. */
+export interface DeliverySettings {
+  /** HTTP method the service uses to call the target. Default `POST`. */
+  method?: HttpMethod;
+  /** Shortens the plan's timeout for each attempt: `30s`, `5m`, `1h` or seconds as a number. */
+  timeout?: Duration;
+  /** Retries after the first attempt (total attempts = 1 + retries). Plan default when omitted. */
+  retries?: number;
+  /** Milliseconds between retries as an expression of `retried`, e.g. `pow(2, retried) * 1000`. */
+  retryDelay?: string | RetryDelayExpression;
+  /** Wait before the first attempt: `30s`, `1d10h30m` or seconds as a number. */
+  delay?: Duration;
+  /** Headers the service forwards to the target under their own names. */
+  headers?: HeaderRecord;
+}
+
+/** A callback or failure-callback target with its own delivery settings. */
+export interface CallbackTarget extends DeliverySettings {
+  /** Must start with http:// or https://. */
+  url: string;
+}
+
+/** Every setting of an enqueue request (spec endpoint 8), typed. */
+export interface EnqueueOptions extends DeliverySettings {
+  /** MIME type of the body; it reaches the destination unchanged. */
+  contentType?: string;
+  /** Deliver no earlier than this instant: a `Date` or Unix seconds. Cannot be combined with `delay`. */
+  notBefore?: Date | number;
+  /** Called after every attempt: a URL, or a URL with its own settings. */
+  callback?: string | CallbackTarget;
+  /** Called once delivery has failed for good: a URL, or a URL with its own settings. */
+  failureCallback?: string | CallbackTarget;
+  /** Only one message with this id is accepted within the deduplication window. */
+  deduplicationId?: string;
+  /** Deduplicate by destination, body and headers. */
+  contentBasedDeduplication?: boolean;
+  /** A label to find the message by later (e.g. as a DLQ listing filter). */
+  label?: string;
+}
+
+/** Settings of the header builder. */
+export interface HeaderPrefixOptions {
+  /** Vendor header prefix; default `Service` (the real service uses `Upstash`). */
+  headerPrefix?: string;
+}
