@@ -11,6 +11,9 @@ export const ENV_VARIABLES = {
   managementUser: 'MAILROOM_MANAGEMENT_USER',
   managementPassword: 'MAILROOM_MANAGEMENT_PASSWORD',
   headerPrefix: 'MAILROOM_HEADER_PREFIX',
+  // Not in the service's settings: the public URL of the receiving app, so `send(def, ...)` can turn a
+  // destination's path into the URL the service must call.
+  appUrl: 'MAILROOM_APP_URL',
 } as const;
 
 export type ConfigOption = keyof typeof ENV_VARIABLES;

@@ -7,3 +7,4 @@ export { NetworkError } from './network-error';
 export { ResponseValidationError } from './response-validation-error';
 export { SignatureError, type SignatureFailure } from './signature-error';
 export { NonRetryableError, RetryAfterError } from './handler-errors';
+export { BodyTooLargeError, RawBodyUnavailableError, BodyReadError } from './body-errors';

@@ -1,0 +1,80 @@
+import type { ApiError } from '../errors/api-error';
+import { NetworkError } from '../errors/network-error';
+import { ResponseValidationError } from '../errors/response-validation-error';
+import { sleepUnlessAborted } from './abortable-sleep';
+import { mapErrorResponse } from './map-error-response';
+import { prepareRequest, type PreparedRequest } from './prepare-request';
+import { resolveTransportOptions, type ResolvedTransportOptions } from './resolve-transport-options';
+import { isRetryableError, retryDelay } from './retry-decision';
+import { retryAfterMs } from './retry-after';
+import { sendAttempt, type AttemptResult } from './send-attempt';
+import type { ParseResponse, RequestSpec, Transport, TransportOptions, TransportResponse } from './transport-types';
+
+/**
+ * The one HTTP transport under the messaging client (Bearer) and the management client (Basic):
+ * auth header, JSON bodies, a timeout per attempt, `{"error"}` answers turned into typed errors,
+ * and retries with backoff for network errors, 429 and 5xx on requests marked `retrySafe`.
+ * Options are validated here, so a bad setting throws `ValidationError` before any request.
+ *
+ * @example
+ * const transport = createTransport({ baseUrl: 'http://127.0.0.1:8288', auth: { kind: 'bearer', token } });
+ * const topics = await transport.requestJson({ method: 'GET', path: ['v2', 'topics'] }, parseTopics);
+ * await transport.request({ method: 'POST', path: ['v2', 'topics', name, 'endpoints'], json: { endpoints } });
+ */
+export function createTransport(options: TransportOptions): Transport {
+  const resolved = resolveTransportOptions(options);
+  // async so a bad spec rejects the promise instead of throwing synchronously.
+  const request = async (spec: RequestSpec): Promise<TransportResponse> => send(prepareRequest(spec, resolved), resolved);
+  return {
+    request,
+    async requestJson<T>(spec: RequestSpec, parse: ParseResponse<T>): Promise<T> {
+      const response = await request(spec);
+      return parse(parseJsonBody(response), response.url);
+    },
+  };
+}
+
+async function send(request: PreparedRequest, options: ResolvedTransportOptions): Promise<TransportResponse> {
+  const retries = request.retrySafe ? options.retry.retries : 0;
+  for (let retry = 0; ; retry++) {
+    const failure = await attempt(request, options);
+    if ('response' in failure) return failure.response;
+    const { error, retryAfter } = failure;
+    if (retry >= retries || !isRetryableError(error)) throw error;
+    const delay = retryDelay(error, retryAfter, retry, options.retry, options.random, options.now());
+    if (delay === undefined) throw error;
+    await sleepUnlessAborted(options.sleep, delay, request.signal);
+  }
+}
+
+type AttemptOutcome =
+  | { response: TransportResponse }
+  | { error: ApiError | NetworkError; retryAfter: number | undefined };
+
+async function attempt(request: PreparedRequest, options: ResolvedTransportOptions): Promise<AttemptOutcome> {
+  let result: AttemptResult;
+  try {
+    result = await sendAttempt(request, options.getFetch(), options.timeoutMs);
+  } catch (error) {
+    if (error instanceof NetworkError) return { error, retryAfter: undefined };
+    throw error;
+  }
+  if (result.status >= 200 && result.status < 300) {
+    return { response: { status: result.status, headers: result.headers, text: result.text, url: request.url } };
+  }
+  const now = options.now();
+  return {
+    error: mapErrorResponse(result, { method: request.method, url: request.url, now }),
+    retryAfter: retryAfterMs(result.headers, now),
+  };
+}
+
+/** An empty body is `undefined` (several endpoints answer 200 with nothing); anything else must be JSON. */
+function parseJsonBody(response: TransportResponse): unknown {
+  if (response.text.trim() === '') return undefined;
+  try {
+    return JSON.parse(response.text) as unknown;
+  } catch {
+    throw new ResponseValidationError({ field: '', url: response.url, reason: 'is not JSON' });
+  }
+}

@@ -1,0 +1,1 @@
+export { createManagementClient, type ManagementClient, type ManagementClientOptions } from './create-management-client';
