@@ -1,0 +1,45 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OutboundResponse } from '../receive/inbound-request';
+
+/**
+ * Copies the pipeline's answer onto a Node `ServerResponse`: status, headers, and the body as UTF-8
+ * with a `Content-Length` of its byte length. Safe to call late or twice: once headers are out it
+ * only ends the response, and an ended or destroyed response is left alone.
+ *
+ * When the request body was not read to its end (a 413 answered mid-stream or from Content-Length),
+ * it also sends `Connection: close`: the rest of the body is still on the wire, so the connection
+ * cannot carry another request, and Node closes it once this response is flushed.
+ *
+ * @example
+ * writeOutbound(res, { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
+ */
+export function writeOutbound(res: ServerResponse, out: OutboundResponse): void {
+  if (res.writableEnded || res.destroyed) return;
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.statusCode = out.status;
+  for (const [name, value] of Object.entries(out.headers)) res.setHeader(name, value);
+  if (bodyLeftUnread(res.req)) res.setHeader('Connection', 'close');
+  if (!statusAllowsBody(out.status)) {
+    // RFC 9110: 1xx, 204 and 304 carry no content, and 204 must not send Content-Length.
+    res.removeHeader('Content-Length');
+    res.end();
+    return;
+  }
+  const body = Buffer.from(out.body, 'utf8');
+  // Set from the bytes, never from the string length: a multi-byte character would truncate the body.
+  res.setHeader('Content-Length', body.byteLength);
+  res.end(body);
+}
+
+function statusAllowsBody(status: number): boolean {
+  return status >= 200 && status !== 204 && status !== 304;
+}
+
+// Someone started reading but stopped (size limit, abort), or the body has not fully arrived yet.
+function bodyLeftUnread(req: IncomingMessage | undefined): boolean {
+  if (!req || req.readableEnded) return false;
+  return req.readableDidRead || !req.complete;
+}
