@@ -48,3 +48,7 @@ export * from './contract';
 
 // Both ./messaging and ./schemas name an `EnqueueResponse`; the client's typed one is the public meaning.
 export type { EnqueueResponse } from './messaging';
+
+// Receiving: signature verification and the framework-neutral pipeline every adapter calls.
+export * from './signature';
+export * from './receive';

@@ -8,3 +8,4 @@ export { ResponseValidationError } from './response-validation-error';
 export { SignatureError, type SignatureFailure } from './signature-error';
 export { NonRetryableError, RetryAfterError } from './handler-errors';
 export { BodyTooLargeError, RawBodyUnavailableError, BodyReadError } from './body-errors';
+export { MethodNotAllowedError, InvalidBodyError } from './receive-errors';

@@ -1,0 +1,98 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { isDestinationDefinition, type DestinationDefinition } from '../contract/define-destination';
+import { validateWithSchema } from '../contract/validate-with-schema';
+import { InvalidBodyError } from '../errors/receive-errors';
+import type { CallbackBody, FailureCallbackBody } from '../schemas';
+import { decodeText } from './parse-body';
+import type { ReceivedMessage } from './received-message';
+
+/** A base64 field of a callback, decoded three ways. */
+export interface DecodedBody<T = unknown> {
+  bytes: Uint8Array;
+  text: string;
+  /** The schema's output when a schema was given; otherwise the parsed JSON, or `undefined` if it is not JSON. */
+  data: T;
+}
+
+/** What a callback handler receives: the service's callback fields, with both bodies decoded. */
+export type CallbackMessage<TSource = unknown, TResponse = unknown> = Omit<CallbackBody, 'body' | 'sourceBody'> & {
+  /** The destination's answer to the attempt this callback reports. */
+  body: DecodedBody<TResponse>;
+  /** The message that was delivered. */
+  sourceBody: DecodedBody<TSource>;
+  /** True when no retry will follow (`retried === maxRetries`). */
+  isFinalAttempt: boolean;
+  /** The signed request that carried this callback. */
+  delivery: ReceivedMessage<unknown>;
+};
+
+/** What a failure-callback handler receives: the callback fields plus `dlqId` and the workflow fields. */
+export type FailureCallbackMessage<TSource = unknown, TResponse = unknown> = Omit<FailureCallbackBody, 'body' | 'sourceBody'> & {
+  body: DecodedBody<TResponse>;
+  sourceBody: DecodedBody<TSource>;
+  isFinalAttempt: true;
+  delivery: ReceivedMessage<unknown>;
+};
+
+/** Schemas for the two bodies a callback carries; a destination definition stands for its schema. */
+export interface CallbackOptions<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined> {
+  /** Schema of the original message (`sourceBody`), or the destination it was sent to. */
+  source?: S;
+  /** Schema of the destination's answer (`body`). */
+  response?: R;
+}
+
+/** The output type of an optional schema or definition; `unknown` without one. */
+export type SchemaOutput<S> = S extends DestinationDefinition<infer Inner>
+  ? StandardSchemaV1.InferOutput<Inner>
+  : S extends StandardSchemaV1
+    ? StandardSchemaV1.InferOutput<S>
+    : unknown;
+
+/** Decodes `body` and `sourceBody` and assembles the handler's view. */
+export async function toCallbackMessage(
+  payload: CallbackBody | FailureCallbackBody,
+  delivery: ReceivedMessage<unknown>,
+  options: CallbackOptions<StandardSchemaV1 | DestinationDefinition | undefined, StandardSchemaV1 | undefined>,
+  failure: boolean,
+): Promise<CallbackMessage & FailureCallbackMessage> {
+  const { body, sourceBody, ...fields } = payload;
+  const sourceSchema = isDestinationDefinition(options.source) ? options.source.schema : options.source;
+  const isFinalAttempt = failure || (payload.retried !== undefined && payload.maxRetries !== undefined && payload.retried >= payload.maxRetries);
+  return {
+    ...fields,
+    body: await decodeField(body, options.response, 'callback response body'),
+    sourceBody: await decodeField(sourceBody, sourceSchema as StandardSchemaV1 | undefined, 'callback source body'),
+    isFinalAttempt: isFinalAttempt as true,
+    delivery,
+  } as CallbackMessage & FailureCallbackMessage;
+}
+
+async function decodeField(encoded: string | undefined, schema: StandardSchemaV1 | undefined, subject: string): Promise<DecodedBody> {
+  const bytes = decodeBase64(encoded ?? '', subject);
+  const text = decodeText(bytes);
+  const json = tryJson(text);
+  const data = schema ? await validateWithSchema(schema, json, subject) : json;
+  return { bytes, text, data };
+}
+
+function tryJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Standard base64 as the service writes it; malformed input is a permanent failure, not a crash. */
+export function decodeBase64(encoded: string, subject: string): Uint8Array {
+  const clean = encoded.replace(/\s+/g, '');
+  if (!BASE64.test(clean) || clean.length % 4 === 1) throw new InvalidBodyError(`The ${subject} is not valid base64.`);
+  const binary = atob(clean.padEnd(Math.ceil(clean.length / 4) * 4, '='));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

@@ -1,0 +1,49 @@
+import type { Environment } from '../config/env-variables';
+import type { InboundRequest } from './inbound-request';
+
+/** Where in the pipeline a request was stopped, for logs. */
+export type ReceiveStage = 'method' | 'body' | 'signature' | 'parse' | 'schema' | 'handler' | 'config';
+
+/** Settings shared by every receiving endpoint. Each falls back to its `MAILROOM_*` variable. */
+export interface ReceiverOptions {
+  /** Env: `MAILROOM_CURRENT_SIGNING_KEY`. */
+  currentSigningKey?: string;
+  /** Env: `MAILROOM_NEXT_SIGNING_KEY`. Tried when the current key does not match (rotation). */
+  nextSigningKey?: string;
+  /** Vendor header prefix. Env: `MAILROOM_HEADER_PREFIX`; default `Service`. */
+  headerPrefix?: string;
+  /** Expected `iss` claim. Default `Service`; the real service uses `Upstash`. */
+  issuer?: string;
+  /**
+   * Public origin (and path prefix) under which this app's paths are reachable, e.g.
+   * `https://app.example.com`. When set, the signed URL must equal it plus the request path: a
+   * signature made for another endpoint is refused. Explicit because behind a proxy the request
+   * itself cannot tell its public URL.
+   */
+  publicUrl?: string;
+  /** Largest body accepted, in bytes; larger gives 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Seconds of clock skew tolerated on `exp`/`nbf`. Default 5. */
+  clockToleranceSeconds?: number;
+  /** Methods accepted. Default `['POST']`; add others when you enqueue with `method`. */
+  methods?: readonly string[];
+  /** Clock in Unix milliseconds, like `Date.now`. Injected by tests. */
+  now?: () => number;
+  /**
+   * `false` skips signature verification. Only for tests of your own handler logic; never in
+   * production. Any other value verifies.
+   */
+  verify?: boolean;
+  /** `auto` (default) uses node:crypto where it exists, jose over Web Crypto elsewhere. */
+  implementation?: 'auto' | 'node' | 'webcrypto';
+  /**
+   * Called when a request is refused or a handler fails, with the reason (never a key or token).
+   * Default: one `console.warn` line for refusals and `console.error` for handler failures.
+   */
+  onError?: (error: unknown, context: { stage: ReceiveStage; request: InboundRequest }) => void;
+  /** Where `MAILROOM_*` variables are read from. Default `process.env`. */
+  env?: Environment;
+}
+
+/** 1 MiB: far above any message the service sends, small enough that a flood cannot exhaust memory. */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;

@@ -1,0 +1,193 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import {
+  ConfigError,
+  NonRetryableError,
+  RetryAfterError,
+  SignatureError,
+  ValidationError,
+  createReceiver,
+  defineDestination,
+  type InboundRequest,
+  type ReceivedMessage,
+  type ReceiverOptions,
+} from '../../src';
+import { signRequest, createSignedRequest } from '../../src/testing';
+import { callbackBody, failureCallbackBody, workflowFailureCallbackBody } from '../schemas/fixtures';
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const keys = { currentSigningKey: 'sig_current', nextSigningKey: 'sig_next' };
+const base: ReceiverOptions = { ...keys, now: () => NOW, onError: () => {} };
+const orders = defineDestination({ name: 'orders', schema: z.object({ id: z.number(), note: z.string().optional() }) });
+const url = 'http://app.test/orders';
+
+async function inbound(body: unknown, extra: Partial<Parameters<typeof signRequest>[0]> = {}): Promise<InboundRequest> {
+  const signed = await signRequest({ url, body, key: keys.currentSigningKey, now: () => NOW, ...extra });
+  return { method: 'POST', url: '/orders', headers: signed.headers, rawBody: signed.body };
+}
+
+describe('what a destination handler receives', () => {
+  it('gets the typed body, exact bytes, service fields and forwarded headers', async () => {
+    let seen: ReceivedMessage<{ id: number; note?: string | undefined }> | undefined;
+    const endpoint = createReceiver(base).destination(orders, (message) => {
+      expectTypeOf(message.body).toEqualTypeOf<{ id: number; note?: string | undefined }>();
+      seen = message;
+    });
+    const request = await inbound({ id: 7 }, { messageId: 'msg_1', retried: 2, headers: { 'X-Tenant': 'acme' } });
+    request.headers = { ...(request.headers as Record<string, string>), 'Service-Topic-Name': 'orders-group', 'Service-Caller-Ip': '10.0.0.9', 'Service-Workflow-RunId': 'wfr_1', 'User-Agent': 'svc', Host: 'app.test' };
+    const out = await endpoint.handle(request);
+    expect(out).toEqual({ status: 200, headers: {}, body: '' });
+    expect(seen?.body).toEqual({ id: 7 });
+    expect(seen?.text()).toBe('{"id":7}');
+    expect(seen?.messageId).toBe('msg_1');
+    expect(seen?.retried).toBe(2);
+    expect(seen?.topicName).toBe('orders-group');
+    expect(seen?.callerIp).toBe('10.0.0.9');
+    expect(seen?.workflowRunId).toBe('wfr_1');
+    expect(seen?.forwardedHeaders).toEqual({ 'x-tenant': 'acme' });
+    expect(seen?.signature?.key).toBe('current');
+    expect(seen?.signature?.claims.sub).toBe(url);
+  });
+
+  it('answers a returned object as JSON and a string as text', async () => {
+    const json = await createReceiver(base).destination(orders, () => ({ ok: true })).handle(await inbound({ id: 1 }));
+    expect(json).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
+    const text = await createReceiver(base).destination(orders, () => 'done').handle(await inbound({ id: 1 }));
+    expect(text.body).toBe('done');
+  });
+
+  it('maps handler errors: throw 500 (error kept for adapters), NonRetryable 489, RetryAfter with header', async () => {
+    const boom = new Error('db down');
+    const failing = await createReceiver(base).destination(orders, () => { throw boom; }).handle(await inbound({ id: 1 }));
+    expect(failing.status).toBe(500);
+    expect(failing.body).not.toContain('db down');
+    expect(failing.error).toBe(boom);
+    const permanent = await createReceiver(base).destination(orders, () => { throw new NonRetryableError('unknown order'); }).handle(await inbound({ id: 1 }));
+    expect(permanent.status).toBe(489);
+    expect(permanent.headers['Service-NonRetryable-Error']).toBe('true');
+    expect(permanent.error).toBeUndefined();
+    const later = await createReceiver(base).destination(orders, async () => { throw new RetryAfterError(30); }).handle(await inbound({ id: 1 }));
+    expect(later.status).toBe(503);
+    expect(later.headers['retry-after']).toBe('30');
+  });
+
+  it('reports the failed check to onError, never in the body', async () => {
+    const errors: unknown[] = [];
+    const endpoint = createReceiver({ ...base, onError: (error) => void errors.push(error) }).destination(orders, () => {});
+    const out = await endpoint.handle(await inbound({ id: 1 }, { expired: true }));
+    expect(out.status).toBe(401);
+    expect(out.body).toBe('Invalid signature');
+    expect((errors[0] as SignatureError).reason).toBe('expired');
+  });
+
+  it('uses the configured prefix and ignores the default one', async () => {
+    const endpoint = createReceiver({ ...base, headerPrefix: 'Upstash' }).destination(orders, () => {});
+    expect((await endpoint.handle(await inbound({ id: 1 }, { headerPrefix: 'Upstash' }))).status).toBe(200);
+    expect((await endpoint.handle(await inbound({ id: 1 }))).status).toBe(401);
+  });
+
+  it('checks the signed URL against publicUrl + request path', async () => {
+    const endpoint = createReceiver({ ...base, publicUrl: 'http://app.test/' }).destination(orders, () => {});
+    expect((await endpoint.handle(await inbound({ id: 1 }))).status).toBe(200);
+    expect((await endpoint.handle(await inbound({ id: 1 }, { signedUrl: 'http://app.test/other' }))).status).toBe(401);
+  });
+
+  it('skips verification only with an explicit verify: false', async () => {
+    const endpoint = createReceiver({ verify: false, onError: () => {}, env: {} }).destination(orders, () => {});
+    expect((await endpoint.handle({ method: 'POST', headers: { 'content-type': 'application/json' }, rawBody: new TextEncoder().encode('{"id":1}') })).status).toBe(200);
+  });
+});
+
+describe('fail closed', () => {
+  it('answers 500 naming the variables when no key is configured, and never calls the handler', async () => {
+    let called = false;
+    const errors: unknown[] = [];
+    const endpoint = createReceiver({ env: {}, onError: (e) => void errors.push(e) }).destination(orders, () => { called = true; });
+    const out = await endpoint.handle(await inbound({ id: 1 }));
+    expect(out.status).toBe(500);
+    expect(out.body).toContain('MAILROOM_CURRENT_SIGNING_KEY');
+    expect(errors[0]).toBeInstanceOf(ConfigError);
+    expect(called).toBe(false);
+  });
+
+  it('reads the keys from MAILROOM_* variables', async () => {
+    const endpoint = createReceiver({ env: { MAILROOM_CURRENT_SIGNING_KEY: keys.currentSigningKey }, now: () => NOW, onError: () => {} }).destination(orders, () => {});
+    expect((await endpoint.handle(await inbound({ id: 1 }))).status).toBe(200);
+  });
+
+  it.each([
+    ['a negative body limit', { maxBodyBytes: -1 }],
+    ['a lower-case method', { methods: ['post'] }],
+    ['a relative public URL', { publicUrl: 'app.test' }],
+  ])('refuses %s at creation', (_name, options) => {
+    expect(() => createReceiver({ ...base, ...(options as ReceiverOptions) })).toThrow();
+  });
+
+  it('refuses a handler that is not a function and a definition that is not one', () => {
+    expect(() => createReceiver(base).destination(orders, 'x' as never)).toThrow(ValidationError);
+    expect(() => createReceiver(base).destination({ name: 'x' } as never, () => {})).toThrow(ValidationError);
+  });
+});
+
+describe('the Web Request path', () => {
+  it('verifies a Request and answers a Response', async () => {
+    const endpoint = createReceiver(base).destination(orders, (m) => ({ got: m.body.id }));
+    const response = await endpoint.fetch(await createSignedRequest({ url, body: { id: 3 }, key: keys.currentSigningKey, now: () => NOW }));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ got: 3 });
+  });
+
+  it('stops reading a streamed body past the limit', async () => {
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(1024));
+        if (pulled > 1000) controller.close();
+      },
+    });
+    const endpoint = createReceiver({ ...base, maxBodyBytes: 4096 }).destination(orders, () => {});
+    const response = await endpoint.fetch(new Request(url, { method: 'POST', body: stream, duplex: 'half' } as RequestInit));
+    expect(response.status).toBe(413);
+    expect(pulled).toBeLessThan(10);
+  });
+
+  it('answers 405 with Allow for another method', async () => {
+    const response = await createReceiver(base).destination(orders, () => {}).fetch(new Request(url, { method: 'GET' }));
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('callbacks', () => {
+  it('decodes body and sourceBody and tells the final attempt', async () => {
+    let seen: unknown;
+    const endpoint = createReceiver(base).callback((message) => void (seen = message), { source: orders });
+    const payload = { ...callbackBody, sourceBody: btoa('{"id":5}'), body: btoa('accepted'), retried: 3, maxRetries: 3, somethingNew: 1 };
+    const out = await endpoint.handle({ ...(await inbound(payload)), url: '/cb' });
+    expect(out.status).toBe(200);
+    const message = seen as { body: { text: string }; sourceBody: { data: unknown; bytes: Uint8Array }; isFinalAttempt: boolean; delivery: ReceivedMessage };
+    expect(message.body.text).toBe('accepted');
+    expect(message.sourceBody.data).toEqual({ id: 5 });
+    expect(message.isFinalAttempt).toBe(true);
+    expect((message as unknown as { somethingNew: number }).somethingNew).toBe(1);
+  });
+
+  it('gives 489 when the source body breaks its schema or the base64 is broken', async () => {
+    const endpoint = createReceiver(base).callback(() => {}, { source: orders });
+    const wrongSource = await endpoint.handle(await inbound({ ...callbackBody, sourceBody: btoa('{"id":"x"}') }));
+    expect(wrongSource.status).toBe(489);
+    const broken = await createReceiver(base).callback(() => {}).handle(await inbound({ ...callbackBody, body: '%%%' }));
+    expect(broken.status).toBe(489);
+  });
+
+  it('passes dlqId and workflow fields to failure callbacks', async () => {
+    const seen: Array<{ dlqId?: string; workflowRunId?: string; isFinalAttempt: boolean }> = [];
+    const endpoint = createReceiver(base).failureCallback((message) => void seen.push(message));
+    await endpoint.handle(await inbound(failureCallbackBody));
+    await endpoint.handle(await inbound(workflowFailureCallbackBody));
+    expect(seen[0]?.dlqId).toBe(failureCallbackBody.dlqId);
+    expect(seen[0]?.isFinalAttempt).toBe(true);
+    expect(seen[1]?.workflowRunId).toBe(workflowFailureCallbackBody.workflowRunId);
+  });
+});
