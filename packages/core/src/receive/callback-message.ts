@@ -14,8 +14,16 @@ export interface DecodedBody<T = unknown> {
   data: T;
 }
 
+/**
+ * The known fields of a loose (unknown-keys-kept) object without `K`. A plain `Omit` would go through
+ * the index signature and turn every known field into `unknown`.
+ */
+type KnownFieldsWithout<T, K extends PropertyKey> = {
+  [P in keyof T as P extends K ? never : string extends P ? never : number extends P ? never : P]: T[P];
+};
+
 /** What a callback handler receives: the service's callback fields, with both bodies decoded. */
-export type CallbackMessage<TSource = unknown, TResponse = unknown> = Omit<CallbackBody, 'body' | 'sourceBody'> & {
+export type CallbackMessage<TSource = unknown, TResponse = unknown> = KnownFieldsWithout<CallbackBody, 'body' | 'sourceBody'> & {
   /** The destination's answer to the attempt this callback reports. */
   body: DecodedBody<TResponse>;
   /** The message that was delivered. */
@@ -27,7 +35,7 @@ export type CallbackMessage<TSource = unknown, TResponse = unknown> = Omit<Callb
 };
 
 /** What a failure-callback handler receives: the callback fields plus `dlqId` and the workflow fields. */
-export type FailureCallbackMessage<TSource = unknown, TResponse = unknown> = Omit<FailureCallbackBody, 'body' | 'sourceBody'> & {
+export type FailureCallbackMessage<TSource = unknown, TResponse = unknown> = KnownFieldsWithout<FailureCallbackBody, 'body' | 'sourceBody'> & {
   body: DecodedBody<TResponse>;
   sourceBody: DecodedBody<TSource>;
   isFinalAttempt: true;

@@ -42,7 +42,13 @@ export interface SignRequestOptions {
 /** The headers and exact body bytes of a simulated delivery. */
 export interface SignedDelivery {
   headers: Record<string, string>;
+  /** The exact bytes that were signed for. */
   body: Uint8Array;
+  /**
+   * The body as UTF-8 text, for clients that would re-encode bytes: supertest/superagent serialises
+   * a Buffer with a JSON content type as `{"type":"Buffer",...}`, so send `text` with them.
+   */
+  text: string;
 }
 
 const encoder = new TextEncoder();
@@ -52,8 +58,8 @@ const encoder = new TextEncoder();
  * your own handlers with valid and invalid signatures.
  *
  * @example
- * const { headers, body } = await signRequest({ url: 'http://localhost/api/orders', body: { id: 1 }, key: 'sig_test' });
- * await request(app).post('/api/orders').set(headers).send(Buffer.from(body));
+ * const { headers, text } = await signRequest({ url: 'http://localhost/api/orders', body: { id: 1 }, key: 'sig_test' });
+ * await request(app).post('/api/orders').set(headers).send(text);
  */
 export async function signRequest(options: SignRequestOptions): Promise<SignedDelivery> {
   if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected { url, body, key, ... }');
@@ -77,7 +83,7 @@ export async function signRequest(options: SignRequestOptions): Promise<SignedDe
   headers[`${prefix}-Signature`] = token;
   headers[`${prefix}-Message-Id`] = options.messageId ?? `msg_test_${Math.floor(now()).toString(36)}`;
   headers[`${prefix}-Retried`] = String(options.retried ?? 0);
-  return { headers, body: bytes };
+  return { headers, body: bytes, text: new TextDecoder().decode(bytes) };
 }
 
 /** Like {@link signRequest}, as a Web `Request` ready for `receiver.fetch` or a Next.js route handler. */

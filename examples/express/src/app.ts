@@ -1,0 +1,62 @@
+import express, { type Express } from 'express';
+import type { ReceiverOptions } from '@mailroom/core';
+import { createMailroom } from '@mailroom/express';
+import { orderPlaced } from './destinations';
+
+/** What the app saw, in order; the tour and the tests read it from GET /events. */
+export type AppEvent =
+  | { kind: 'order'; orderId: string; total: number; retried: number; messageId: string | undefined; outcome: 'stored' | 'failed' }
+  | { kind: 'callback'; status: number | undefined; retried: number | undefined; isFinalAttempt: boolean; orderId: string | undefined }
+  | { kind: 'failure-callback'; dlqId: string | undefined; status: number | undefined; orderId: string | undefined };
+
+/**
+ * The example app: one typed destination, its callback and its failure callback. Signing keys come
+ * from `options` or MAILROOM_CURRENT_SIGNING_KEY / MAILROOM_NEXT_SIGNING_KEY.
+ */
+export function createApp(options: ReceiverOptions = {}): { app: Express; events: AppEvent[] } {
+  const events: AppEvent[] = [];
+  const mailroom = createMailroom(options);
+  const app = express();
+
+  app.post(
+    orderPlaced.path,
+    mailroom.destination(orderPlaced, (message) => {
+      const { orderId, total, failTimes = 0 } = message.body;
+      const failing = message.retried < failTimes;
+      events.push({ kind: 'order', orderId, total, retried: message.retried, messageId: message.messageId, outcome: failing ? 'failed' : 'stored' });
+      if (failing) throw new Error(`payment provider unavailable (attempt ${message.retried + 1})`);
+      return { stored: orderId };
+    }),
+  );
+
+  app.post(
+    '/callbacks',
+    mailroom.callback(
+      (message) => {
+        events.push({ kind: 'callback', status: message.status, retried: message.retried, isFinalAttempt: message.isFinalAttempt, orderId: message.sourceBody.data.orderId });
+      },
+      { source: orderPlaced },
+    ),
+  );
+
+  app.post(
+    '/failures',
+    mailroom.failureCallback(
+      (message) => {
+        events.push({ kind: 'failure-callback', dlqId: message.dlqId, status: message.status, orderId: message.sourceBody.data.orderId });
+      },
+      { source: orderPlaced },
+    ),
+  );
+
+  app.get('/events', (_req, res) => {
+    res.json(events);
+  });
+
+  // Handler failures reach the app's own error middleware (so the service sees 500 and retries).
+  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(500).type('text/plain').send(error instanceof Error ? error.message : 'failed');
+  });
+
+  return { app, events };
+}

@@ -1,0 +1,4 @@
+import { runConformanceSuite } from '../src/run-suite';
+import { coreFetchTarget } from '../src/targets/core';
+
+runConformanceSuite(coreFetchTarget);
