@@ -32,6 +32,12 @@ export interface TargetQuirks {
    * (`app.all`, `@All()`) so the pipeline answers 405 with `Allow`; set this only when that is impossible.
    */
   frameworkRoutesMethods?: boolean;
+  /**
+   * A global JSON parser runs before the route and refuses malformed JSON itself (Express's
+   * `express.json({ verify })` answers 400). The message never reaches Mailroom or a handler, and 400
+   * still tells the service the request failed; the suite accepts 400 for invalid JSON then.
+   */
+  frameworkParsesJson?: boolean;
 }
 
 export interface TargetSetup {

@@ -30,8 +30,13 @@ function schemaCases(h: Harness): void {
 
   it('answers 489 non-retryable to invalid JSON, without calling the handler', async () => {
     const response = await h.deliver({ body: '{"orderId": "ord_1", "total": ', contentType: 'application/json' });
-    expectNonRetryable(response, h);
     expectNoHandlerCalled(h);
+    if (h.target.quirks?.frameworkParsesJson) {
+      // The app's own parser refused it before any route ran: its 400, and Mailroom never saw it.
+      expect(response.status).toBe(400);
+      return;
+    }
+    expectNonRetryable(response, h);
     expect(h.stages()).toEqual(['parse']);
   });
 }

@@ -30,6 +30,8 @@ export interface Endpoint {
   fetch(request: Request): Promise<Response>;
   /** The body limit, so Node adapters can enforce it while streaming. */
   readonly maxBodyBytes: number;
+  /** Maps a failure that happened before `handle` (reading the body) to the same answers `handle` gives. */
+  errorResponse(error: unknown, request: InboundRequest): OutboundResponse;
 }
 
 export type MessageHandler<T> = (message: ReceivedMessage<T>) => unknown;
@@ -90,6 +92,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       handle,
       fetch: (request) => fetchThrough(context, request, handle),
       maxBodyBytes: context.maxBodyBytes,
+      errorResponse: (error, request) => reportAndMap(context, error, request).response,
     };
   };
   const acknowledge = makeEndpoint(async (input) => void (await receive(input)));
@@ -133,8 +136,9 @@ function resolveContext(options: ReceiverOptions): Context {
   if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected an object of receiver options');
   const env = options.env ?? processEnvironment();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
-    throw new ValidationError('maxBodyBytes', `expected a whole number of bytes >= 0, got ${JSON.stringify(options.maxBodyBytes)}`);
+  // Infinity switches the limit off, as in readInbound; anything else must be a whole byte count.
+  if (maxBodyBytes !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0)) {
+    throw new ValidationError('maxBodyBytes', `expected a whole number of bytes >= 0 (or Infinity), got ${JSON.stringify(options.maxBodyBytes)}`);
   }
   const methods = (options.methods ?? ['POST']).map((method) => {
     if (typeof method !== 'string' || !/^[A-Z]+$/.test(method)) throw new ValidationError('methods', `expected upper-case HTTP methods, got ${JSON.stringify(method)}`);

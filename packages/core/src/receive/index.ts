@@ -7,3 +7,4 @@ export type { CallbackMessage, CallbackOptions, DecodedBody, FailureCallbackMess
 export { NON_RETRYABLE_STATUS } from './error-response';
 export { readWebRequest, toWebResponse } from './read-web-request';
 export { isJsonContentType } from './parse-body';
+export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from './schema-options';

@@ -1,0 +1,7 @@
+import { events } from '../../../lib/events';
+
+export const dynamic = 'force-dynamic';
+
+export function GET(): Response {
+  return Response.json(events);
+}

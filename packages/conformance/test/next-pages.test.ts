@@ -1,0 +1,4 @@
+import { runConformanceSuite } from '../src/run-suite';
+import { nextPagesTarget } from '../src/targets/next';
+
+runConformanceSuite(nextPagesTarget);

@@ -1,0 +1,28 @@
+import type { Endpoint } from '@mailroom/core';
+import { handleNodeRequest, writeOutbound } from '@mailroom/core/node';
+import type { MailroomRequestHandler } from './request-handler';
+
+/** Ends the 500 that answers when a global parser ate the body, in Express's own words. */
+export const EXPRESS_CONSUMED_HINT =
+  'a global body parser (such as app.use(express.json())) ran before this route. Either keep the exact ' +
+  'bytes for Mailroom with app.use(express.json({ verify: captureRawBody })) (captureRawBody from ' +
+  '@mailroom/express), or register the Mailroom routes before app.use(express.json()).';
+
+/**
+ * Moves one request between Express and a core endpoint. Reading, limits, signature, parsing and
+ * status codes are all core's (`handleNodeRequest`); this only chooses Express's URL and error path.
+ */
+export function serveEndpoint(endpoint: Endpoint): MailroomRequestHandler {
+  return (req, res, next) => {
+    // `originalUrl` keeps the router's mount path, which the `publicUrl` check needs.
+    handleNodeRequest(endpoint, req, { url: req.originalUrl ?? req.url, consumedHint: EXPRESS_CONSUMED_HINT })
+      .then(({ error, ...out }) => {
+        // A handler crash belongs to the app's error middleware (logging, reporting); it answers 500
+        // by default, which makes the service retry.
+        if (error) next(error);
+        else writeOutbound(res, out);
+      })
+      // Express 4 does not catch rejected promises, so anything unexpected goes to `next` explicitly.
+      .catch(next);
+  };
+}

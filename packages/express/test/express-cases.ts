@@ -1,0 +1,224 @@
+import { NonRetryableError } from '@mailroom/core';
+import type express from 'express';
+import type { ErrorRequestHandler } from 'express';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { callback, captureRawBody, createMailroom, destination, failureCallback } from '../src';
+import { base64, delivery, options, order, orderPlaced, post } from './fixtures';
+
+type ExpressModule = typeof express;
+
+/**
+ * The adapter's behaviour, run once per Express major: both must give the same answers. Requests go
+ * through real sockets (supertest listens on port 0).
+ */
+export function describeExpressAdapter(name: string, expressModule: ExpressModule): void {
+  // supertest signs for the origin it connects to; the path is what matters without `publicUrl`.
+  const url = (path: string) => `http://127.0.0.1${path}`;
+
+  describe(name, () => {
+    it('answers 200 to a valid signature and gives the handler the typed body', async () => {
+      const seen = vi.fn();
+      const app = expressModule();
+      app.post(
+        orderPlaced.path,
+        destination(
+          orderPlaced,
+          (message) => {
+            expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
+            seen(message.body, message.messageId, message.retried);
+          },
+          options,
+        ),
+      );
+      const { headers, body } = await delivery(url('/orders'), order, { messageId: 'msg_1', retried: 2 });
+      const res = await post(app, '/orders', { headers, body });
+      expect(res.status).toBe(200);
+      expect(seen).toHaveBeenCalledWith(order, 'msg_1', 2);
+    });
+
+    it('accepts a message signed with the next key and refuses a bad signature with 401', async () => {
+      const handler = vi.fn();
+      const app = expressModule();
+      app.post('/orders', destination(orderPlaced, handler, options));
+      const rotated = await delivery(url('/orders'), order, { signWith: 'next' });
+      expect((await post(app, '/orders', rotated)).status).toBe(200);
+      const tampered = await delivery(url('/orders'), order, { tampered: true });
+      const refused = await post(app, '/orders', tampered);
+      expect(refused.status).toBe(401);
+      expect(refused.text).toBe('Invalid signature');
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
+    it('shows forwarded headers under their own names', async () => {
+      let forwarded: Record<string, string> = {};
+      const app = expressModule();
+      app.post('/orders', destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), options));
+      const { headers, body } = await delivery(url('/orders'), order, {
+        headers: { 'X-Tenant': 'acme', 'Service-Forward-X-Trace': 'trace-1' },
+      });
+      expect((await post(app, '/orders', { headers, body })).status).toBe(200);
+      expect(forwarded).toMatchObject({ 'x-tenant': 'acme', 'x-trace': 'trace-1' });
+      expect(forwarded).not.toHaveProperty('service-signature');
+    });
+
+    it('checks the signed URL against publicUrl plus the mount path of a router', async () => {
+      const seenUrls: (string | undefined)[] = [];
+      const mailroom = createMailroom({ ...options, publicUrl: 'https://app.example.com' });
+      const router = expressModule.Router();
+      router.post('/orders', mailroom.destination(orderPlaced, (message) => void seenUrls.push(message.url)));
+      const app = expressModule();
+      app.use('/hooks', router);
+
+      const good = await delivery('https://app.example.com/hooks/orders?tenant=acme', order);
+      expect((await post(app, '/hooks/orders?tenant=acme', good)).status).toBe(200);
+      expect(seenUrls).toEqual(['/hooks/orders?tenant=acme']);
+
+      // Signed for the path without the mount point: a token meant for another endpoint.
+      const other = await delivery('https://app.example.com/orders', order);
+      expect((await post(app, '/hooks/orders', other)).status).toBe(401);
+    });
+
+    it('verifies behind a global express.json({ verify: captureRawBody }), over the bytes as sent', async () => {
+      let raw = '';
+      const app = expressModule();
+      app.use(expressModule.json({ verify: captureRawBody }));
+      app.post('/orders', destination(orderPlaced, (message) => void (raw = message.text()), options));
+      // Equal in meaning to `order` but not in bytes: only the captured bytes can match the signature.
+      const text = '{ "total": 12.5,\n  "orderId": "o_1" }';
+      const { headers, body } = await delivery(url('/orders'), text, { contentType: 'application/json' });
+      expect((await post(app, '/orders', { headers, body })).status).toBe(200);
+      expect(raw).toBe(text);
+    });
+
+    it('answers 500 with the fix-it message behind a plain global express.json() and never calls the handler', async () => {
+      const handler = vi.fn();
+      const app = expressModule();
+      app.use(expressModule.json());
+      app.post('/orders', destination(orderPlaced, handler, options));
+      const { headers, body } = await delivery(url('/orders'), order);
+      const res = await post(app, '/orders', { headers, body });
+      expect(res.status).toBe(500);
+      expect(res.text).toContain('express.json({ verify: captureRawBody })');
+      expect(res.text).toContain('@mailroom/express');
+      expect(handler).not.toHaveBeenCalled();
+    });
+
+    it('still reads bodies a global express.json() skipped (not JSON)', async () => {
+      const app = expressModule();
+      app.use(expressModule.json());
+      app.post('/text', destination(orderPlaced, () => {}, options));
+      const plain = await delivery(url('/text'), 'hello', { contentType: 'text/plain' });
+      const res = await post(app, '/text', plain);
+      // The pipeline got the exact bytes: the signature passed, then the schema refused the text.
+      expect(res.status).toBe(489);
+      expect(res.text).toBe('Body does not match the schema');
+    });
+
+    it('takes the bytes a route-level express.raw() left in req.body', async () => {
+      const seen = vi.fn();
+      const app = expressModule();
+      app.post('/orders', expressModule.raw({ type: () => true }), destination(orderPlaced, (m) => seen(m.body), options));
+      const { headers, body } = await delivery(url('/orders'), order);
+      expect((await post(app, '/orders', { headers, body })).status).toBe(200);
+      expect(seen).toHaveBeenCalledWith(order);
+    });
+
+    it("passes a handler's error to the app's error middleware", async () => {
+      const failure = new Error('database down');
+      const caught = vi.fn();
+      const app = expressModule();
+      app.post('/orders', destination(orderPlaced, () => Promise.reject(failure), options));
+      const onError: ErrorRequestHandler = (error, _req, res, _next) => {
+        caught(error);
+        res.status(503).json({ caught: (error as Error).message });
+      };
+      app.use(onError);
+      const { headers, body } = await delivery(url('/orders'), order);
+      const res = await post(app, '/orders', { headers, body });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ caught: 'database down' });
+      expect(caught).toHaveBeenCalledWith(failure);
+    });
+
+    it('answers 500 through Express’s default error handler when the app has none', async () => {
+      const app = expressModule();
+      app.set('env', 'test'); // keeps finalhandler from logging the stack during tests
+      app.post('/orders', destination(orderPlaced, () => { throw new Error('boom'); }, options));
+      const { headers, body } = await delivery(url('/orders'), order);
+      const res = await post(app, '/orders', { headers, body });
+      expect(res.status).toBe(500);
+    });
+
+    it('answers 413 one byte over maxBodyBytes and 200 exactly at it', async () => {
+      const text = JSON.stringify(order);
+      const handler = vi.fn();
+      const app = expressModule();
+      app.post('/orders', destination(orderPlaced, handler, { ...options, maxBodyBytes: Buffer.byteLength(text) }));
+      const atLimit = await delivery(url('/orders'), text, { contentType: 'application/json' });
+      expect((await post(app, '/orders', atLimit)).status).toBe(200);
+      const over = await delivery(url('/orders'), `${text} `, { contentType: 'application/json' });
+      const res = await post(app, '/orders', over);
+      expect(res.status).toBe(413);
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
+    it('answers 500 itself when a handler throws a value Express would not read as an error', async () => {
+      const app = expressModule();
+      app.post('/orders', destination(orderPlaced, () => { throw undefined; }, options));
+      const res = await post(app, '/orders', await delivery(url('/orders'), order));
+      expect(res.status).toBe(500);
+      expect(res.text).toBe('Handler failed');
+    });
+
+    it('answers 489 with the non-retryable header when the handler throws NonRetryableError', async () => {
+      const app = expressModule();
+      app.post('/orders', destination(orderPlaced, () => { throw new NonRetryableError('unknown order'); }, options));
+      const { headers, body } = await delivery(url('/orders'), order);
+      const res = await post(app, '/orders', { headers, body });
+      expect(res.status).toBe(489);
+      expect(res.headers['service-nonretryable-error']).toBe('true');
+    });
+
+    it('answers 500 with a clear message when no signing key is configured', async () => {
+      const app = expressModule();
+      app.post('/orders', destination(orderPlaced, () => {}, { env: {}, onError: () => {} }));
+      const { headers, body } = await delivery(url('/orders'), order);
+      const res = await post(app, '/orders', { headers, body });
+      expect(res.status).toBe(500);
+      expect(res.text).toContain('MAILROOM_CURRENT_SIGNING_KEY');
+    });
+
+    it('decodes callback and failure-callback bodies with the given schemas', async () => {
+      const callbacks = vi.fn();
+      const failures = vi.fn();
+      const app = expressModule();
+      app.post(
+        '/callback',
+        callback(
+          (message) => {
+            expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
+            callbacks(message.status, message.sourceBody.data, message.body.text, message.isFinalAttempt);
+          },
+          { ...options, source: orderPlaced },
+        ),
+      );
+      app.post('/failure', failureCallback((message) => failures(message.dlqId, message.sourceBody.data), { ...options, source: orderPlaced }));
+      const payload = { status: 200, sourceMessageId: 'msg_1', sourceBody: base64(order), body: base64('ok'), retried: 3, maxRetries: 3, extra: 1 };
+      const cb = await delivery(url('/callback'), payload);
+      expect((await post(app, '/callback', cb)).status).toBe(200);
+      expect(callbacks).toHaveBeenCalledWith(200, order, 'ok', true);
+      const fail = await delivery(url('/failure'), { ...payload, dlqId: 'dlq_1' });
+      expect((await post(app, '/failure', fail)).status).toBe(200);
+      expect(failures).toHaveBeenCalledWith('dlq_1', order);
+    });
+
+    it('sends what the handler returns as JSON', async () => {
+      const app = expressModule();
+      app.post('/orders', createMailroom(options).destination(orderPlaced, (message) => ({ saved: message.body.orderId })));
+      const { headers, body } = await delivery(url('/orders'), order);
+      const res = await post(app, '/orders', { headers, body });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ saved: 'o_1' });
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import express from 'express';
+import { describeExpressAdapter } from './express-cases';
+
+describeExpressAdapter('express 5', express);
