@@ -3,6 +3,8 @@ import type { ReceiverOptions } from '@mailroom/core';
 import { createMailroom } from '@mailroom/express';
 import { orderPlaced } from './destinations';
 
+export { orderPlaced };
+
 /** What the app saw, in order; the tour and the tests read it from GET /events. */
 export type AppEvent =
   | { kind: 'order'; orderId: string; total: number; retried: number; messageId: string | undefined; outcome: 'stored' | 'failed' }

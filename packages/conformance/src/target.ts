@@ -38,6 +38,12 @@ export interface TargetQuirks {
    * still tells the service the request failed; the suite accepts 400 for invalid JSON then.
    */
   frameworkParsesJson?: boolean;
+  /**
+   * The adapter checks its configuration at start-up (NestJS's module init) and refuses to start
+   * without a signing key instead of answering 500 per request. `start()` must then reject with a
+   * message naming MAILROOM_CURRENT_SIGNING_KEY: just as closed, and found earlier.
+   */
+  failsAtStartupWithoutKeys?: boolean;
 }
 
 export interface TargetSetup {

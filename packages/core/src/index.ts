@@ -15,6 +15,7 @@ export {
   parseDuration,
   formatDuration,
   type CallbackTarget,
+  type WorkflowTarget,
   type DeliverySettings,
   type Duration,
   type DurationUnit,

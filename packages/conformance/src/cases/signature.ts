@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER, PUBLIC_URL, PATHS, UNKNOWN_KEY, utf8 } from '../fixtures';
+import { BASE_OPTIONS, ORDER, orderPlaced, PUBLIC_URL, PATHS, UNKNOWN_KEY, utf8 } from '../fixtures';
 import { tokenWithAlgorithm, unsignedToken, validClaims } from './support/forged-tokens';
 import { expectAccepted, expectNoHandlerCalled, expectSignatureRefused } from './support/expectations';
 import { useTarget, withToken, type Harness } from './support/harness';
@@ -124,6 +124,21 @@ function publicUrlCases(target: ConformanceTarget): void {
 }
 
 function unconfiguredCases(target: ConformanceTarget): void {
+  if (target.quirks?.failsAtStartupWithoutKeys) {
+    it('refuses to start without a signing key, naming MAILROOM_CURRENT_SIGNING_KEY', async () => {
+      const started = target.start({
+        options: { ...BASE_OPTIONS, currentSigningKey: undefined, nextSigningKey: undefined, onError: () => {} },
+        destination: { definition: orderPlaced, handler: () => {} },
+        callback: () => {},
+        failureCallback: () => {},
+        callbackOptions: {},
+        failureCallbackOptions: { source: orderPlaced },
+        paths: { ...PATHS },
+      });
+      await expect(started).rejects.toThrow(/MAILROOM_CURRENT_SIGNING_KEY/);
+    });
+    return;
+  }
   // Fail closed: an app deployed without its keys must refuse loudly, never accept unverified.
   const h = useTarget(target, { name: 'no keys', options: { currentSigningKey: undefined, nextSigningKey: undefined } });
 

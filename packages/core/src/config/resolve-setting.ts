@@ -26,15 +26,17 @@ export function requiredSetting(
   given: string | undefined,
   env: Environment = processEnvironment(),
   purpose = '',
+  /** The name the caller's options object uses, when it differs (the management client's `user` is `managementUser`). */
+  optionName: string = option,
 ): string {
   const value = optionalSetting(option, given, env);
   if (value === undefined) {
     const variable = ENV_VARIABLES[option];
     const why = purpose ? ` ${purpose}` : '';
     throw new ConfigError(
-      option,
+      optionName,
       variable,
-      `Missing setting "${option}".${why} Pass { ${option}: ... } or set the environment variable ${variable}.`,
+      `Missing setting "${optionName}".${why} Pass { ${optionName}: ... } or set the environment variable ${variable}.`,
     );
   }
   return value;

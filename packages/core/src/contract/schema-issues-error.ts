@@ -18,7 +18,7 @@ export class SchemaValidationError extends ValidationError {
       .map((issue) => `${issuePath(issue) || '(root)'}: ${issue.message}`)
       .join('; ');
     const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
-    super(subject, `does not match its schema: ${listed}${more}`);
+    super(subject, `does not match its schema: ${listed}${more}`, undefined, 'SCHEMA_VALIDATION');
     this.issues = issues;
   }
 }

@@ -7,8 +7,8 @@ import { MailroomError } from './mailroom-error';
 export class ValidationError extends MailroomError {
   readonly path: string;
 
-  constructor(path: string, message: string, options?: { cause?: unknown }) {
-    super('VALIDATION', path ? `${path}: ${message}` : message, options);
+  constructor(path: string, message: string, options?: { cause?: unknown }, code = 'VALIDATION') {
+    super(code, path ? `${path}: ${message}` : message, options);
     this.path = path;
   }
 }

@@ -2,15 +2,16 @@ import { resolveHeaderPrefix } from '../config/header-prefix';
 import { ValidationError } from '../errors/validation-error';
 import { parseRetryDelay, type RetryDelayExpression } from '../retry-delay';
 import { formatDuration } from './duration';
-import type { CallbackTarget, DeliverySettings, EnqueueOptions, HeaderPrefixOptions, HeaderRecord } from './enqueue-options';
+import type { CallbackTarget, DeliverySettings, EnqueueOptions, HeaderPrefixOptions, HeaderRecord, WorkflowTarget } from './enqueue-options';
 import { assertHeaderName, assertHeaderValue, describe } from './header-syntax';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const KNOWN_KEYS = new Set<string>([
   'method', 'timeout', 'retries', 'retryDelay', 'delay', 'headers', 'contentType', 'notBefore',
-  'callback', 'failureCallback', 'deduplicationId', 'contentBasedDeduplication', 'label',
+  'callback', 'failureCallback', 'deduplicationId', 'contentBasedDeduplication', 'label', 'workflow',
 ]);
 const TARGET_KEYS = new Set<string>(['url', 'method', 'timeout', 'retries', 'retryDelay', 'delay', 'headers']);
+const WORKFLOW_KEYS = new Set<string>(['runId', 'url', 'createdAt']);
 
 /**
  * Turns typed enqueue options into the service's request headers, validating every value first so a
@@ -51,7 +52,22 @@ export function buildEnqueueHeaders(options: EnqueueOptions = {}, settings: Head
     assertNonEmpty('label', options.label);
     out[`${prefix}-Label`] = options.label;
   }
+  if (options.workflow !== undefined) addWorkflow(out, prefix, options.workflow);
   return out;
+}
+
+function addWorkflow(out: Record<string, string>, prefix: string, workflow: WorkflowTarget): void {
+  if (workflow === null || typeof workflow !== 'object') throw new ValidationError('workflow', 'expected { runId, url, createdAt? }');
+  rejectUnknownKeys('workflow', workflow, WORKFLOW_KEYS);
+  assertNonEmpty('workflow.runId', workflow.runId);
+  out[`${prefix}-Workflow-RunId`] = workflow.runId;
+  out[`${prefix}-Workflow-Url`] = checkHttpUrl('workflow.url', workflow.url);
+  if (workflow.createdAt !== undefined) {
+    if (!Number.isSafeInteger(workflow.createdAt) || workflow.createdAt < 0) {
+      throw new ValidationError('workflow.createdAt', `expected Unix milliseconds, got ${describe(workflow.createdAt)}`);
+    }
+    out[`${prefix}-Workflow-CreatedAt`] = String(workflow.createdAt);
+  }
 }
 
 /** The settings shared by the destination, the callback and the failure callback; only the header stem differs. */

@@ -45,6 +45,21 @@ export interface EnqueueOptions extends DeliverySettings {
   contentBasedDeduplication?: boolean;
   /** A label to find the message by later (e.g. as a DLQ listing filter). */
   label?: string;
+  /**
+   * Marks the message as a step of a workflow run (`<Prefix>-Workflow-RunId`, `-Url`, `-CreatedAt`):
+   * if it fails for good it becomes a workflow DLQ entry, listable and re-triggerable.
+   */
+  workflow?: WorkflowTarget;
+}
+
+/** The workflow run a message belongs to. */
+export interface WorkflowTarget {
+  /** Run id, e.g. `wfr_...`. */
+  runId: string;
+  /** The workflow's URL (http:// or https://). */
+  url: string;
+  /** When the run started, Unix milliseconds. */
+  createdAt?: number;
 }
 
 /** Settings of the header builder. */

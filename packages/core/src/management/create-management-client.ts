@@ -48,9 +48,9 @@ export interface ManagementClient {
  */
 export function createManagementClient(options: ManagementClientOptions = {}): ManagementClient {
   const env = options.env ?? processEnvironment();
-  const baseUrl = checkBaseUrl('managementUrl', requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.'));
-  const user = requiredSetting('managementUser', options.user, env, 'It is the account e-mail.');
-  const password = requiredSetting('managementPassword', options.password, env, 'It is the management API key.');
+  const baseUrl = checkBaseUrl('baseUrl', requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'));
+  const user = requiredSetting('managementUser', options.user, env, 'It is the account e-mail.', 'user');
+  const password = requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password');
   const transport = createTransport({ ...transportSettings(options), baseUrl, auth: { kind: 'basic', user, password } });
   return {
     users: (callOptions = {}) => get(transport, ['messaging', 'users'], messagingUsersSchema, callOptions),

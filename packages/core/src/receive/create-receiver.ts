@@ -56,6 +56,21 @@ export interface Receiver {
    * resolves with the message or rejects with the typed error. For guards (NestJS) and custom glue.
    */
   receive<T = unknown>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>): Promise<ReceivedMessage<T>>;
+  /** Like `receive`, for a callback: the decoded {@link CallbackMessage}. */
+  receiveCallback<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
+    input: InboundRequest,
+    options?: CallbackOptions<S, R>,
+  ): Promise<CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>>;
+  /** Like `receive`, for a failure callback: the decoded {@link FailureCallbackMessage}. */
+  receiveFailureCallback<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
+    input: InboundRequest,
+    options?: CallbackOptions<S, R>,
+  ): Promise<FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>>;
+  /**
+   * Throws the `ConfigError` every request would get when no signing key is configured, so frameworks
+   * with a start-up phase (NestJS) can fail there instead of at the first delivery.
+   */
+  assertConfigured(): void;
   /** Maps any error of `receive` or a handler to the response the service should get. */
   errorResponse(error: unknown, request: InboundRequest): OutboundResponse;
   /** The pipeline for a verified-and-acknowledged endpoint without a handler. */
@@ -96,6 +111,10 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     };
   };
   const acknowledge = makeEndpoint(async (input) => void (await receive(input)));
+  const receiveCallback = async (input: InboundRequest, callbackOptions: CallbackOptions<never, never> = {}, failure = false) => {
+    const delivery = await receive(input, failure ? failureCallbackBodySchema : callbackBodySchema);
+    return toCallbackMessage(delivery.body, delivery, callbackOptions, failure);
+  };
   return {
     destination: (definition, handler) => {
       if (!isDestinationDefinition(definition)) {
@@ -111,19 +130,18 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     },
     callback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
-      return makeEndpoint(async (input) => {
-        const delivery = await receive(input, callbackBodySchema);
-        return handler((await toCallbackMessage(delivery.body, delivery, callbackOptions, false)) as never);
-      });
+      return makeEndpoint(async (input) => handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>)) as never));
     },
     failureCallback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
-      return makeEndpoint(async (input) => {
-        const delivery = await receive(input, failureCallbackBodySchema);
-        return handler((await toCallbackMessage(delivery.body, delivery, callbackOptions, true)) as never);
-      });
+      return makeEndpoint(async (input) => handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true)) as never));
     },
     receive,
+    receiveCallback: (input, callbackOptions) => receiveCallback(input, callbackOptions as CallbackOptions<never, never>) as never,
+    receiveFailureCallback: (input, callbackOptions) => receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true) as never,
+    assertConfigured: () => {
+      if (context.verifier instanceof ConfigError) throw context.verifier;
+    },
     errorResponse: (error, request) => reportAndMap(context, error, request).response,
     handle: acknowledge.handle,
     fetch: acknowledge.fetch,

@@ -1,9 +1,3 @@
-import { BodyReadError, BodyTooLargeError, RawBodyUnavailableError } from '../errors/body-errors';
-import { ConfigError } from '../errors/config-error';
-import { NonRetryableError, RetryAfterError } from '../errors/handler-errors';
-import { InvalidBodyError, MethodNotAllowedError } from '../errors/receive-errors';
-import { SignatureError } from '../errors/signature-error';
-import { SchemaValidationError } from '../contract/schema-issues-error';
 import type { OutboundResponse } from './inbound-request';
 import type { ReceiveStage } from './receiver-options';
 
@@ -14,30 +8,52 @@ export function textResponse(status: number, body: string, headers: Record<strin
   return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };
 }
 
+/** The fields our error classes carry; read by `code`, not `instanceof`, see below. */
+interface CodedError {
+  code?: unknown;
+  message?: unknown;
+  allowed?: unknown;
+  seconds?: unknown;
+  status?: unknown;
+}
+
 /**
  * The one place that turns a failure into what the service sees. Bodies stay short and generic where
  * detail would help an attacker (signatures) or leak internals (handler errors); the detail goes to
  * `onError` instead.
+ *
+ * Errors are recognised by their `code`, not `instanceof`: an app that loads core twice (its ESM and
+ * CJS builds side by side) would otherwise turn a NonRetryableError into a 500 and retry it for a day.
  */
 export function errorResponse(error: unknown, headerPrefix: string): { response: OutboundResponse; stage: ReceiveStage } {
+  const coded = (typeof error === 'object' && error !== null ? error : {}) as CodedError;
   const nonRetryable = { [`${headerPrefix}-NonRetryable-Error`]: 'true' };
-  if (error instanceof MethodNotAllowedError) {
-    return { stage: 'method', response: textResponse(405, 'Method not allowed', { allow: error.allowed.join(', ') }) };
+  switch (coded.code) {
+    case 'METHOD_NOT_ALLOWED': {
+      const allowed = Array.isArray(coded.allowed) ? coded.allowed.join(', ') : 'POST';
+      return { stage: 'method', response: textResponse(405, 'Method not allowed', { allow: allowed }) };
+    }
+    case 'BODY_TOO_LARGE':
+      return { stage: 'body', response: textResponse(413, 'Payload too large') };
+    case 'BODY_READ':
+      return { stage: 'body', response: textResponse(400, 'Incomplete request body') };
+    case 'RAW_BODY_UNAVAILABLE':
+    case 'CONFIG':
+      // Both are the app's own misconfiguration and the message says how to fix it: show it.
+      return { stage: 'config', response: textResponse(500, String(coded.message)) };
+    case 'SIGNATURE':
+      return { stage: 'signature', response: textResponse(401, 'Invalid signature') };
+    case 'INVALID_BODY':
+      return { stage: 'parse', response: textResponse(NON_RETRYABLE_STATUS, 'Invalid JSON body', nonRetryable) };
+    case 'SCHEMA_VALIDATION':
+      return { stage: 'schema', response: textResponse(NON_RETRYABLE_STATUS, 'Body does not match the schema', nonRetryable) };
+    case 'NON_RETRYABLE':
+      return { stage: 'handler', response: textResponse(NON_RETRYABLE_STATUS, 'Not retryable', nonRetryable) };
+    case 'RETRY_AFTER': {
+      const status = typeof coded.status === 'number' ? coded.status : 503;
+      return { stage: 'handler', response: textResponse(status, 'Retry later', { 'retry-after': String(coded.seconds) }) };
+    }
+    default:
+      return { stage: 'handler', response: textResponse(500, 'Handler failed') };
   }
-  if (error instanceof BodyTooLargeError) return { stage: 'body', response: textResponse(413, 'Payload too large') };
-  if (error instanceof BodyReadError) return { stage: 'body', response: textResponse(400, 'Incomplete request body') };
-  if (error instanceof RawBodyUnavailableError) return { stage: 'config', response: textResponse(500, error.message) };
-  if (error instanceof ConfigError) return { stage: 'config', response: textResponse(500, error.message) };
-  if (error instanceof SignatureError) return { stage: 'signature', response: textResponse(401, 'Invalid signature') };
-  if (error instanceof InvalidBodyError) return { stage: 'parse', response: textResponse(NON_RETRYABLE_STATUS, 'Invalid JSON body', nonRetryable) };
-  if (error instanceof SchemaValidationError) {
-    return { stage: 'schema', response: textResponse(NON_RETRYABLE_STATUS, 'Body does not match the schema', nonRetryable) };
-  }
-  if (error instanceof NonRetryableError) {
-    return { stage: 'handler', response: textResponse(NON_RETRYABLE_STATUS, 'Not retryable', nonRetryable) };
-  }
-  if (error instanceof RetryAfterError) {
-    return { stage: 'handler', response: textResponse(error.status, 'Retry later', { 'retry-after': String(error.seconds) }) };
-  }
-  return { stage: 'handler', response: textResponse(500, 'Handler failed') };
 }

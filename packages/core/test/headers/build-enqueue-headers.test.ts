@@ -60,6 +60,14 @@ describe('buildEnqueueHeaders', () => {
     expect(buildEnqueueHeaders({ notBefore: 1767225600 })).toEqual({ 'Service-Not-Before': '1767225600' });
   });
 
+  it('marks a workflow step', () => {
+    expect(buildEnqueueHeaders({ workflow: { runId: 'wfr_1', url: 'https://app.test/wf', createdAt: 1767225600000 } })).toEqual({
+      'Service-Workflow-RunId': 'wfr_1',
+      'Service-Workflow-Url': 'https://app.test/wf',
+      'Service-Workflow-CreatedAt': '1767225600000',
+    });
+  });
+
   it('omits content-based deduplication when false', () => {
     expect(buildEnqueueHeaders({ contentBasedDeduplication: false })).toEqual({});
   });
@@ -108,6 +116,10 @@ describe('buildEnqueueHeaders', () => {
     ['unknown option (typo)', { retry: 3 }, 'retry'],
     ['unknown callback option', { callback: { url: 'https://a.test', retry: 3 } }, 'callback.retry'],
     ['headers as array', { headers: [['X-A', '1']] }, 'headers'],
+    ['a workflow without run id', { workflow: { url: 'https://a.test' } }, 'workflow.runId'],
+    ['a workflow url without scheme', { workflow: { runId: 'wfr_1', url: 'a.test' } }, 'workflow.url'],
+    ['a workflow createdAt in seconds as string', { workflow: { runId: 'wfr_1', url: 'https://a.test', createdAt: '1' } }, 'workflow.createdAt'],
+    ['an unknown workflow key', { workflow: { runId: 'wfr_1', url: 'https://a.test', id: 1 } }, 'workflow.id'],
   ];
   it.each(bad)('refuses %s with a ValidationError naming the option', (_name, options, path) => {
     try {

@@ -191,3 +191,34 @@ describe('callbacks', () => {
     expect(seen[1]?.workflowRunId).toBe(workflowFailureCallbackBody.workflowRunId);
   });
 });
+
+describe('receiver helpers for frameworks with their own routing', () => {
+  it('decodes callbacks without an endpoint', async () => {
+    const receiver = createReceiver(base);
+    const message = await receiver.receiveCallback(await inbound({ ...callbackBody, sourceBody: btoa('{"id":9}') }), { source: orders });
+    expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ id: number; note?: string | undefined }>();
+    expect(message.sourceBody.data).toEqual({ id: 9 });
+    const failure = await receiver.receiveFailureCallback(await inbound(failureCallbackBody));
+    expect(failure.dlqId).toBe(failureCallbackBody.dlqId);
+  });
+
+  it('assertConfigured throws the same ConfigError requests would get', () => {
+    expect(() => createReceiver({ env: {} }).assertConfigured()).toThrow(/MAILROOM_CURRENT_SIGNING_KEY/);
+    expect(() => createReceiver(base).assertConfigured()).not.toThrow();
+  });
+
+  it('recognises our errors by code, so a second copy of core (ESM next to CJS) still maps them', async () => {
+    const foreign = Object.assign(new Error('from another copy of @mailroom/core'), { code: 'NON_RETRYABLE' });
+    const out = await createReceiver(base).destination(orders, () => { throw foreign; }).handle(await inbound({ id: 1 }));
+    expect(out.status).toBe(489);
+    const later = Object.assign(new Error('later'), { code: 'RETRY_AFTER', seconds: 12, status: 429 });
+    const retry = await createReceiver(base).destination(orders, () => { throw later; }).handle(await inbound({ id: 1 }));
+    expect(retry.status).toBe(429);
+    expect(retry.headers['retry-after']).toBe('12');
+  });
+
+  it('names the management option as the caller spells it', async () => {
+    const { createManagementClient } = await import('../../src');
+    expect(() => createManagementClient({ env: {} })).toThrow(/Pass \{ baseUrl: \.\.\. \}.*MAILROOM_MANAGEMENT_URL/);
+  });
+});

@@ -1,0 +1,5 @@
+import { runConformanceSuite } from '../src/run-suite';
+import { nestNoBodyParserTarget, nestRawBodyTarget } from '../src/targets/nestjs';
+
+runConformanceSuite(nestRawBodyTarget);
+runConformanceSuite(nestNoBodyParserTarget);

@@ -1,0 +1,130 @@
+import { RequestMethod } from '@nestjs/common';
+import type { MetadataScanner, Reflector } from '@nestjs/core';
+import { usesReceivedMessage } from './received-message-params';
+import { checkRoute, decoratorName, readRouteMetadata, ROUTE_METADATA_KEYS } from './route-metadata';
+import { SignatureGuard } from './signature-guard';
+
+/** The parts of Nest's `InstanceWrapper` the checks read (the class itself is not a public export). */
+export interface DiscoveredWrapper {
+  instance: unknown;
+  metatype: Function | null;
+  inject?: readonly unknown[] | null;
+  /** The provider token's name (a class name, a string token). */
+  name?: unknown;
+}
+
+/** A controller method Mailroom verifies requests for. */
+export interface DiscoveredRoute {
+  /** `Class.method`, for messages. */
+  name: string;
+}
+
+export interface RouteScan {
+  routes: DiscoveredRoute[];
+  problems: string[];
+}
+
+// Nest's metadata keys, unchanged since Nest 8; its constants are not importable from the package
+// root, and deep imports do not resolve in Nest 12.
+const GUARDS_METADATA = '__guards__';
+const METHOD_METADATA = 'method';
+const PATH_METADATA = 'path';
+
+/**
+ * Finds every Mailroom route and everything wrong with one, the way `@nestjs/bullmq`'s explorer
+ * does: a class is taken from `instance.constructor` so classes provided through factories are
+ * seen too, and its methods from `MetadataScanner`.
+ */
+export function scanRoutes(
+  scanner: MetadataScanner,
+  reflector: Reflector,
+  wrappers: { controllers: readonly DiscoveredWrapper[]; providers: readonly DiscoveredWrapper[] },
+  acceptedMethods: readonly string[],
+): RouteScan {
+  const scan: RouteScan = { routes: [], problems: [] };
+  const seen = new Set<Function>();
+  for (const [wrapper, isController] of [
+    ...wrappers.controllers.map((wrapper) => [wrapper, true] as const),
+    ...wrappers.providers.map((wrapper) => [wrapper, false] as const),
+  ]) {
+    const type = classOf(wrapper);
+    if (!type || seen.has(type)) continue;
+    seen.add(type);
+    scanClass(scanner, reflector, type, isController, acceptedMethods, scan);
+  }
+  return scan;
+}
+
+function scanClass(
+  scanner: MetadataScanner,
+  reflector: Reflector,
+  type: Function,
+  isController: boolean,
+  acceptedMethods: readonly string[],
+  scan: RouteScan,
+): void {
+  for (const [kind, key] of Object.entries(ROUTE_METADATA_KEYS)) {
+    if (reflector.get(key, type) !== undefined) {
+      scan.problems.push(`${type.name}: ${decoratorName(kind as keyof typeof ROUTE_METADATA_KEYS)} is on the class; put it on a route method.`);
+    }
+  }
+  const classGuarded = hasSignatureGuard(reflector.get(GUARDS_METADATA, type));
+  const prototype = type.prototype as Record<string, unknown>;
+  for (const methodName of scanner.getAllMethodNames(prototype)) {
+    const method = prototype[methodName];
+    if (typeof method !== 'function') continue;
+    const name = `${type.name}.${methodName}`;
+    const found = readRouteMetadata(reflector, method);
+    const guarded = classGuarded || hasSignatureGuard(reflector.get(GUARDS_METADATA, method));
+    if (found.length === 0 && !guarded) {
+      if (usesReceivedMessage(type, methodName)) {
+        scan.problems.push(`${name} has a @ReceivedMessage() parameter but no SignatureGuard: mark it with @OnMessage(definition), @OnCallback() or @OnFailureCallback().`);
+      }
+      continue;
+    }
+    if (found.length === 0) {
+      // Only a bare guard: a Mailroom route only if it is a route at all (a class-level guard
+      // also covers helper methods that are not routes).
+      if (isController && reflector.get(PATH_METADATA, method) !== undefined) scan.routes.push({ name });
+      continue;
+    }
+    const decorators = found.map((metadata) => decoratorName(metadata.kind)).join(' and ');
+    if (!isController) {
+      scan.problems.push(`${name} is marked ${decorators}, but ${type.name} is not a controller: only controller routes receive requests.`);
+      continue;
+    }
+    if (found.length > 1) {
+      scan.problems.push(`${name} is marked ${decorators}; a route receives one kind of message, so keep one.`);
+      continue;
+    }
+    const checked = checkRoute(found[0]!);
+    if ('problem' in checked) {
+      scan.problems.push(`${name}: ${checked.problem}.`);
+      continue;
+    }
+    const httpMethod = reflector.get<RequestMethod | undefined>(METHOD_METADATA, method);
+    if (reflector.get(PATH_METADATA, method) === undefined || httpMethod === undefined) {
+      scan.problems.push(`${name} is marked ${decorators} but is not a route: add @Post(...) (the service delivers with POST).`);
+      continue;
+    }
+    const verb = RequestMethod[httpMethod];
+    if (httpMethod !== RequestMethod.ALL && verb !== undefined && !acceptedMethods.includes(verb)) {
+      scan.problems.push(
+        `${name} is a ${verb} route, but the receiver accepts only ${acceptedMethods.join(', ')}, so every delivery would get 405: use @Post(...), or add "${verb}" to the module's methods option.`,
+      );
+      continue;
+    }
+    scan.routes.push({ name });
+  }
+}
+
+function classOf(wrapper: DiscoveredWrapper): Function | undefined {
+  const instance = wrapper.instance;
+  const type = instance !== null && typeof instance === 'object' ? instance.constructor : wrapper.metatype;
+  if (typeof type !== 'function' || type === Object || type === Function || !type.prototype) return undefined;
+  return type;
+}
+
+function hasSignatureGuard(guards: unknown): boolean {
+  return Array.isArray(guards) && guards.some((guard) => guard === SignatureGuard || guard instanceof SignatureGuard);
+}

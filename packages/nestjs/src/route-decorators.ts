@@ -1,0 +1,83 @@
+import type { CallbackOptions, DestinationDefinition } from '@mailroom/core';
+import { applyDecorators, HttpCode, SetMetadata, UseFilters, UseGuards } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { MailroomExceptionFilter } from './mailroom-exception-filter';
+import { ROUTE_METADATA_KEYS, type RouteKind, type RouteMetadata } from './route-metadata';
+import type { ResponseSchema, SourceSchema } from './schema-types';
+import { SignatureGuard } from './signature-guard';
+
+/**
+ * Marks a controller route as the receiver of one typed destination: only signed deliveries whose
+ * body passes the definition's schema reach it, and `@ReceivedMessage()` gives the message with the
+ * schema's output as `body`. A body that fails the schema answers 489 (straight to the DLQ) without
+ * calling the method. Answers 200 unless the method sets `@HttpCode`.
+ *
+ * @example
+ * @Controller()
+ * export class OrdersController {
+ *   @Post(orderPlaced.path)
+ *   @OnMessage(orderPlaced)
+ *   placed(@ReceivedMessage() message: ReceivedMessage<BodyOf<typeof orderPlaced>>) {
+ *     return this.orders.save(message.body);
+ *   }
+ * }
+ */
+export function OnMessage(definition: DestinationDefinition): MethodDecorator {
+  return mailroomRoute('message', arguments.length, definition);
+}
+
+/**
+ * Marks a controller route as a callback URL, called by the service after every delivery attempt.
+ * `@ReceivedMessage()` gives the decoded `CallbackMessage`: `body` (the destination's answer) and
+ * `sourceBody` (the message) as bytes, text and data, checked with `response` / `source` when given.
+ *
+ * @example
+ * @Post('callbacks')
+ * @OnCallback({ source: orderPlaced })
+ * delivered(@ReceivedMessage() message: CallbackMessage<BodyOf<typeof orderPlaced>>) {
+ *   if (message.isFinalAttempt) this.metrics.count('final', message.status);
+ * }
+ */
+export function OnCallback(options?: CallbackOptions<SourceSchema, ResponseSchema>): MethodDecorator {
+  return mailroomRoute('callback', arguments.length, options);
+}
+
+/**
+ * Marks a controller route as a failure-callback URL, called once delivery failed for good.
+ * `@ReceivedMessage()` gives the decoded `FailureCallbackMessage` (with `dlqId`).
+ *
+ * @example
+ * @Post('failures')
+ * @OnFailureCallback({ source: orderPlaced })
+ * failed(@ReceivedMessage() message: FailureCallbackMessage<BodyOf<typeof orderPlaced>>) {
+ *   this.alerts.raise(message.dlqId, message.sourceBody.data.orderId);
+ * }
+ */
+export function OnFailureCallback(options?: CallbackOptions<SourceSchema, ResponseSchema>): MethodDecorator {
+  return mailroomRoute('failureCallback', arguments.length, options);
+}
+
+function mailroomRoute(kind: RouteKind, argumentCount: number, argument: unknown): MethodDecorator {
+  // Recorded unchecked: the start-up checks report every malformed route at once, with class and
+  // method names, instead of the first one crashing the import.
+  const metadata: RouteMetadata = { kind, argument, argumentCount };
+  return applyDecorators(
+    SetMetadata(ROUTE_METADATA_KEYS[kind], metadata),
+    UseGuards(SignatureGuard),
+    UseFilters(MailroomExceptionFilter),
+    defaultHttpCode(200),
+  );
+}
+
+const reflector = new Reflector();
+
+/**
+ * Nest answers POST with 201; the service only needs a 2xx, and 200 is what the other adapters
+ * answer. Set only when no `@HttpCode` is there yet; one applied after this one wins anyway.
+ */
+function defaultHttpCode(status: number): MethodDecorator {
+  return (target, key, descriptor) => {
+    if (!descriptor || reflector.get('__httpCode__', descriptor.value as Function) !== undefined) return;
+    HttpCode(status)(target, key, descriptor);
+  };
+}

@@ -1,0 +1,81 @@
+import { isDestinationDefinition, isStandardSchema, type CallbackOptions, type DestinationDefinition } from '@mailroom/core';
+import type { Reflector } from '@nestjs/core';
+import type { ResponseSchema, SourceSchema } from './schema-types';
+
+/** One metadata key per kind, so two Mailroom decorators on one method are detectable, not silently merged. */
+export const ROUTE_METADATA_KEYS = {
+  message: 'mailroom:on-message',
+  callback: 'mailroom:on-callback',
+  failureCallback: 'mailroom:on-failure-callback',
+} as const;
+
+export type RouteKind = keyof typeof ROUTE_METADATA_KEYS;
+
+/** What a Mailroom method decorator recorded: its kind and its argument, unchecked. */
+export interface RouteMetadata {
+  kind: RouteKind;
+  /** `@OnMessage`: the destination definition; callbacks: their `CallbackOptions`. */
+  argument: unknown;
+  /** How many arguments the decorator got, to tell `@OnMessage()` from `@OnMessage(undefined)`. */
+  argumentCount: number;
+}
+
+/** A route whose metadata passed {@link checkRoute}. */
+export type MailroomRoute =
+  | { kind: 'message'; definition: DestinationDefinition }
+  | { kind: 'callback' | 'failureCallback'; options: CallbackOptions<SourceSchema, ResponseSchema> };
+
+/** Every Mailroom decorator on a method (more than one is a mistake the start-up checks report). */
+export function readRouteMetadata(reflector: Reflector, method: Function): RouteMetadata[] {
+  const found: RouteMetadata[] = [];
+  for (const key of Object.values(ROUTE_METADATA_KEYS)) {
+    const value = reflector.get<RouteMetadata | undefined>(key, method);
+    if (value !== undefined) found.push(value);
+  }
+  return found;
+}
+
+const DECORATOR_NAMES: Record<RouteKind, string> = {
+  message: '@OnMessage',
+  callback: '@OnCallback',
+  failureCallback: '@OnFailureCallback',
+};
+
+/** The decorator's name as the user wrote it, for error messages. */
+export function decoratorName(kind: RouteKind): string {
+  return DECORATOR_NAMES[kind];
+}
+
+/** The route, or what is wrong with its decorator's argument in words the user can act on. */
+export function checkRoute(metadata: RouteMetadata): MailroomRoute | { problem: string } {
+  const name = decoratorName(metadata.kind);
+  if (metadata.kind === 'message') {
+    const definition = metadata.argument;
+    if (isDestinationDefinition(definition)) return { kind: 'message', definition };
+    const usage = `${name}(orderPlaced), where orderPlaced = defineDestination({ name, schema })`;
+    if (metadata.argumentCount === 0) return { problem: `${name}() needs the destination definition: ${usage}` };
+    if (isStandardSchema(definition)) return { problem: `${name} got a bare schema; wrap it in a definition: ${usage}` };
+    return { problem: `${name} expects a destination definition, got ${describe(definition)}: ${usage}` };
+  }
+  const options = metadata.argument ?? {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    return { problem: `${name} expects an options object { source?, response? }, got ${describe(options)}` };
+  }
+  const { source, response, ...unknown } = options as { source?: unknown; response?: unknown };
+  const extra = Object.keys(unknown);
+  if (extra.length > 0) return { problem: `${name} got unknown option(s) ${extra.map((key) => `"${key}"`).join(', ')}; expected { source?, response? }` };
+  if (source !== undefined && !isDestinationDefinition(source) && !isStandardSchema(source)) {
+    return { problem: `${name} option "source" must be a destination definition or a Standard Schema, got ${describe(source)}` };
+  }
+  if (response !== undefined && !isStandardSchema(response)) {
+    return { problem: `${name} option "response" must be a Standard Schema, got ${describe(response)}` };
+  }
+  return { kind: metadata.kind, options: options as CallbackOptions<SourceSchema, ResponseSchema> };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'another object';
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
