@@ -8,3 +8,4 @@ export { NON_RETRYABLE_STATUS } from './error-response';
 export { readWebRequest, toWebResponse } from './read-web-request';
 export { isJsonContentType } from './parse-body';
 export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from './schema-options';
+export { bindReceiver, standaloneHandlers, type AdapterHandlers, type StandaloneHandlers } from './adapter-handlers';

@@ -1,71 +1,29 @@
-import type {
-  BodyOf,
-  CallbackMessage,
-  DestinationDefinition,
-  FailureCallbackMessage,
-  MessageHandler,
-  ReceiverOptions,
-  SchemaOutput,
-} from '@mailroom/core';
-import type { CallbackHandlerOptions, ResponseSchema, SourceSchema } from '../options';
-import { createMailroom } from './create-mailroom';
-import type { RouteHandler } from './route-handler';
+import { standaloneHandlers } from '@mailroom/core';
+import { toRouteHandler } from './route-handler';
+
+const handlers = standaloneHandlers(toRouteHandler);
 
 /**
- * An App Router route handler for one typed destination: verifies the signature over the exact
- * bytes, validates the body with the definition's schema and calls `handler` with the typed message.
- * Keys come from `options` or `MAILROOM_CURRENT_SIGNING_KEY` / `MAILROOM_NEXT_SIGNING_KEY`.
+ * An App Router route handler for one typed destination.
  *
  * @example
  * // app/api/orders/route.ts
- * import { destination } from '@mailroom/next';
- *
- * export const POST = destination(orderPlaced, async (message) => {
- *   await orders.save(message.body); // typed by orderPlaced's schema
- * });
+ * export const POST = destination(orderPlaced, async (message) => orders.save(message.body));
  */
-export function destination<D extends DestinationDefinition>(
-  definition: D,
-  handler: MessageHandler<BodyOf<D>>,
-  options?: ReceiverOptions,
-): RouteHandler {
-  return createMailroom(options).destination(definition, handler);
-}
+export const destination = handlers.destination;
 
 /**
- * An App Router route handler for callbacks, called after every delivery attempt; `body` and
- * `sourceBody` arrive decoded (bytes, text and schema-checked data).
+ * An App Router route handler for callbacks, called after every delivery attempt.
  *
  * @example
- * // app/api/callbacks/route.ts
- * import { callback } from '@mailroom/next';
- *
- * export const POST = callback((message) => {
- *   if (message.isFinalAttempt) console.log('last attempt for', message.sourceBody.data.orderId);
- * }, { source: orderPlaced });
+ * export const POST = callback((m) => log(m.status, m.isFinalAttempt), { source: orderPlaced });
  */
-export function callback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
-  handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-  options: CallbackHandlerOptions<S, R> = {},
-): RouteHandler {
-  const { source, response, ...receiverOptions } = options;
-  return createMailroom(receiverOptions).callback(handler, { source, response });
-}
+export const callback = handlers.callback;
 
 /**
- * An App Router route handler for failure callbacks, called once a message failed for good, with its
- * DLQ id and the decoded original body.
+ * An App Router route handler for failure callbacks, called once a message failed for good.
  *
  * @example
- * // app/api/failures/route.ts
- * import { failureCallback } from '@mailroom/next';
- *
- * export const POST = failureCallback((message) => alert(message.dlqId), { source: orderPlaced });
+ * export const POST = failureCallback((m) => alert(m.dlqId), { source: orderPlaced });
  */
-export function failureCallback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
-  handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-  options: CallbackHandlerOptions<S, R> = {},
-): RouteHandler {
-  const { source, response, ...receiverOptions } = options;
-  return createMailroom(receiverOptions).failureCallback(handler, { source, response });
-}
+export const failureCallback = handlers.failureCallback;

@@ -1,70 +1,30 @@
-import type {
-  BodyOf,
-  CallbackMessage,
-  DestinationDefinition,
-  FailureCallbackMessage,
-  MessageHandler,
-  ReceiverOptions,
-  SchemaOutput,
-} from '@mailroom/core';
-import type { CallbackHandlerOptions, ResponseSchema, SourceSchema } from '../options';
-import type { ApiHandler } from './api-handler';
-import { createMailroom } from './create-mailroom';
+import { standaloneHandlers } from '@mailroom/core';
+import { serveEndpoint } from './serve-endpoint';
+
+const handlers = standaloneHandlers(serveEndpoint);
 
 /**
- * A Pages Router API route for one typed destination. It reads the request stream itself, so the
- * route must turn Next.js's body parser off; when it is on, every request answers 500 saying so.
+ * A Pages Router API handler for one typed destination.
  *
  * @example
  * // pages/api/orders.ts
- * import { destination } from '@mailroom/next/pages';
- *
  * export const config = { api: { bodyParser: false } };
- * export default destination(orderPlaced, async (message) => {
- *   await orders.save(message.body); // typed by orderPlaced's schema
- * });
+ * export default destination(orderPlaced, async (message) => orders.save(message.body));
  */
-export function destination<D extends DestinationDefinition>(
-  definition: D,
-  handler: MessageHandler<BodyOf<D>>,
-  options?: ReceiverOptions,
-): ApiHandler {
-  return createMailroom(options).destination(definition, handler);
-}
+export const destination = handlers.destination;
 
 /**
- * A Pages Router API route for callbacks, called after every delivery attempt; `body` and
- * `sourceBody` arrive decoded (bytes, text and schema-checked data).
+ * A Pages Router API handler for callbacks (with `bodyParser: false` in the route file).
  *
  * @example
- * // pages/api/callbacks.ts
- * import { callback } from '@mailroom/next/pages';
- *
- * export const config = { api: { bodyParser: false } };
- * export default callback((message) => console.log(message.status, message.sourceBody.text));
+ * export default callback((m) => log(m.status), { source: orderPlaced });
  */
-export function callback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
-  handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-  options: CallbackHandlerOptions<S, R> = {},
-): ApiHandler {
-  const { source, response, ...receiverOptions } = options;
-  return createMailroom(receiverOptions).callback(handler, { source, response });
-}
+export const callback = handlers.callback;
 
 /**
- * A Pages Router API route for failure callbacks, called once a message failed for good.
+ * A Pages Router API handler for failure callbacks (with `bodyParser: false` in the route file).
  *
  * @example
- * // pages/api/failures.ts
- * import { failureCallback } from '@mailroom/next/pages';
- *
- * export const config = { api: { bodyParser: false } };
- * export default failureCallback((message) => alert(message.dlqId), { source: orderPlaced });
+ * export default failureCallback((m) => alert(m.dlqId), { source: orderPlaced });
  */
-export function failureCallback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
-  handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-  options: CallbackHandlerOptions<S, R> = {},
-): ApiHandler {
-  const { source, response, ...receiverOptions } = options;
-  return createMailroom(receiverOptions).failureCallback(handler, { source, response });
-}
+export const failureCallback = handlers.failureCallback;
