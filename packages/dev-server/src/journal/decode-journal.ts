@@ -1,0 +1,60 @@
+import { JournalCorruptError } from './errors';
+import { headerProblem } from './journal-header';
+import { INVALID_LINE, decodeRecordLine } from './record-line';
+
+const NEWLINE = 0x0a;
+
+/** A journal file's content, read back. */
+export interface DecodedJournal<R> {
+  records: R[];
+  /** Bytes up to and including the last good line: where the next append goes. */
+  validLength: number;
+  /** Bytes after `validLength`: a final line torn by a crash. */
+  tornBytes: number;
+}
+
+/**
+ * Decodes a whole journal file.
+ *
+ * Only the final line may be bad: a crash mid-append tears at most the end of the file, because
+ * appends are written in order and each one resolves only after its sync. That line (complete or
+ * not: a line counts only with its `\n`, which is written with it) is reported as torn, to drop.
+ * A bad line with anything after it is damage a crash cannot cause, so this throws a
+ * {@link JournalCorruptError} rather than silently losing the records that follow it.
+ */
+export function decodeJournal<R>(content: Buffer, file: string): DecodedJournal<R> {
+  let offset = decodeHeader(content, file);
+  const records: R[] = [];
+  for (let line = 2; offset < content.length; line += 1) {
+    const end = content.indexOf(NEWLINE, offset);
+    if (end === -1) return { records, validLength: offset, tornBytes: content.length - offset };
+    const record = decodeRecordLine(content.subarray(offset, end));
+    if (record === INVALID_LINE) {
+      if (end === content.length - 1) return { records, validLength: offset, tornBytes: content.length - offset };
+      throw new JournalCorruptError({
+        file,
+        line,
+        offset,
+        problem: 'the record is damaged (bad checksum or format) and more records follow it',
+        hint: `Keep the ${offset} bytes before it (truncate the file there) or move the file aside to start empty.`,
+      });
+    }
+    records.push(record as R);
+    offset = end + 1;
+  }
+  return { records, validLength: offset, tornBytes: 0 };
+}
+
+/** Checks the header line and returns the offset of the first record. */
+function decodeHeader(content: Buffer, file: string): number {
+  const end = content.indexOf(NEWLINE);
+  // The header is written atomically with the file, so a missing or torn header is not a crash.
+  const problem =
+    end === -1
+      ? 'the file has no complete header line (it is empty or was cut short outside of a crash)'
+      : headerProblem(content.toString('utf8', 0, end));
+  if (problem !== undefined) {
+    throw new JournalCorruptError({ file, line: 1, offset: 0, problem, hint: 'Move the file aside to start empty.' });
+  }
+  return end + 1;
+}

@@ -1,0 +1,240 @@
+import type { FileHandle } from 'node:fs/promises';
+import { takeAppendBatch } from './commit-queue';
+import type { AppendOperation, JournalOperation } from './commit-queue';
+import { syncDirectory, writeAndRename, writeFully } from './durable-fs';
+import { JournalUnavailableError } from './errors';
+import { JOURNAL_HEADER_LINE } from './journal-header';
+import type { JournalPaths } from './journal-paths';
+import { releaseLock } from './lock-file';
+import type { HeldLock } from './lock-file';
+import { encodeRecordLine } from './record-line';
+import type { Journal, JournalStats } from './types';
+
+/** Automatic compaction settings, both present or neither. */
+export interface AutoCompaction<R> {
+  afterRecords: number;
+  snapshot: () => readonly R[];
+  onError: (error: unknown) => void;
+}
+
+/** An opened, locked journal file, positioned after its last good line. */
+export interface FileJournalInit<R> {
+  paths: JournalPaths;
+  handle: FileHandle;
+  size: number;
+  recordsInFile: number;
+  lock: HeldLock;
+  fsync: boolean;
+  autoCompaction: AutoCompaction<R> | undefined;
+}
+
+/** Mutable state of one open journal; every write goes through the single drain loop. */
+interface FileState {
+  paths: JournalPaths;
+  fsync: boolean;
+  handle: FileHandle;
+  /** Offset of the next batch: the end of the last durable line. */
+  size: number;
+  /** Records the last compaction kept, for the amortised automatic-compaction threshold. */
+  keptByLastCompaction: number;
+  stats: JournalStats;
+  /** Set after an I/O failure; every later operation is refused with it. */
+  failure: JournalUnavailableError | undefined;
+}
+
+/**
+ * The journal over an open file. Appends queue up and one drain loop writes them (group commit): the
+ * appends made in one tick share one write and one sync, and every append made while that sync runs
+ * joins the next batch, so N concurrent appends cost one or two syncs, not N. Compactions take their turn in the same queue, so
+ * appends queued before a compaction land in the old file and appends queued after it in the new one.
+ */
+export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
+  const state: FileState = {
+    paths: init.paths,
+    fsync: init.fsync,
+    handle: init.handle,
+    size: init.size,
+    keptByLastCompaction: 0,
+    stats: { appends: 0, batches: 0, syncs: 0, compactions: 0, recordsInFile: init.recordsInFile, bytesInFile: init.size },
+    failure: undefined,
+  };
+  const queue: JournalOperation[] = [];
+  let draining: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+  let autoCompactionQueued = false;
+
+  function enqueue(operation: JournalOperation): void {
+    const refusal = closing ? new JournalUnavailableError(`The journal ${state.paths.file} is closed.`) : state.failure;
+    if (refusal) return operation.reject(refusal);
+    queue.push(operation);
+    draining ??= startDrain();
+  }
+
+  function startDrain(): Promise<void> {
+    // setImmediate, not a microtask: every append made in the current tick joins the first batch.
+    return new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => drain(state, queue, queueAutoCompaction))
+      // Only a bug gets here (I/O errors are handled per operation); still, never strand a caller.
+      .catch((error: unknown) => fail(state, error, [], queue))
+      .finally(() => {
+        draining = undefined;
+        if (queue.length > 0) draining = startDrain();
+      });
+  }
+
+  /**
+   * Queues a compaction after a batch once enough records piled up. It goes to the end of the queue
+   * with a snapshot taken now, exactly like a `compact()` call: appends already queued land in the old
+   * file, which the snapshot (already reflecting them, by the `snapshot` contract) then replaces.
+   */
+  function queueAutoCompaction(): void {
+    const auto = init.autoCompaction;
+    if (!auto || autoCompactionQueued || closing || state.failure || !compactionDue(state, auto.afterRecords)) return;
+    let lines: string[];
+    try {
+      lines = auto.snapshot().map(encodeRecordLine);
+    } catch (error) {
+      return auto.onError(error);
+    }
+    autoCompactionQueued = true;
+    const settled = () => {
+      autoCompactionQueued = false;
+    };
+    const failed = (error: unknown) => {
+      settled();
+      auto.onError(error);
+    };
+    enqueue({ kind: 'compact', lines, resolve: settled, reject: failed });
+  }
+
+  return {
+    append(record) {
+      return new Promise<void>((resolve, reject) => {
+        enqueue({ kind: 'append', line: encodeRecordLine(record), resolve, reject });
+      });
+    },
+    compact(snapshot) {
+      return new Promise<void>((resolve, reject) => {
+        // Encoded now: the caller's objects may change while earlier appends are still being written.
+        enqueue({ kind: 'compact', lines: snapshot.map(encodeRecordLine), resolve, reject });
+      });
+    },
+    stats: () => ({ ...state.stats }),
+    close() {
+      closing ??= (async () => {
+        while (draining) await draining;
+        try {
+          await state.handle.close();
+        } finally {
+          await releaseLock(init.lock);
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Runs queued operations in order until the queue is empty. */
+async function drain(state: FileState, queue: JournalOperation[], afterBatch: () => void): Promise<void> {
+  while (queue.length > 0 && !state.failure) {
+    const next = queue[0];
+    if (next?.kind === 'compact') {
+      queue.shift();
+      await compact(state, next, queue);
+    } else {
+      await commitBatch(state, takeAppendBatch(queue), queue);
+      afterBatch();
+    }
+  }
+}
+
+/** Writes a batch in one write and one sync, then resolves all of its appends. */
+async function commitBatch(state: FileState, batch: AppendOperation[], queue: JournalOperation[]): Promise<void> {
+  const buffer = Buffer.from(batch.map((operation) => operation.line).join(''), 'utf8');
+  try {
+    await writeFully(state.handle, buffer, state.size);
+    await syncData(state, state.handle);
+  } catch (error) {
+    // Best effort: keep records whose append is rejected from being replayed after a restart.
+    await state.handle.truncate(state.size).catch(() => undefined);
+    return fail(state, error, batch, queue);
+  }
+  state.size += buffer.length;
+  state.stats.batches += 1;
+  state.stats.appends += batch.length;
+  state.stats.recordsInFile += batch.length;
+  state.stats.bytesInFile = state.size;
+  for (const operation of batch) operation.resolve();
+}
+
+/**
+ * Replaces the file with the snapshot: written to a temporary file and synced, renamed over the journal
+ * (atomic: a crash leaves the old file or the new one, both complete), then the directory is synced so
+ * the rename itself survives a power loss. Appends continue on the new file's handle.
+ */
+async function compact(
+  state: FileState,
+  operation: Extract<JournalOperation, { kind: 'compact' }>,
+  queue: JournalOperation[],
+): Promise<void> {
+  const content = Buffer.from(JOURNAL_HEADER_LINE + operation.lines.join(''), 'utf8');
+  let next: FileHandle;
+  try {
+    next = await writeReplacement(state, content);
+  } catch (error) {
+    // Nothing was replaced: the journal is intact and keeps working; only this compaction failed.
+    return operation.reject(error);
+  }
+  const previous = state.handle;
+  state.handle = next;
+  state.size = content.length;
+  // The old file is already replaced: failing to close its handle loses nothing.
+  await previous.close().catch(() => undefined);
+  try {
+    if (state.fsync) {
+      await syncDirectory(state.paths.dir);
+      state.stats.syncs += 1;
+    }
+  } catch (error) {
+    // The rename may not be durable, so appends to the new file could vanish on a power loss.
+    return fail(state, error, [operation], queue);
+  }
+  state.keptByLastCompaction = operation.lines.length;
+  state.stats.compactions += 1;
+  state.stats.recordsInFile = operation.lines.length;
+  state.stats.bytesInFile = state.size;
+  operation.resolve();
+}
+
+async function writeReplacement(state: FileState, content: Buffer): Promise<FileHandle> {
+  const handle = await writeAndRename(state.paths.tmp, state.paths.file, content, state.fsync);
+  if (state.fsync) state.stats.syncs += 1;
+  return handle;
+}
+
+async function syncData(state: FileState, handle: FileHandle): Promise<void> {
+  if (!state.fsync) return;
+  // fdatasync: the data and the new file size, without the timestamps a full fsync would also write.
+  await handle.datasync();
+  state.stats.syncs += 1;
+}
+
+/**
+ * Refuses every further operation. After a failed sync the kernel may have dropped the dirty pages
+ * and cleared the error, so a later sync that succeeds would prove nothing: only reopening (which
+ * replays what really is on disk) is safe.
+ */
+function fail(state: FileState, error: unknown, current: JournalOperation[], queue: JournalOperation[]): void {
+  state.failure = new JournalUnavailableError(
+    `Writing the journal ${state.paths.file} failed (${error instanceof Error ? error.message : String(error)}); ` +
+      'it accepts nothing more. Reopen it to continue from what is on disk.',
+    { cause: error },
+  );
+  for (const operation of [...current, ...queue.splice(0)]) operation.reject(state.failure);
+}
+
+/** Amortised linear: compact once at least as many records were appended as the last compaction kept. */
+function compactionDue(state: FileState, afterRecords: number): boolean {
+  const appendedSince = state.stats.recordsInFile - state.keptByLastCompaction;
+  return appendedSince >= Math.max(afterRecords, state.keptByLastCompaction);
+}

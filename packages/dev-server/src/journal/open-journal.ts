@@ -1,0 +1,132 @@
+/*
+ * Durable state for the dev server: an append-only journal of JSON lines, with fsync and compaction.
+ *
+ * Why not a storage library: the requirement is Node >= 20.19 with no network download at install.
+ * - `node:sqlite` needs Node 22.5+; `require('node:sqlite')` throws ERR_UNKNOWN_BUILTIN_MODULE on 20.
+ * - better-sqlite3 is a native addon: 12.x runs `prebuild-install || node-gyp rebuild` (a download
+ *   from GitHub at install, else a C++ toolchain); 13.x needs Node >= 22.
+ * - classic-level (LevelDB) and lmdb are native addons too (node-gyp-build, prebuilt binaries per
+ *   platform); fine libraries, but a compiled dependency and install script for a dev tool that
+ *   stores a few thousand small records.
+ * - lowdb (pure JS, via steno) rewrites the whole file on every write (tmp + rename) and does not
+ *   fsync, so an "accepted" message could still be lost on power loss, and each write costs O(state).
+ * The journal here is a few hundred lines of Node built-ins: appends are O(record), concurrent
+ * appends share one write + fdatasync (group commit), and compaction is atomic (tmp file, fsync,
+ * rename, directory fsync).
+ */
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { decodeJournal } from './decode-journal';
+import type { DecodedJournal } from './decode-journal';
+import { syncDirectory, writeAndRename } from './durable-fs';
+import { createFileJournal } from './file-journal';
+import type { AutoCompaction } from './file-journal';
+import { JOURNAL_HEADER_LINE } from './journal-header';
+import { journalPaths } from './journal-paths';
+import type { JournalPaths } from './journal-paths';
+import { acquireLock, releaseLock } from './lock-file';
+import type { OpenedJournal, OpenJournalOptions } from './types';
+
+/**
+ * Opens (or creates) the journal `<dir>/<name>.jsonl`, locked to this process, and returns every record
+ * on disk so the caller can rebuild its state. A final line torn by a crash is dropped (and truncated
+ * away); damage anywhere else throws a `JournalCorruptError`; a live owner throws a `JournalLockedError`.
+ *
+ * @example
+ * ```ts
+ * const { journal, records } = await openJournal<Event>({ dir: dataDir, name: 'messages' });
+ * for (const event of records) apply(state, event);
+ * apply(state, event);
+ * await journal.append(event); // durable from here on: answer the client
+ * ```
+ */
+export async function openJournal<R>(options: OpenJournalOptions<R>): Promise<OpenedJournal<R>> {
+  const fsync = options.fsync ?? true;
+  const autoCompaction = resolveAutoCompaction(options);
+  const paths = journalPaths(requireDir(options.dir), options.name ?? 'journal');
+  await makeDirectory(paths.dir, fsync);
+  const lock = await acquireLock(paths.lock);
+  try {
+    // Only safe under the lock: then a temp file is a crashed compaction's, not a live one's.
+    await rm(paths.tmp, { force: true });
+    const { handle, decoded } = await loadOrCreate<R>(paths, fsync);
+    const journal = createFileJournal<R>({
+      paths,
+      handle,
+      size: decoded.validLength,
+      recordsInFile: decoded.records.length,
+      lock,
+      fsync,
+      autoCompaction,
+    });
+    return { journal, records: decoded.records, recovery: { tornBytesDropped: decoded.tornBytes, file: paths.file } };
+  } catch (error) {
+    await releaseLock(lock);
+    throw error;
+  }
+}
+
+/** Reads the journal (creating an empty one first if there is none) and opens it for appending. */
+async function loadOrCreate<R>(paths: JournalPaths, fsync: boolean): Promise<{ handle: FileHandle; decoded: DecodedJournal<R> }> {
+  const content = await readIfExists(paths.file);
+  if (content === undefined) {
+    // Created by rename, like a compaction, so the file is never seen without its header.
+    const handle = await writeAndRename(paths.tmp, paths.file, Buffer.from(JOURNAL_HEADER_LINE), fsync);
+    if (fsync) await syncDirectory(paths.dir);
+    return { handle, decoded: decodeJournal<R>(Buffer.from(JOURNAL_HEADER_LINE), paths.file) };
+  }
+  const decoded = decodeJournal<R>(content, paths.file);
+  const handle = await open(paths.file, 'r+');
+  try {
+    if (decoded.tornBytes > 0) {
+      // Cut the torn line now: the next append must start a fresh line, not continue the garbage.
+      await handle.truncate(decoded.validLength);
+      if (fsync) await handle.sync();
+    }
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return { handle, decoded };
+}
+
+async function readIfExists(file: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Creates `dir` with its parents; a new directory's own entry must be durable too. */
+async function makeDirectory(dir: string, fsync: boolean): Promise<void> {
+  const firstCreated = await mkdir(dir, { recursive: true });
+  if (firstCreated !== undefined && fsync) await syncDirectory(dirname(firstCreated));
+}
+
+function requireDir(dir: unknown): string {
+  if (typeof dir !== 'string' || dir === '') throw new TypeError('openJournal needs `dir`, the directory to keep the journal in.');
+  return dir;
+}
+
+function resolveAutoCompaction<R>(options: OpenJournalOptions<R>): AutoCompaction<R> | undefined {
+  const { compactAfterRecords: afterRecords, snapshot } = options;
+  if (afterRecords === undefined) return undefined;
+  if (!Number.isInteger(afterRecords) || afterRecords < 1) {
+    throw new TypeError(`compactAfterRecords must be a positive integer, got ${String(afterRecords)}.`);
+  }
+  if (typeof snapshot !== 'function') {
+    throw new TypeError('compactAfterRecords needs `snapshot`, a function returning the state to compact to.');
+  }
+  const report = options.onCompactionError ?? ((error: unknown) => process.emitWarning(`Journal compaction failed: ${String(error)}`));
+  const onError = (error: unknown) => {
+    try {
+      report(error);
+    } catch {
+      // A throwing reporter must not break the journal's write loop; the journal itself is fine.
+    }
+  };
+  return { afterRecords, snapshot, onError };
+}

@@ -1,0 +1,86 @@
+/** Options of {@link openJournal}. */
+export interface OpenJournalOptions<R> {
+  /** Directory that holds the journal; created (with parents) when missing. */
+  dir: string;
+  /**
+   * Base name of the journal's files (`<name>.jsonl`, `<name>.lock`, `<name>.jsonl.tmp`), so one
+   * data directory can hold several journals. Letters, digits, `.`, `_` and `-`. Default `journal`.
+   */
+  name?: string;
+  /**
+   * Wait for `fdatasync` before an append resolves (default `true`). `false` still survives a crash
+   * of the process (the kernel keeps what was written) but not a power loss: for tests and benchmarks.
+   */
+  fsync?: boolean;
+  /**
+   * Compact automatically once this many records were appended since the last compaction (and at
+   * least as many as the last snapshot held, so compaction stays amortised linear). Needs `snapshot`.
+   */
+  compactAfterRecords?: number;
+  /**
+   * The caller's current minimal state as records, for automatic compaction; called right after a
+   * batch was committed. Like a `compact()` argument it must reflect every record passed to `append`
+   * so far, resolved or not: apply a record to your state before (or as) you append it, not when the
+   * append resolves, or a compaction could drop it.
+   */
+  snapshot?: () => readonly R[];
+  /** Where a failed automatic compaction is reported. Default: a process warning. */
+  onCompactionError?: (error: unknown) => void;
+}
+
+/** Counters of what a journal really did, for tests, logs and benchmarks. */
+export interface JournalStats {
+  /** Records appended through this handle (resolved). */
+  appends: number;
+  /** Write batches: concurrent appends share one (group commit). */
+  batches: number;
+  /** `fdatasync`/`fsync` calls made for appends and compactions. */
+  syncs: number;
+  /** Compactions completed. */
+  compactions: number;
+  /** Records in the current file: replayed or compacted ones plus those appended since. */
+  recordsInFile: number;
+  /** Bytes in the current file. */
+  bytesInFile: number;
+}
+
+/** A durable, append-only log of JSON records. Get one from {@link openJournal} or {@link openMemoryJournal}. */
+export interface Journal<R> {
+  /**
+   * Appends one record; resolves once it is durably on disk (written and synced). Appends made in the
+   * same tick share one write and one sync. Rejects when the record is not JSON-serialisable, after
+   * `close`, or after an I/O failure (the journal then refuses every later append: reopen it).
+   */
+  append(record: R): Promise<void>;
+  /**
+   * Replaces the journal's content with `snapshot`, the caller's minimal current state, atomically
+   * (resolves once the new file and its directory entry are synced). `snapshot` must reflect every
+   * record passed to `append` before this call, resolved or not: appends made earlier are written to
+   * the old file, which the snapshot then replaces; appends made later follow the snapshot. It is
+   * encoded at once, so changing the array or its objects afterwards changes nothing.
+   */
+  compact(snapshot: readonly R[]): Promise<void>;
+  /** A copy of the counters. */
+  stats(): JournalStats;
+  /** Waits for pending appends, closes the file and releases the lock. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** What opening found on disk. */
+export interface JournalRecovery {
+  /** Bytes of a torn final line (a crash mid-append) that were dropped and truncated away. */
+  tornBytesDropped: number;
+  /** The journal file, or `undefined` for the in-memory journal. */
+  file: string | undefined;
+}
+
+/** The result of opening a journal: the handle and every record to rebuild the caller's state from. */
+export interface OpenedJournal<R> {
+  journal: Journal<R>;
+  /**
+   * Every record on disk, oldest first. Parsed, not validated: `R` describes what your code wrote,
+   * after a JSON round trip (a `Date` comes back as a string).
+   */
+  records: R[];
+  recovery: JournalRecovery;
+}

@@ -1,0 +1,310 @@
+import { appendFile, open as openFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { JournalCorruptError, JournalUnavailableError, openJournal } from '../../src/journal';
+import type { Journal, OpenJournalOptions } from '../../src/journal';
+import { encodeRecordLine } from '../../src/journal/record-line';
+import { useTempDir } from './temp-dir';
+
+interface Event {
+  id: number;
+  text?: string;
+}
+
+const tempDir = useTempDir();
+const openHere: Journal<unknown>[] = [];
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(openHere.splice(0).map((journal) => journal.close()));
+});
+
+async function open(options: Partial<OpenJournalOptions<Event>> = {}) {
+  const opened = await openJournal<Event>({ dir: tempDir(), ...options });
+  openHere.push(opened.journal as Journal<unknown>);
+  return opened;
+}
+
+async function reopen(journal: Journal<Event>, options: Partial<OpenJournalOptions<Event>> = {}) {
+  await journal.close();
+  return open(options);
+}
+
+const file = () => join(tempDir(), 'journal.jsonl');
+
+describe('append and replay', () => {
+  it('replays every appended record, in order, after a reopen', async () => {
+    const { journal, records, recovery } = await open();
+    expect(records).toEqual([]);
+    expect(recovery).toEqual({ tornBytesDropped: 0, file: file() });
+    const events: Event[] = [{ id: 1 }, { id: 2, text: 'line\nbreak and "quotes" ✉️' }, { id: 3, text: '' }];
+    for (const event of events) await journal.append(event);
+    const again = await reopen(journal);
+    expect(again.records).toEqual(events);
+    expect(again.recovery.tornBytesDropped).toBe(0);
+  });
+
+  it('writes a header line, then one checksummed JSON line per record', async () => {
+    const { journal } = await open();
+    await journal.append({ id: 7 });
+    const lines = (await readFile(file(), 'utf8')).split('\n');
+    expect(lines[0]).toBe('{"format":"mailroom-journal","version":1}');
+    expect(lines[1]).toMatch(/^[0-9a-f]{8} \{"id":7\}$/);
+    expect(lines[2]).toBe('');
+  });
+
+  it('syncs before an append resolves', async () => {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    expect(journal.stats()).toMatchObject({ appends: 1, batches: 1, syncs: 1, recordsInFile: 1 });
+  });
+
+  it('shares one write and one sync among 1,000 concurrent appends (group commit)', async () => {
+    const { journal } = await open();
+    const ids = Array.from({ length: 1000 }, (_, id) => id);
+    await Promise.all(ids.map((id) => journal.append({ id })));
+    const stats = journal.stats();
+    expect(stats.appends).toBe(1000);
+    expect(stats.syncs).toBeLessThanOrEqual(2);
+    expect(stats.batches).toBe(stats.syncs);
+    const again = await reopen(journal);
+    expect(again.records.map((event) => event.id)).toEqual(ids);
+  });
+
+  it('batches appends that arrive while a sync is running', async () => {
+    const { journal } = await open();
+    const first = journal.append({ id: 0 });
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first batch is being written now: these three must wait for it, then share the next sync.
+    await Promise.all([first, journal.append({ id: 1 }), journal.append({ id: 2 }), journal.append({ id: 3 })]);
+    expect(journal.stats()).toMatchObject({ appends: 4, batches: 2, syncs: 2 });
+  });
+
+  it('does not sync with fsync: false, and still replays', async () => {
+    const { journal } = await open({ fsync: false });
+    await Promise.all([journal.append({ id: 1 }), journal.append({ id: 2 })]);
+    expect(journal.stats().syncs).toBe(0);
+    expect((await reopen(journal)).records).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  it('rejects a record JSON cannot represent, and keeps working', async () => {
+    const { journal } = await open();
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    await expect(journal.append(undefined as unknown as Event)).rejects.toThrow(/JSON-serialisable, got undefined/);
+    await expect(journal.append({ id: 1n } as unknown as Event)).rejects.toThrow(TypeError);
+    await expect(journal.append(circular as unknown as Event)).rejects.toThrow(/JSON-serialisable/);
+    await journal.append({ id: 1 });
+    expect((await reopen(journal)).records).toEqual([{ id: 1 }]);
+  });
+
+  it('creates missing parent directories', async () => {
+    const dir = join(tempDir(), 'a', 'b');
+    const { journal } = await openJournal<Event>({ dir });
+    await journal.append({ id: 1 });
+    await journal.close();
+    const again = await openJournal<Event>({ dir });
+    await again.journal.close();
+    expect(again.records).toEqual([{ id: 1 }]);
+  });
+
+  it('keeps journals with different names apart in one directory', async () => {
+    const messages = await open({ name: 'messages' });
+    const groups = await open({ name: 'url-groups' });
+    await messages.journal.append({ id: 1 });
+    await groups.journal.append({ id: 2 });
+    expect(await readdir(tempDir())).toEqual(
+      expect.arrayContaining(['messages.jsonl', 'messages.lock', 'url-groups.jsonl', 'url-groups.lock']),
+    );
+    expect((await reopen(groups.journal, { name: 'url-groups' })).records).toEqual([{ id: 2 }]);
+  });
+
+  it('refuses bad options', async () => {
+    await expect(openJournal({ dir: '' })).rejects.toThrow(/needs `dir`/);
+    await expect(openJournal({ dir: tempDir(), name: '../escape' })).rejects.toThrow(/journal name/);
+    await expect(openJournal({ dir: tempDir(), compactAfterRecords: 10 })).rejects.toThrow(/needs `snapshot`/);
+    await expect(openJournal({ dir: tempDir(), compactAfterRecords: 0, snapshot: () => [] })).rejects.toThrow(/positive integer/);
+  });
+});
+
+describe('recovery', () => {
+  async function journalWithTwoRecords(): Promise<void> {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    await journal.append({ id: 2 });
+    await journal.close();
+  }
+
+  it.each([
+    ['half a line', '3f2a'],
+    ['a whole line without its newline', encodeRecordLine({ id: 3 }).trimEnd()],
+    ['a line with a bad checksum', `00000000 {"id":3}\n`],
+    ['zeros a power loss left behind', '\0'.repeat(4096)],
+  ])('drops a torn final line: %s', async (_name, tail) => {
+    await journalWithTwoRecords();
+    const intactSize = (await readFile(file())).length;
+    await appendFile(file(), tail);
+    const { journal, records, recovery } = await open();
+    expect(records).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(recovery.tornBytesDropped).toBe(Buffer.byteLength(tail));
+    expect((await readFile(file())).length).toBe(intactSize);
+    await journal.append({ id: 4 });
+    expect((await reopen(journal)).records).toEqual([{ id: 1 }, { id: 2 }, { id: 4 }]);
+  });
+
+  it('refuses a damaged line with records after it, saying where', async () => {
+    await journalWithTwoRecords();
+    const content = await readFile(file(), 'utf8');
+    const [header, first, second] = content.split('\n');
+    await writeFile(file(), `${header}\n${first?.replace('"id":1', '"id":9')}\n${second}\n`);
+    const offset = Buffer.byteLength(`${header}\n`);
+    const error = await openJournal({ dir: tempDir() }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(JournalCorruptError);
+    expect(error).toMatchObject({ code: 'JOURNAL_CORRUPT', line: 2, offset, file: file() });
+    expect((error as Error).message).toMatch(new RegExp(`line 2 \\(byte ${offset}\\).*truncate the file there`));
+    // The failed open released its lock: the same error again, not "locked".
+    await expect(openJournal({ dir: tempDir() })).rejects.toBeInstanceOf(JournalCorruptError);
+  });
+
+  it.each([
+    ['an empty file', '', /no complete header/],
+    ['a file that is not a journal', 'hello\nworld\n', /not a Mailroom journal/],
+    ['a newer format version', '{"format":"mailroom-journal","version":2}\n', /format version 2/],
+  ])('refuses %s', async (_name, content, message) => {
+    await writeFile(file(), content);
+    await expect(openJournal({ dir: tempDir() })).rejects.toThrow(message);
+  });
+});
+
+describe('compaction', () => {
+  it('replaces the records with the snapshot and keeps appending after it', async () => {
+    const { journal } = await open();
+    for (let id = 1; id <= 5; id += 1) await journal.append({ id });
+    await journal.compact([{ id: 4 }, { id: 5 }]);
+    await journal.append({ id: 6 });
+    expect(journal.stats()).toMatchObject({ compactions: 1, recordsInFile: 3 });
+    expect(await readdir(tempDir())).toEqual(['journal.jsonl', 'journal.lock']);
+    expect((await reopen(journal)).records).toEqual([{ id: 4 }, { id: 5 }, { id: 6 }]);
+  });
+
+  it('orders compaction with the appends around it', async () => {
+    const { journal } = await open();
+    const before = journal.append({ id: 1 });
+    const compaction = journal.compact([{ id: 1, text: 'snapshot' }]);
+    const after = journal.append({ id: 2 });
+    await Promise.all([before, compaction, after]);
+    expect((await reopen(journal)).records).toEqual([{ id: 1, text: 'snapshot' }, { id: 2 }]);
+  });
+
+  it('takes the snapshot at call time, not when the compaction runs', async () => {
+    const { journal } = await open();
+    const snapshot: Event[] = [{ id: 1 }];
+    const compaction = journal.compact(snapshot);
+    snapshot.push({ id: 2 });
+    await compaction;
+    expect((await reopen(journal)).records).toEqual([{ id: 1 }]);
+  });
+
+  it('rejects a snapshot JSON cannot represent and leaves the journal as it was', async () => {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    await expect(journal.compact([{ id: 2n } as unknown as Event])).rejects.toThrow(TypeError);
+    await journal.append({ id: 2 });
+    expect((await reopen(journal)).records).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  it('removes a temporary file a crash during compaction left behind', async () => {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    await journal.close();
+    await writeFile(join(tempDir(), 'journal.jsonl.tmp'), '{"format":"mailroom-journal","version":1}\n0000');
+    const { records } = await open();
+    expect(records).toEqual([{ id: 1 }]);
+    expect(await readdir(tempDir())).toEqual(['journal.jsonl', 'journal.lock']);
+  });
+
+  it('compacts automatically from the snapshot once enough records were appended', async () => {
+    const state = new Map<number, Event>();
+    const options = { compactAfterRecords: 10, snapshot: () => [...state.values()] };
+    const { journal } = await open(options);
+    for (let n = 0; n < 25; n += 1) {
+      const event = { id: n % 3, text: `version ${n}` };
+      state.set(event.id, event);
+      await journal.append(event);
+    }
+    await journal.close(); // waits for the compaction queued after the last batch
+    expect(journal.stats()).toMatchObject({ appends: 25, compactions: 2 });
+    expect(journal.stats().recordsInFile).toBeLessThan(10);
+    const { records } = await open(options);
+    const replayed = new Map(records.map((event) => [event.id, event]));
+    expect(replayed).toEqual(state);
+  });
+
+  it('reports a failing automatic snapshot instead of throwing it at an append', async () => {
+    const errors: unknown[] = [];
+    const { journal } = await open({
+      compactAfterRecords: 1,
+      snapshot: () => {
+        throw new Error('no snapshot today');
+      },
+      onCompactionError: (error) => errors.push(error),
+    });
+    await journal.append({ id: 1 });
+    await journal.append({ id: 2 });
+    const { records } = await reopen(journal);
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    expect(errors[0]).toEqual(new Error('no snapshot today'));
+    expect(records).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+});
+
+describe('I/O failures', () => {
+  /** Node's FileHandle class is not exported; any handle leads to its prototype, to make a call fail. */
+  async function fileHandlePrototype(): Promise<{ datasync(): Promise<void>; sync(): Promise<void> }> {
+    const handle = await openFile(join(tempDir(), 'probe'), 'w');
+    await handle.close();
+    return Object.getPrototypeOf(handle) as { datasync(): Promise<void>; sync(): Promise<void> };
+  }
+
+  it('rejects the batch whose sync failed and every later append, keeping what was durable', async () => {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    vi.spyOn(await fileHandlePrototype(), 'datasync').mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+    const failed = await journal.append({ id: 2 }).catch((caught: unknown) => caught);
+    expect(failed).toBeInstanceOf(JournalUnavailableError);
+    expect((failed as Error).message).toMatch(/failed \(EIO: i\/o error\); it accepts nothing more\. Reopen it/);
+    expect((failed as Error).cause).toMatchObject({ code: 'EIO' });
+    await expect(journal.append({ id: 3 })).rejects.toBe(failed);
+    // The failed batch was truncated away, so a restart does not replay a record the caller saw fail.
+    expect((await reopen(journal)).records).toEqual([{ id: 1 }]);
+  });
+
+  it('rejects only the compaction whose new file could not be synced, and keeps the old file', async () => {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    vi.spyOn(await fileHandlePrototype(), 'sync').mockRejectedValueOnce(new Error('ENOSPC: no space left on device'));
+    await expect(journal.compact([{ id: 9 }])).rejects.toThrow(/ENOSPC/);
+    await journal.append({ id: 2 });
+    expect(await readdir(tempDir())).not.toContain('journal.jsonl.tmp');
+    expect((await reopen(journal)).records).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+});
+
+describe('close', () => {
+  it('waits for pending appends, then refuses new ones', async () => {
+    const { journal } = await open();
+    const pending = journal.append({ id: 1 });
+    await journal.close();
+    await expect(pending).resolves.toBeUndefined();
+    await expect(journal.append({ id: 2 })).rejects.toBeInstanceOf(JournalUnavailableError);
+    await expect(journal.compact([])).rejects.toThrow(/is closed/);
+    await journal.close();
+    expect((await open()).records).toEqual([{ id: 1 }]);
+  });
+
+  it('removes its lock file', async () => {
+    const { journal } = await open();
+    await journal.close();
+    expect(await readdir(tempDir())).toEqual(['journal.jsonl']);
+  });
+});

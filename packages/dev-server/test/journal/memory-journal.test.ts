@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { JournalUnavailableError, openMemoryJournal } from '../../src/journal';
+
+describe('openMemoryJournal', () => {
+  it('has nothing to replay and counts what it was given', async () => {
+    const { journal, records, recovery } = await openMemoryJournal<{ id: number }>();
+    expect(records).toEqual([]);
+    expect(recovery).toEqual({ tornBytesDropped: 0, file: undefined });
+    await Promise.all([journal.append({ id: 1 }), journal.append({ id: 2 })]);
+    await journal.compact([{ id: 2 }]);
+    expect(journal.stats()).toEqual({ appends: 2, batches: 2, syncs: 0, compactions: 1, recordsInFile: 1, bytesInFile: 0 });
+  });
+
+  it('refuses what the file journal would refuse: records JSON cannot represent', async () => {
+    const { journal } = await openMemoryJournal<unknown>();
+    await expect(journal.append(undefined)).rejects.toThrow(/JSON-serialisable/);
+    await expect(journal.compact([1n])).rejects.toThrow(TypeError);
+  });
+
+  it('refuses appends after close', async () => {
+    const { journal } = await openMemoryJournal<number>();
+    await journal.close();
+    await journal.close();
+    await expect(journal.append(1)).rejects.toBeInstanceOf(JournalUnavailableError);
+  });
+});
