@@ -10,6 +10,7 @@ export { ENV_VARIABLES, DEFAULT_HEADER_PREFIX, resolveHeaderPrefix, type ConfigO
 // Sending: enqueue headers, durations, retry-delay expressions.
 export {
   buildEnqueueHeaders,
+  checkHttpUrl,
   forwardedHeaders,
   getHeader,
   parseDuration,
@@ -40,6 +41,7 @@ export {
 export * from './messaging';
 export * from './management';
 export type { RetryOptions } from './http';
+export { parseRetryAfter } from './http';
 
 // Resource schemas and their inferred types.
 export * from './schemas';

@@ -15,7 +15,7 @@ export { buildQueryString } from './query-string';
 export { authorizationHeader, base64Utf8 } from './auth-header';
 export { mapErrorResponse, errorMessageFromBody, type ErrorResponse } from './map-error-response';
 export { parseRateLimit, parseResetTime, type RateLimitInfo } from './rate-limit';
-export { retryAfterMs } from './retry-after';
+export { parseRetryAfter, retryAfterMs } from './retry-after';
 export { backoffDelay, type RetryPolicy } from './backoff';
 export { isRetryableError } from './retry-decision';
 export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT } from './resolve-transport-options';

@@ -1,0 +1,50 @@
+import type { DevServer } from '../start-dev-server';
+
+/**
+ * The `MAILROOM_*` variables an app needs to talk to this server, one `NAME=value` per line, ready to
+ * paste into a `.env`.
+ *
+ * @example environmentLines(server).join('\n')
+ */
+export function environmentLines(server: DevServer): string[] {
+  return [
+    `MAILROOM_URL=${server.url}`,
+    `MAILROOM_TOKEN=${server.token}`,
+    `MAILROOM_CURRENT_SIGNING_KEY=${server.currentSigningKey}`,
+    `MAILROOM_NEXT_SIGNING_KEY=${server.nextSigningKey}`,
+    `MAILROOM_MANAGEMENT_URL=${server.managementUrl}`,
+    `MAILROOM_MANAGEMENT_USER=${server.managementUser}`,
+    `MAILROOM_MANAGEMENT_PASSWORD=${server.managementPassword}`,
+    `MAILROOM_HEADER_PREFIX=${server.headerPrefix}`,
+  ];
+}
+
+/** What `mailroom dev` prints on start: where it listens, the credentials, and the variables to paste. */
+export function startBanner(server: DevServer): string {
+  const rows: Array<[string, string]> = [
+    ['Messaging URL', server.url],
+    ['Management URL', server.managementUrl],
+    ['Token', server.token],
+    ['Read-only token', server.readOnlyToken],
+    ['Management user', server.managementUser],
+    ['Management password', server.managementPassword],
+    ['Current signing key', server.currentSigningKey],
+    ['Next signing key', server.nextSigningKey],
+    ['Header prefix', server.headerPrefix],
+    ['Plan', server.plan],
+    ['Data', server.dataDir ?? 'in memory (use --data-dir to keep messages across restarts)'],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return [
+    'Mailroom dev server',
+    '',
+    ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
+    '',
+    'Environment for your app (.env):',
+    '',
+    ...environmentLines(server).map((line) => `  ${line}`),
+    '',
+    'Press Ctrl+C to stop.',
+    '',
+  ].join('\n');
+}

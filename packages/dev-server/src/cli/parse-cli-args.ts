@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+import type { DevServerOptions } from '../options';
+
+/** What the command line asks for. */
+export type CliCommand = { kind: 'help' } | { kind: 'dev'; options: DevServerOptions } | { kind: 'error'; message: string };
+
+/** Printed by `--help` and after a usage error. */
+export const USAGE = `Usage: mailroom dev [options]
+
+Starts a local emulator of the messaging and management interfaces.
+
+Options:
+  --port <n>             Port of both interfaces (default 8288; 0 picks a free one)
+  --host <addr>          Interface to listen on (default 127.0.0.1)
+  --data-dir <dir>       Keep messages, URL groups, the DLQ and credentials here across restarts
+                         (default: in memory, with fixed documented credentials)
+  --header-prefix <p>    Header prefix, e.g. Upstash (default Service)
+  --issuer <name>        Issuer of delivery signatures (default Service)
+  --plan <free|paid>     Plan whose limits are enforced and reported (default free)
+  --log <text|json>      Log format (default text)
+  -h, --help             Show this help
+`;
+
+/**
+ * Parses `mailroom dev ...` with `node:util` parseArgs. Never throws: a mistake is an `error` command
+ * whose message says what to fix.
+ *
+ * @example parseCliArgs(['dev', '--port', '0']) // { kind: 'dev', options: { port: 0 } }
+ */
+export function parseCliArgs(argv: readonly string[]): CliCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'header-prefix': { type: 'string' },
+        issuer: { type: 'string' },
+        plan: { type: 'string' },
+        log: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+  if (positionals.length !== 1 || positionals[0] !== 'dev') {
+    return { kind: 'error', message: positionals.length === 0 ? 'missing command: use "mailroom dev"' : `unknown command "${positionals.join(' ')}": use "mailroom dev"` };
+  }
+  const options: DevServerOptions = {};
+  if (values.port !== undefined) {
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65_535) return { kind: 'error', message: `--port must be a number from 0 to 65535, got "${values.port}"` };
+    options.port = Number(values.port);
+  }
+  if (values.plan !== undefined) {
+    if (values.plan !== 'free' && values.plan !== 'paid') return { kind: 'error', message: `--plan must be free or paid, got "${values.plan}"` };
+    options.plan = values.plan;
+  }
+  if (values.log !== undefined) {
+    if (values.log !== 'text' && values.log !== 'json') return { kind: 'error', message: `--log must be text or json, got "${values.log}"` };
+    options.log = values.log;
+  }
+  if (values.host !== undefined) options.host = values.host;
+  if (values['data-dir'] !== undefined) options.dataDir = values['data-dir'];
+  if (values['header-prefix'] !== undefined) options.headerPrefix = values['header-prefix'];
+  if (values.issuer !== undefined) options.issuer = values.issuer;
+  return { kind: 'dev', options };
+}

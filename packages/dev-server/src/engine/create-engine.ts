@@ -1,0 +1,119 @@
+import type { EventBus } from '../events';
+import type { Store } from '../state/store';
+import type { MessageRecord } from '../state/records';
+import { classifyAttempt } from './attempt-outcome';
+import { attemptRecord } from './attempt-record';
+import { buildDeliveryRequest } from './delivery-request';
+import { createDispatcher } from './dispatcher';
+import type { EngineConfig } from './engine-config';
+import { reportAttempt } from './report-attempt';
+import { retryWait } from './retry-wait';
+import { createRequestSender, type RequestResult } from './send-request';
+import { createTimers } from './timers';
+
+/** Delivers what the store holds: timers, queues, attempts, retries, callbacks, the DLQ. */
+export interface Engine {
+  /** Schedules every pending message of the state: on start, and so after a restart. */
+  start(): void;
+  /** Schedules messages just accepted (their record is already committed). */
+  admit(messages: readonly MessageRecord[]): void;
+  /** Stops: no new attempt starts, running ones are aborted and not counted (they run again after a restart). */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the delivery engine over a store. Every attempt's outcome is committed as one record
+ * before anything follows from it (the retry timer, the callbacks, the DLQ entry), so what a restart
+ * replays is exactly what happened, and at worst the attempt that was running is made again.
+ */
+export function createEngine(store: Store, config: EngineConfig, events: EventBus): Engine {
+  const timers = createTimers(config.now);
+  const sender = createRequestSender();
+  const controllers = new Map<string, AbortController>();
+  const running = new Set<Promise<void>>();
+  let closing = false;
+
+  const dispatcher = createDispatcher({
+    maxInFlight: config.maxInFlight,
+    info(id) {
+      const pending = store.state.messages.get(id);
+      return pending && { seq: pending.record.seq, queue: pending.record.queue };
+    },
+    start(id) {
+      const run = attempt(id).finally(() => running.delete(run));
+      running.add(run);
+    },
+  });
+
+  const schedule = (id: string, dueAt: number): void => {
+    if (!closing) timers.at(id, dueAt, () => dispatcher.ready(id));
+  };
+
+  async function attempt(id: string): Promise<void> {
+    const pending = store.state.messages.get(id);
+    if (!pending || closing) {
+      dispatcher.finished(id, !pending);
+      return;
+    }
+    const { record: message, retried } = pending;
+    const result = await deliver(message, retried);
+    if (closing || (!result.ok && result.aborted)) {
+      dispatcher.finished(id, false);
+      return;
+    }
+    const settled = await settleAttempt(message, retried, result);
+    dispatcher.finished(id, settled);
+  }
+
+  async function deliver(message: MessageRecord, retried: number): Promise<RequestResult> {
+    const controller = new AbortController();
+    controllers.set(message.id, controller);
+    try {
+      const request = await buildDeliveryRequest(message, retried, config);
+      return await sender.send({ ...request, timeoutMs: message.timeoutSeconds * 1000, signal: controller.signal });
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false };
+    } finally {
+      controllers.delete(message.id);
+    }
+  }
+
+  /** Commits the attempt and what follows from it; true when the message is settled. */
+  async function settleAttempt(message: MessageRecord, retried: number, result: RequestResult): Promise<boolean> {
+    const at = config.now();
+    const classified = classifyAttempt(result, retried, message.maxRetries, config.headerPrefix);
+    const wait = classified.outcome === 'retry' ? retryWait(message.retryDelay, retried, result.ok ? result.headers : undefined, at) : undefined;
+    const record = attemptRecord({ state: store.state, message, retried, result, classified, wait, at }, config);
+    try {
+      await store.commit(record);
+    } catch (error) {
+      // The state already holds the record; only its durability failed. Keep delivering from memory.
+      events.emit({ type: 'error', message: `could not journal an attempt of ${message.id}: ${String(error)}` });
+    }
+    reportAttempt(events, { message, record, classified, wait, timeScale: config.timeScale, state: store.state });
+    if (record.dueAt !== undefined) schedule(message.id, record.dueAt);
+    for (const spawned of record.spawned) schedule(spawned.id, spawned.dueAt);
+    return classified.outcome !== 'retry';
+  }
+
+  return {
+    start() {
+      const pending = [...store.state.messages.values()].sort((a, b) => a.record.seq - b.record.seq);
+      for (const message of pending) {
+        if (message.started && message.record.queue !== undefined) dispatcher.hold(message.record.queue, message.record.id);
+      }
+      for (const message of pending) schedule(message.record.id, message.dueAt);
+    },
+    admit(messages) {
+      for (const message of messages) schedule(message.id, message.dueAt);
+    },
+    async close() {
+      closing = true;
+      dispatcher.stop();
+      timers.clear();
+      for (const controller of controllers.values()) controller.abort();
+      await Promise.allSettled([...running]);
+      sender.close();
+    },
+  };
+}

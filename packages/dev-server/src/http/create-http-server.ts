@@ -1,0 +1,37 @@
+import http from 'node:http';
+import type { EventBus } from '../events';
+import type { DevCredentials } from '../credentials';
+import { checkManagementAuth, checkMessagingAuth } from './auth';
+import { HttpError } from './http-error';
+import { writeError, writeReply } from './reply';
+import { matchRoute, type Route } from './router';
+
+/**
+ * The one HTTP server of the dev server: both interfaces on one port, each route behind its
+ * interface's auth, every failure answered as `{"error": "..."}`.
+ */
+export function createHttpServer(routes: readonly Route[], credentials: DevCredentials, events: EventBus): http.Server {
+  return http.createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      events.emit({ type: 'error', message: `${req.method} ${req.url}: ${error instanceof Error ? error.stack ?? error.message : String(error)}` });
+      if (!res.headersSent) writeError(res, 500, 'internal error of the dev server (see its log)');
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      const method = req.method ?? 'GET';
+      const match = matchRoute(routes, method, req.url ?? '/');
+      if (match.route.auth === 'messaging') checkMessagingAuth(req, credentials);
+      else checkManagementAuth(req, credentials);
+      const reply = await match.route.handler({ req, method, params: match.params, rest: match.rest, query: match.query });
+      writeReply(res, reply);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      // Unread request bodies would otherwise stall a keep-alive connection.
+      req.resume();
+      writeError(res, error.status, error.message, error.headers);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import { badRequest } from './http-error';
+
+/** Where an enqueue goes, read from the rest of its path. */
+export type Destination =
+  | { kind: 'url'; url: string }
+  | { kind: 'api'; name: string }
+  | { kind: 'group'; name: string; looksLikeHost: boolean };
+
+const GROUP_NAME = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Reads the destination from the raw rest of the path (`/v2/enqueue/{queue}/` stripped), exactly as
+ * sent: a client puts a URL destination verbatim in the path, query included
+ * (`POST /v2/enqueue/q/https://app.test/hook?a=1`), so it must not be taken from a decoded segment.
+ * A percent-encoded URL (`https%3A%2F%2F...`) and a scheme whose `//` a proxy merged (`https:/host`)
+ * are read too. Anything that is neither a URL, an `api/...` name nor a possible group name is 400.
+ */
+export function parseDestination(rest: string): Destination {
+  const raw = /^https?%3A/i.test(rest) ? safeDecode(rest) : rest;
+  const merged = /^(https?):\/(?!\/)/i.exec(raw);
+  const candidate = merged ? `${merged[1]}://${raw.slice(merged[0].length)}` : raw;
+  if (/^https?:\/\//i.test(candidate)) {
+    try {
+      new URL(candidate);
+    } catch {
+      throw badRequest(`invalid destination url: ${JSON.stringify(candidate)} is not a valid URL`);
+    }
+    return { kind: 'url', url: candidate };
+  }
+  const queryAt = raw.indexOf('?');
+  const name = safeDecode(queryAt === -1 ? raw : raw.slice(0, queryAt));
+  if (name.startsWith('api/')) return { kind: 'api', name };
+  if (!GROUP_NAME.test(name)) throw invalidScheme();
+  // `app.test` is a legal group name, and also what a user who forgot `https://` sends: when no such
+  // group exists, a dotted name ending in a letter label reads as the latter (400, not 404).
+  return { kind: 'group', name, looksLikeHost: /\.[A-Za-z]{2,}$/.test(name) };
+}
+
+/** The service's answer to a destination without http:// or https://. */
+export function invalidScheme(): ReturnType<typeof badRequest> {
+  return badRequest('invalid destination url: endpoint has invalid scheme, add http:// or https://');
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw badRequest(`invalid destination: malformed percent-encoding in ${JSON.stringify(value)}`);
+  }
+}

@@ -1,0 +1,182 @@
+import type { IncomingMessage } from 'node:http';
+import { forwardedHeaders, parseDuration, parseRetryDelay, type DurationUnit } from '@mailroom/core';
+import type { PlanLimits } from '../plans';
+import type { CallbackSettings, HeaderValues } from '../state/records';
+import { headerValuesFromRaw } from './header-names';
+import { badRequest, planLimit } from './http-error';
+
+/** Every setting an enqueue request carries in its headers (spec endpoint 8), validated. */
+export interface EnqueueSettings {
+  method: string;
+  contentType?: string;
+  forwardHeaders: Record<string, string>;
+  sourceHeader: HeaderValues;
+  maxRetries: number;
+  retryDelay?: string;
+  timeoutSeconds: number;
+  /** Unix milliseconds of the first delivery as the service reckons it (before the time scale). */
+  notBefore: number;
+  callback?: CallbackSettings;
+  failureCallback?: CallbackSettings;
+  deduplicationId?: string;
+  contentBasedDeduplication: boolean;
+  label?: string;
+  workflow?: { runId: string; url?: string; createdAt: number };
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+const TIMEOUT_UNITS: readonly DurationUnit[] = ['h', 'm', 's'];
+// Never stored: the token must not reach a callback body or the DLQ; the rest belong to the hop.
+const NOT_SOURCE_HEADERS = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+/**
+ * Reads and validates the headers of an enqueue with the configured prefix: 400 for a malformed
+ * value (method, duration, retry-delay expression, URL, number), 412 for a plan limit (retries above
+ * `max_retries`, a delay beyond `max_delay`). `<P>-Timeout` only ever shortens the plan's timeout.
+ */
+export function readEnqueueSettings(req: IncomingMessage, prefix: string, plan: PlanLimits, now: number): EnqueueSettings {
+  const get = headerReader(req);
+  const p = prefix;
+  const retries = readRetries(get(`${p}-Retries`), `${p}-Retries`, plan) ?? plan.defaultRetries;
+  const retryDelay = readRetryDelay(get(`${p}-Retry-Delay`), `${p}-Retry-Delay`);
+  const notBefore = readNotBefore(get, p, plan, now);
+  const deduplicationId = get(`${p}-Deduplication-Id`);
+  const label = get(`${p}-Label`);
+  const contentType = get('Content-Type');
+  const callback = readCallback(req, get, `${p}-Callback`, plan);
+  const failureCallback = readCallback(req, get, `${p}-Failure-Callback`, plan);
+  const workflow = readWorkflow(get, p, now);
+  return {
+    method: readMethod(get(`${p}-Method`), `${p}-Method`) ?? 'POST',
+    ...(contentType !== undefined ? { contentType } : {}),
+    forwardHeaders: forwardedHeaders(req.headers, { headerPrefix: p }),
+    sourceHeader: headerValuesFromRaw(req.rawHeaders, NOT_SOURCE_HEADERS),
+    maxRetries: retries,
+    ...(retryDelay !== undefined ? { retryDelay } : {}),
+    timeoutSeconds: readTimeout(get(`${p}-Timeout`), `${p}-Timeout`, plan) ?? plan.timeout,
+    notBefore,
+    ...(callback ? { callback } : {}),
+    ...(failureCallback ? { failureCallback } : {}),
+    ...(deduplicationId !== undefined && deduplicationId !== '' ? { deduplicationId } : {}),
+    contentBasedDeduplication: get(`${p}-Content-Based-Deduplication`)?.trim().toLowerCase() === 'true',
+    ...(label !== undefined && label !== '' ? { label } : {}),
+    ...(workflow ? { workflow } : {}),
+  };
+}
+
+type HeaderGet = (name: string) => string | undefined;
+
+function headerReader(req: IncomingMessage): HeaderGet {
+  return (name) => {
+    const value = req.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+}
+
+function readMethod(value: string | undefined, header: string): string | undefined {
+  if (value === undefined) return undefined;
+  const method = value.trim().toUpperCase();
+  if (!METHODS.has(method)) throw badRequest(`invalid ${header} header ${JSON.stringify(value)}: use one of ${[...METHODS].join(', ')}`);
+  return method;
+}
+
+function readRetries(value: string | undefined, header: string, plan: PlanLimits): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!/^\d+$/.test(value.trim())) throw badRequest(`invalid ${header} header ${JSON.stringify(value)}: expected a whole number`);
+  const retries = Number(value.trim());
+  if (retries > plan.max_retries) {
+    throw planLimit(`${header} ${retries} exceeds the max retries of the ${plan.type} plan (${plan.max_retries})`);
+  }
+  return retries;
+}
+
+function readRetryDelay(value: string | undefined, header: string): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  try {
+    return parseRetryDelay(value.trim()).source;
+  } catch (error) {
+    throw badRequest(`invalid ${header} header: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A duration in seconds: `<n><unit>` combined largest first, or a bare number of seconds. */
+function readDurationSeconds(value: string | undefined, header: string, units?: readonly DurationUnit[]): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  try {
+    return parseDuration(header, text, units);
+  } catch (error) {
+    throw badRequest(`invalid ${header} header: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function readTimeout(value: string | undefined, header: string, plan: PlanLimits): number | undefined {
+  const seconds = readDurationSeconds(value, header, TIMEOUT_UNITS);
+  if (seconds === undefined) return undefined;
+  if (seconds <= 0) throw badRequest(`invalid ${header} header ${JSON.stringify(value)}: must be longer than 0s`);
+  return Math.min(seconds, plan.timeout);
+}
+
+function readNotBefore(get: HeaderGet, p: string, plan: PlanLimits, now: number): number {
+  const notBefore = get(`${p}-Not-Before`);
+  if (notBefore !== undefined && notBefore.trim() !== '') {
+    // Not-Before wins over Delay, as on the service.
+    if (!/^\d+$/.test(notBefore.trim())) throw badRequest(`invalid ${p}-Not-Before header ${JSON.stringify(notBefore)}: expected Unix seconds`);
+    const at = Number(notBefore.trim()) * 1000;
+    if (at - now > plan.max_delay * 1000) throw planLimit(`${p}-Not-Before is more than the max delay of the ${plan.type} plan (${plan.max_delay}s) away`);
+    return Math.max(at, now);
+  }
+  const delay = readDurationSeconds(get(`${p}-Delay`), `${p}-Delay`) ?? 0;
+  if (delay > plan.max_delay) throw planLimit(`${p}-Delay ${delay}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
+  return now + delay * 1000;
+}
+
+function readCallback(req: IncomingMessage, get: HeaderGet, stem: string, plan: PlanLimits): CallbackSettings | undefined {
+  const url = get(stem);
+  if (url === undefined || url.trim() === '') return undefined;
+  checkUrl(url.trim(), stem);
+  const retries = readRetries(get(`${stem}-Retries`), `${stem}-Retries`, plan);
+  const retryDelay = readRetryDelay(get(`${stem}-Retry-Delay`), `${stem}-Retry-Delay`);
+  const timeoutSeconds = readTimeout(get(`${stem}-Timeout`), `${stem}-Timeout`, plan);
+  const delaySeconds = readDurationSeconds(get(`${stem}-Delay`), `${stem}-Delay`);
+  if (delaySeconds !== undefined && delaySeconds > plan.max_delay) {
+    throw planLimit(`${stem}-Delay ${delaySeconds}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
+  }
+  return {
+    url: url.trim(),
+    method: readMethod(get(`${stem}-Method`), `${stem}-Method`) ?? 'POST',
+    ...(retries !== undefined ? { retries } : {}),
+    ...(retryDelay !== undefined ? { retryDelay } : {}),
+    ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
+    ...(delaySeconds !== undefined ? { delaySeconds } : {}),
+    // `<P>-Callback-Forward-X`: the stem works as a prefix of its own.
+    headers: forwardedHeaders(req.headers, { headerPrefix: stem }),
+  };
+}
+
+function readWorkflow(get: HeaderGet, p: string, now: number): EnqueueSettings['workflow'] {
+  const runId = get(`${p}-Workflow-RunId`)?.trim();
+  if (runId === undefined || runId === '') return undefined;
+  const url = get(`${p}-Workflow-Url`)?.trim();
+  if (url !== undefined && url !== '') checkUrl(url, `${p}-Workflow-Url`);
+  const createdAtText = get(`${p}-Workflow-CreatedAt`)?.trim();
+  if (createdAtText !== undefined && createdAtText !== '' && !/^\d+$/.test(createdAtText)) {
+    throw badRequest(`invalid ${p}-Workflow-CreatedAt header ${JSON.stringify(createdAtText)}: expected Unix milliseconds`);
+  }
+  return {
+    runId,
+    ...(url !== undefined && url !== '' ? { url } : {}),
+    createdAt: createdAtText ? Number(createdAtText) : now,
+  };
+}
+
+/** Callback and workflow URLs follow the destination's rule: http:// or https://, and parseable. */
+export function checkUrl(url: string, what: string): void {
+  if (!/^https?:\/\//i.test(url)) throw badRequest(`invalid ${what} url: endpoint has invalid scheme, add http:// or https://`);
+  try {
+    new URL(url);
+  } catch {
+    throw badRequest(`invalid ${what} url: ${JSON.stringify(url)} is not a valid URL`);
+  }
+}

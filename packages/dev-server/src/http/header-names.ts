@@ -1,0 +1,33 @@
+import type { HeaderValues } from '../state/records';
+
+/**
+ * A header name the way the service prints it (Go's canonical form): `content-type` becomes
+ * `Content-Type`, `service-retries` `Service-Retries`.
+ *
+ * @example canonicalHeaderName('x-request-id') // 'X-Request-Id'
+ */
+export function canonicalHeaderName(name: string): string {
+  return name
+    .toLowerCase()
+    .split('-')
+    .map((part) => (part === '' ? part : part[0]!.toUpperCase() + part.slice(1)))
+    .join('-');
+}
+
+/**
+ * Node's `rawHeaders` (`[name, value, name, value, ...]`) as name -> values, canonical names, repeated
+ * headers kept as separate values. `skip` names (lower case) are left out.
+ */
+export function headerValuesFromRaw(rawHeaders: readonly string[], skip: ReadonlySet<string> = new Set()): HeaderValues {
+  // A Map, then fromEntries: a header named `__proto__` must stay a header, not reach the prototype.
+  const out = new Map<string, string[]>();
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!;
+    if (skip.has(name.toLowerCase())) continue;
+    const key = canonicalHeaderName(name);
+    const values = out.get(key) ?? [];
+    values.push(rawHeaders[index + 1]!);
+    out.set(key, values);
+  }
+  return Object.fromEntries(out);
+}

@@ -1,0 +1,88 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from './http-error';
+import type { Reply } from './reply';
+
+/** Who may call a route. */
+export type RouteAuth = 'messaging' | 'management';
+
+/** One matched request, as handlers see it. */
+export interface RouteRequest {
+  req: IncomingMessage;
+  method: string;
+  /** Decoded `:name` segments of the pattern. */
+  params: Record<string, string>;
+  /**
+   * For a pattern ending in `*`: the rest of the request target exactly as sent, undecoded and with
+   * its query, so a URL destination arrives verbatim (`https://app.test/hook?a=1`).
+   */
+  rest: string;
+  query: URLSearchParams;
+}
+
+export type RouteHandler = (request: RouteRequest) => Promise<Reply> | Reply;
+
+/** A route: method, a path pattern (`/v2/topics/:name/endpoints`, `/v2/enqueue/:queue/*`) and its handler. */
+export interface Route {
+  method: string;
+  path: string;
+  auth: RouteAuth;
+  handler: RouteHandler;
+}
+
+/** A found route with its parameters. */
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+  rest: string;
+  query: URLSearchParams;
+}
+
+/**
+ * Finds the route of a request target, or throws 404 (no such path) / 405 (path known, method not).
+ * Matching is on the raw target: `%2F` inside a name stays inside that name.
+ */
+export function matchRoute(routes: readonly Route[], method: string, target: string): RouteMatch {
+  const queryAt = target.indexOf('?');
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  const query = new URLSearchParams(queryAt === -1 ? '' : target.slice(queryAt + 1));
+  let pathMatched = false;
+  for (const route of routes) {
+    const found = matchPattern(route.path, path, target);
+    if (!found) continue;
+    pathMatched = true;
+    if (route.method === method) return { route, params: found.params, rest: found.rest, query };
+  }
+  if (pathMatched) throw new HttpError(405, `method ${method} not allowed on ${path}`);
+  throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+}
+
+function matchPattern(pattern: string, path: string, target: string): { params: Record<string, string>; rest: string } | undefined {
+  const wanted = pattern.split('/').slice(1);
+  const wildcard = wanted.at(-1) === '*';
+  const fixed = wildcard ? wanted.slice(0, -1) : wanted;
+  const given = path.split('/').slice(1);
+  if (wildcard ? given.length <= fixed.length : given.length !== fixed.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let index = 0; index < fixed.length; index += 1) {
+    const part = fixed[index]!;
+    const segment = given[index]!;
+    if (part.startsWith(':')) {
+      if (segment === '') return undefined;
+      params[part.slice(1)] = decodeSegment(segment);
+    } else if (part !== segment) {
+      return undefined;
+    }
+  }
+  if (!wildcard) return { params, rest: '' };
+  const consumed = `/${given.slice(0, fixed.length).join('/')}/`;
+  const rest = target.slice(consumed.length);
+  return rest === '' ? undefined : { params, rest };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `malformed percent-encoding in path segment ${JSON.stringify(segment)}`);
+  }
+}

@@ -1,0 +1,91 @@
+import type { ServerContext } from '../server-context';
+import type { UrlGroupRecord } from '../state/records';
+import { checkUrl } from './enqueue-settings';
+import { badRequest, notFound, planLimit } from './http-error';
+import { readJsonBody } from './read-body';
+import { empty, json, type Reply } from './reply';
+import type { Route, RouteRequest } from './router';
+
+const NAME = /^[A-Za-z0-9._-]+$/;
+
+/** URL groups: list (spec 5), add endpoints (creates the group), remove endpoints (spec 6). */
+export function topicRoutes(ctx: ServerContext): Route[] {
+  return [
+    { method: 'GET', path: '/v2/topics', auth: 'messaging', handler: () => json([...ctx.store.state.groups.values()].map(view)) },
+    { method: 'GET', path: '/v2/topics/:name', auth: 'messaging', handler: (request) => json(view(existing(ctx, request.params.name))) },
+    { method: 'POST', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => addEndpoints(ctx, request) },
+    { method: 'DELETE', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => removeEndpoints(ctx, request) },
+  ];
+}
+
+async function addEndpoints(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
+  const name = groupName(request.params.name);
+  const endpoints = readEndpoints(await readJsonBody(request.req)).map((endpoint, index) => {
+    const url = endpoint.url;
+    if (typeof url !== 'string') throw badRequest(`endpoints[${index}].url is required`);
+    checkUrl(url, `endpoints[${index}]`);
+    if (endpoint.name !== undefined && (typeof endpoint.name !== 'string' || !NAME.test(endpoint.name))) {
+      throw badRequest(`endpoints[${index}].name must use letters, digits, "-", "_" and "." only`);
+    }
+    return { url, ...(endpoint.name ? { name: endpoint.name as string } : {}) };
+  });
+  const { state } = ctx.store;
+  const now = ctx.config.now();
+  const current = state.groups.get(name);
+  if (!current && state.groups.size >= ctx.plan.max_topics) {
+    throw planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_topics} URL group(s)`);
+  }
+  const merged = [...(current?.endpoints ?? [])];
+  for (const endpoint of endpoints) {
+    const clash = endpoint.name === undefined ? undefined : merged.find((other) => other.name === endpoint.name && other.url !== endpoint.url);
+    if (clash) throw badRequest(`endpoint name ${endpoint.name} is already used for ${clash.url} in topic ${name}`);
+    const same = merged.findIndex((other) => other.url === endpoint.url);
+    if (same === -1) merged.push(endpoint);
+    else merged[same] = endpoint;
+  }
+  if (merged.length > ctx.plan.max_endpoints_per_topic) {
+    throw planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_endpoints_per_topic} endpoints per URL group`);
+  }
+  const group: UrlGroupRecord = { name, createdAt: current?.createdAt ?? now, updatedAt: now, endpoints: merged };
+  await ctx.store.commit({ type: 'group.updated', name, group });
+  return empty();
+}
+
+async function removeEndpoints(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
+  const current = existing(ctx, request.params.name);
+  const refs = readEndpoints(await readJsonBody(request.req));
+  for (const [index, ref] of refs.entries()) {
+    if (typeof ref.name !== 'string' && typeof ref.url !== 'string') throw badRequest(`endpoints[${index}] needs a name or a url`);
+  }
+  const remaining = current.endpoints.filter(
+    (endpoint) => !refs.some((ref) => (ref.name !== undefined && ref.name === endpoint.name) || (ref.url !== undefined && ref.url === endpoint.url)),
+  );
+  // The spec: a group whose last endpoint is removed is deleted.
+  const group = remaining.length === 0 ? null : { ...current, updatedAt: ctx.config.now(), endpoints: remaining };
+  await ctx.store.commit({ type: 'group.updated', name: current.name, group });
+  return empty();
+}
+
+function existing(ctx: ServerContext, name: string | undefined): UrlGroupRecord {
+  const group = ctx.store.state.groups.get(name ?? '');
+  if (!group) throw notFound(`topic ${name ?? ''} not found`);
+  return group;
+}
+
+function groupName(name: string | undefined): string {
+  if (name === undefined || !NAME.test(name)) throw badRequest(`invalid topic name ${JSON.stringify(name ?? '')}: use letters, digits, "-", "_" and "." only`);
+  return name;
+}
+
+function readEndpoints(body: unknown): Array<{ url?: unknown; name?: unknown }> {
+  const endpoints = (body as { endpoints?: unknown } | undefined)?.endpoints;
+  if (!Array.isArray(endpoints) || endpoints.length === 0) throw badRequest('body must be {"endpoints": [...]} with at least one endpoint');
+  return endpoints.map((endpoint, index) => {
+    if (endpoint === null || typeof endpoint !== 'object') throw badRequest(`endpoints[${index}] must be an object`);
+    return endpoint as { url?: unknown; name?: unknown };
+  });
+}
+
+function view(group: UrlGroupRecord): Record<string, unknown> {
+  return { createdAt: group.createdAt, updatedAt: group.updatedAt, name: group.name, endpoints: group.endpoints };
+}

@@ -1,0 +1,70 @@
+import type { DevServerEvent, DevServerEventListener } from './events';
+
+/** How the dev server logs: readable lines, JSON lines, nothing, or your own function. */
+export type LogOption = 'text' | 'json' | 'silent' | DevServerEventListener;
+
+/**
+ * The listener that prints events the chosen way. Events carry no secrets by construction; URLs
+ * are still stripped of embedded credentials (`https://user:pass@host`) before printing.
+ *
+ * @example createLogger('json', (line) => process.stdout.write(line + '\n'))
+ */
+export function createLogger(option: LogOption, write: (line: string) => void = defaultWrite): DevServerEventListener | undefined {
+  if (typeof option === 'function') return option;
+  if (option === 'silent') return undefined;
+  if (option === 'json') return (event) => write(JSON.stringify({ time: new Date().toISOString(), ...redactEvent(event) }));
+  return (event) => write(`${clockTime(new Date())} ${formatEvent(redactEvent(event))}`);
+}
+
+/** One readable line per event. */
+export function formatEvent(event: DevServerEvent): string {
+  switch (event.type) {
+    case 'listening':
+      return `listening on ${event.url} (management ${event.managementUrl})${event.dataDir ? `, data in ${event.dataDir}` : ', in memory'}${event.recovered ? `, resumed ${event.recovered} pending message(s)` : ''}`;
+    case 'accepted':
+      return `accepted ${event.messageId} ${event.kind === 'message' ? '' : `(${event.kind}) `}-> ${event.url}${event.queue ? ` queue=${event.queue}` : ''}${event.topicName ? ` group=${event.topicName}` : ''}${event.delayMs > 0 ? ` delay=${formatMs(event.delayMs)}` : ''}`;
+    case 'deduplicated':
+      return `deduplicated: answered with existing ${event.messageId} -> ${event.url}`;
+    case 'delivered':
+      return `delivered ${event.messageId} -> ${event.url} status=${event.status} retried=${event.retried}`;
+    case 'retry':
+      return `retry scheduled ${event.messageId} -> ${event.url} after ${describeFailure(event)} retried=${event.retried}, next in ${formatMs(event.delayMs)} (${event.delaySource}${event.scaledDelayMs !== event.delayMs ? `, waits ${formatMs(event.scaledDelayMs)} scaled` : ''})`;
+    case 'failed':
+      return `failed ${event.messageId} -> ${event.url} after ${describeFailure(event)} retried=${event.retried} (${event.reason})`;
+    case 'dlq':
+      return `dlq ${event.dlqId} holds ${event.messageId}${event.workflowRunId ? ` (workflow run ${event.workflowRunId})` : ''}`;
+    case 'callback':
+      return `${event.kind} ${event.messageId} -> ${event.url} for ${event.sourceMessageId}${event.retried !== undefined ? ` attempt retried=${event.retried}` : ''}`;
+    case 'failure-callback-state':
+      return `dlq ${event.dlqId} failure callback ${event.state}`;
+    case 'error':
+      return `error: ${event.message}`;
+  }
+}
+
+function describeFailure(event: { status?: number; error?: string }): string {
+  return event.status !== undefined ? `status=${event.status}` : `error=${JSON.stringify(event.error ?? 'unknown')}`;
+}
+
+function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms * 1000) / 1000}ms`;
+  return `${Math.round(ms) / 1000}s`;
+}
+
+function clockTime(date: Date): string {
+  return date.toISOString().slice(11, 23);
+}
+
+// URLs come from users and may embed basic-auth credentials; nothing else in an event is secret.
+function redactEvent(event: DevServerEvent): DevServerEvent {
+  const copy: Record<string, unknown> = { ...event };
+  for (const key of ['url', 'managementUrl']) {
+    const value = copy[key];
+    if (typeof value === 'string') copy[key] = value.replace(/\/\/[^/@]*@/, '//***@');
+  }
+  return copy as DevServerEvent;
+}
+
+function defaultWrite(line: string): void {
+  process.stdout.write(`${line}\n`);
+}

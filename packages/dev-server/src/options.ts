@@ -1,0 +1,80 @@
+import { resolveHeaderPrefix, type Environment } from '@mailroom/core';
+import type { DevServerEventListener } from './events';
+import type { LogOption } from './log';
+import type { PlanName } from './plans';
+
+/** Settings of {@link startDevServer}; every one is optional. */
+export interface DevServerOptions {
+  /** Port of both interfaces. Default 8288; 0 picks a free one (tests). */
+  port?: number;
+  /** Interface to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Keeps state (and generated credentials) here across restarts. Default: in memory, fixed credentials. */
+  dataDir?: string;
+  /**
+   * Vendor header prefix of every header read and sent. Default: `MAILROOM_HEADER_PREFIX`, else
+   * `Service` (the real service uses `Upstash`), so the server agrees with an app's `.env`.
+   */
+  headerPrefix?: string;
+  /** `iss` claim of delivery signatures. Default `Service`. */
+  issuer?: string;
+  /** Plan whose limits the server enforces and reports. Default `free`. */
+  plan?: PlanName;
+  /**
+   * Multiplies every wait: delays, not-before, retry backoff, `Retry-After`, callback delays. Default 1;
+   * tests use e.g. 0.001 so a one-second backoff takes one millisecond. Timeouts are not scaled.
+   */
+  timeScale?: number;
+  /** `text` (default) one readable line per event, `json` JSON lines, `silent`, or your own function. */
+  log?: LogOption;
+  /** Clock in Unix milliseconds. Default `Date.now`. */
+  now?: () => number;
+  /** Called with every event, whatever `log` is (tests wait on these instead of sleeping). */
+  onEvent?: DevServerEventListener;
+}
+
+/** The options with their defaults applied and checked. */
+export interface ResolvedOptions {
+  port: number;
+  host: string;
+  dataDir: string | undefined;
+  headerPrefix: string;
+  issuer: string;
+  plan: PlanName;
+  timeScale: number;
+  log: LogOption;
+  now: () => number;
+  onEvent: DevServerEventListener | undefined;
+}
+
+/** Default port, the same as the service's own local server uses, so examples need no change. */
+export const DEFAULT_PORT = 8288;
+
+/** Applies defaults and refuses bad values with a message naming the option. */
+export function resolveOptions(options: DevServerOptions = {}, env: Environment = process.env): ResolvedOptions {
+  const port = options.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new TypeError(`port must be a whole number from 0 to 65535, got ${String(port)}`);
+  const timeScale = options.timeScale ?? 1;
+  if (typeof timeScale !== 'number' || !Number.isFinite(timeScale) || timeScale < 0) {
+    throw new TypeError(`timeScale must be a number >= 0, got ${String(timeScale)}`);
+  }
+  const plan = options.plan ?? 'free';
+  if (plan !== 'free' && plan !== 'paid') throw new TypeError(`plan must be "free" or "paid", got ${JSON.stringify(plan)}`);
+  const issuer = options.issuer ?? 'Service';
+  if (typeof issuer !== 'string' || issuer === '') throw new TypeError('issuer must be a non-empty string');
+  const log = options.log ?? 'text';
+  if (typeof log !== 'function' && !['text', 'json', 'silent'].includes(log)) throw new TypeError(`log must be "text", "json", "silent" or a function, got ${JSON.stringify(log)}`);
+  if (options.dataDir !== undefined && (typeof options.dataDir !== 'string' || options.dataDir === '')) throw new TypeError('dataDir must be a non-empty path');
+  return {
+    port,
+    host: options.host ?? '127.0.0.1',
+    dataDir: options.dataDir,
+    headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
+    issuer,
+    plan,
+    timeScale,
+    log,
+    now: options.now ?? Date.now,
+    onEvent: options.onEvent,
+  };
+}

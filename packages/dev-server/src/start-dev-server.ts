@@ -1,0 +1,141 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { loadCredentials } from './credentials';
+import { createEngine } from './engine/create-engine';
+import type { EngineConfig } from './engine/engine-config';
+import { createEventBus, type DevServerEventListener } from './events';
+import { createHttpServer } from './http/create-http-server';
+import { dlqRoutes } from './http/dlq';
+import { enqueueRoutes } from './http/enqueue';
+import { topicRoutes } from './http/topics';
+import { createLogger } from './log';
+import { managementRoutes, MANAGEMENT_BASE_PATH } from './management/management-routes';
+import { resolveOptions, type DevServerOptions } from './options';
+import { PLANS, type PlanName } from './plans';
+import type { ServerContext } from './server-context';
+import { openStore } from './state/store';
+
+/** A running dev server. */
+export interface DevServer {
+  /** The messaging `{base_url}`: `/v2/...` is appended to it. */
+  url: string;
+  /** The management `{mgmt_base_url}`, already ending in `/v2`. */
+  managementUrl: string;
+  token: string;
+  readOnlyToken: string;
+  managementUser: string;
+  managementPassword: string;
+  currentSigningKey: string;
+  nextSigningKey: string;
+  headerPrefix: string;
+  issuer: string;
+  plan: PlanName;
+  port: number;
+  dataDir: string | undefined;
+  /** Calls `listener` with every event until the returned function is called. */
+  subscribe(listener: DevServerEventListener): () => void;
+  /** Stops listening and delivering, and makes the state durable. Pending messages resume on the next start. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the dev server: both interfaces on one port, real signed deliveries, state in memory or in
+ * `dataDir`. Pending deliveries of an earlier run with the same `dataDir` resume.
+ *
+ * @example
+ * const server = await startDevServer({ port: 0, timeScale: 0.001, log: 'silent' });
+ * const client = createMessagingClient({ baseUrl: server.url, token: server.token });
+ * await client.enqueueJSON({ queue: 'q', destination: 'http://127.0.0.1:3000/hook', body: { hi: 1 } });
+ * await server.close();
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const resolved = resolveOptions(options);
+  const events = createEventBus();
+  const logger = createLogger(resolved.log);
+  if (logger) events.subscribe(logger);
+  if (resolved.onEvent) events.subscribe(resolved.onEvent);
+
+  const plan = PLANS[resolved.plan];
+  const credentials = await loadCredentials(resolved.dataDir, resolved.now);
+  const config: EngineConfig = {
+    headerPrefix: resolved.headerPrefix,
+    issuer: resolved.issuer,
+    currentSigningKey: credentials.currentSigningKey,
+    timeScale: resolved.timeScale,
+    maxInFlight: plan.max_global_parallelism,
+    planTimeoutSeconds: plan.timeout,
+    now: resolved.now,
+  };
+  const store = await openStore({
+    dataDir: resolved.dataDir,
+    now: resolved.now,
+    dlqRetentionMs: plan.max_dlq_retention_time_milis,
+    onCompactionError: (error) => events.emit({ type: 'error', message: `journal compaction failed: ${String(error)}` }),
+  });
+  const engine = createEngine(store, config, events);
+  const ctx: ServerContext = { store, engine, events, credentials, plan, config };
+  const server = createHttpServer([...topicRoutes(ctx), ...enqueueRoutes(ctx), ...dlqRoutes(ctx), ...managementRoutes(ctx)], credentials, events);
+  try {
+    await listen(server, resolved.port, resolved.host);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(resolved.host)}:${port}`;
+  const managementUrl = `${url}${MANAGEMENT_BASE_PATH}`;
+  engine.start();
+  events.emit({ type: 'listening', url, managementUrl, dataDir: resolved.dataDir, recovered: store.state.messages.size });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    managementUrl,
+    token: credentials.token,
+    readOnlyToken: credentials.readOnlyToken,
+    managementUser: credentials.managementUser,
+    managementPassword: credentials.managementPassword,
+    currentSigningKey: credentials.currentSigningKey,
+    nextSigningKey: credentials.nextSigningKey,
+    headerPrefix: resolved.headerPrefix,
+    issuer: resolved.issuer,
+    plan: resolved.plan,
+    port,
+    dataDir: resolved.dataDir,
+    subscribe: (listener) => events.subscribe(listener),
+    close() {
+      // HTTP first (no new acceptance), then the engine (no new attempt), then the journal.
+      closing ??= stopServer(server).then(() => engine.close()).then(() => store.close());
+      return closing;
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function stopServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    // A client holding a request open must not keep the server alive forever.
+    const force = setTimeout(() => server.closeAllConnections(), 1000);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** The host as it appears in a URL: a wildcard address becomes loopback, IPv6 gets brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

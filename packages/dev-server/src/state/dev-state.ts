@@ -1,0 +1,57 @@
+import type { DedupResult, DlqEntry, MessageRecord, SearchIndexRecord, StatsBucket, UrlGroupRecord } from './records';
+
+/** A message not yet delivered or failed for good. */
+export interface PendingMessage {
+  record: MessageRecord;
+  /** Attempts made so far: the `<P>-Retried` value of the next attempt. */
+  retried: number;
+  /** Real-clock Unix milliseconds of the next attempt. */
+  dueAt: number;
+  /** Whether an attempt was made: a started queue message keeps its queue until it settles. */
+  started: boolean;
+}
+
+/** A deduplication key still inside its window. */
+export interface DedupEntry {
+  at: number;
+  results: DedupResult[];
+}
+
+/** Everything the dev server knows, rebuilt from the journal on start. */
+export interface DevState {
+  messages: Map<string, PendingMessage>;
+  nextSeq: number;
+  dedup: Map<string, DedupEntry>;
+  groups: Map<string, UrlGroupRecord>;
+  /** In insertion order, oldest first. */
+  dlq: Map<string, DlqEntry>;
+  nextDlqOrder: number;
+  indexes: Map<string, SearchIndexRecord>;
+  /** Counters per minute (`floor(ms / 60000)`). */
+  stats: Map<number, StatsBucket>;
+}
+
+/** The state of a dev server that has done nothing yet. */
+export function createEmptyState(): DevState {
+  return {
+    messages: new Map(),
+    nextSeq: 1,
+    dedup: new Map(),
+    groups: new Map(),
+    dlq: new Map(),
+    nextDlqOrder: 1,
+    indexes: new Map(),
+    stats: new Map(),
+  };
+}
+
+/** The counters of the minute holding `at`, created empty when missing. */
+export function statsBucket(state: DevState, at: number): StatsBucket {
+  const minute = Math.floor(at / 60_000);
+  let bucket = state.stats.get(minute);
+  if (!bucket) {
+    bucket = { requests: 0, workflowRequests: 0, delivered: 0, failed: 0, workflowDelivered: 0, workflowFailed: 0, bandwidth: 0 };
+    state.stats.set(minute, bucket);
+  }
+  return bucket;
+}

@@ -1,0 +1,166 @@
+// The journal's record types. Every change of the dev server's state is one of these, appended
+// before the HTTP answer (or before the engine acts on it), and the state is rebuilt on start by
+// replaying them through `reduce`. Records are plain JSON: bodies travel as base64.
+
+/** What a message is: a delivery the user asked for, or a callback the dev server sends about one. */
+export type MessageKind = 'message' | 'callback' | 'failure-callback';
+
+/** Header name -> values, the way the service writes headers (Go's `http.Header`). */
+export type HeaderValues = Record<string, string[]>;
+
+/** How a callback or failure callback is called (`<P>-Callback-*`, `<P>-Failure-Callback-*`). */
+export interface CallbackSettings {
+  url: string;
+  method: string;
+  /** Undefined: the retries of the original message (the spec: "uses the retry settings of the original request"). */
+  retries?: number;
+  retryDelay?: string;
+  timeoutSeconds?: number;
+  delaySeconds?: number;
+  /** `<P>-Callback-Forward-X: v` as `x: v`. */
+  headers: Record<string, string>;
+}
+
+/** The workflow run a message belongs to (`<P>-Workflow-RunId`, `-Url`, `-CreatedAt`). */
+export interface WorkflowInfo {
+  runId: string;
+  url: string;
+  /** Unix milliseconds. */
+  createdAt: number;
+}
+
+/** One accepted message, with everything needed to deliver it and to report on it. Immutable. */
+export interface MessageRecord {
+  /** `msg_...` */
+  id: string;
+  /** Acceptance order: a queue delivers in this order. */
+  seq: number;
+  kind: MessageKind;
+  /** Callbacks have none: they must never wait behind the message they report on. */
+  queue?: string;
+  url: string;
+  method: string;
+  bodyBase64: string;
+  contentType?: string;
+  /** Sent to the destination as they are (already stripped of `<P>-Forward-`). */
+  forwardHeaders: Record<string, string>;
+  /** The enqueue request's headers (without `Authorization`): `sourceHeader` and the DLQ `header`. */
+  sourceHeader: HeaderValues;
+  maxRetries: number;
+  retryDelay?: string;
+  /** Per attempt, already capped by the plan. */
+  timeoutSeconds: number;
+  /** Unix milliseconds of the first delivery as the service reckons it (before the time scale). */
+  notBefore: number;
+  /** Unix milliseconds of the real first attempt (after the time scale). */
+  dueAt: number;
+  /** Unix milliseconds. */
+  createdAt: number;
+  callerIp: string;
+  topicName?: string;
+  endpointName?: string;
+  label?: string;
+  workflow?: WorkflowInfo;
+  callback?: CallbackSettings;
+  failureCallback?: CallbackSettings;
+  /** Callbacks: the message they report on. */
+  sourceMessageId?: string;
+  /** Failure callbacks: the DLQ entry whose `failureCallbackInfo` they decide. */
+  dlqId?: string;
+}
+
+/** What a destination answered to one attempt. */
+export interface ResponseRecord {
+  status: number;
+  headers: HeaderValues;
+  bodyBase64: string;
+}
+
+/** How the failure callback of a DLQ entry went (`failureCallbackInfo`). */
+export interface FailureCallbackInfoRecord {
+  state: 'CALLBACK_INPROGRESS' | 'CALLBACK_SUCCESS' | 'CALLBACK_FAIL' | 'CALLBACK_CANCELED';
+  responseStatus?: number;
+  responseBodyBase64?: string;
+  responseHeaders?: HeaderValues;
+}
+
+/** A message that failed for good. Workflow messages are listed by the workflow DLQ. */
+export interface DlqEntry {
+  /** `<unix-ms>-<seq>` */
+  dlqId: string;
+  /** Insertion order: listings are newest first. */
+  order: number;
+  /** Unix milliseconds when it entered the DLQ (the `fromDate`/`toDate` filters use it). */
+  at: number;
+  message: MessageRecord;
+  /** `<P>-Retried` of the last attempt, for the failure callback's body when it is re-triggered. */
+  retried: number;
+  response?: ResponseRecord;
+  error?: string;
+  /** Absent when the message had no failure callback. */
+  failureCallbackInfo?: FailureCallbackInfoRecord;
+}
+
+/** A URL group (`topics`). Times are Unix milliseconds. */
+export interface UrlGroupRecord {
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+  endpoints: Array<{ name?: string; url: string }>;
+}
+
+/** A search index as the management interface answers it. */
+export type SearchIndexRecord = Record<string, unknown> & { id: string; name: string };
+
+/** One deduplicated enqueue: what a duplicate is answered with. */
+export interface DedupResult {
+  messageId: string;
+  url: string;
+}
+
+/** Counters of one minute, for the statistics. */
+export interface StatsBucket {
+  requests: number;
+  workflowRequests: number;
+  delivered: number;
+  failed: number;
+  workflowDelivered: number;
+  workflowFailed: number;
+  bandwidth: number;
+}
+
+/** How one attempt ended. */
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
+
+/** Every journal record. */
+export type DevRecord =
+  /** One enqueue: one message, or one per endpoint of a URL group. */
+  | { type: 'messages.accepted'; at: number; messages: MessageRecord[]; dedupKeys?: string[] }
+  /**
+   * One attempt and everything it caused, in one record so a crash can never keep half of it: the
+   * callback messages it spawned and, on a final failure, the DLQ entry.
+   */
+  | {
+      type: 'attempt';
+      id: string;
+      at: number;
+      retried: number;
+      outcome: AttemptOutcome;
+      response?: ResponseRecord;
+      error?: string;
+      /** Next attempt (outcome `retry`): real-clock Unix milliseconds. */
+      dueAt?: number;
+      bytes: number;
+      spawned: MessageRecord[];
+      dlq?: DlqEntry;
+    }
+  | { type: 'group.updated'; name: string; group: UrlGroupRecord | null }
+  | { type: 'dlq.retriggered'; dlqId: string; at: number; message: MessageRecord }
+  | { type: 'index.created'; index: SearchIndexRecord }
+  // Written only by compaction: the state as it was, instead of the history that led to it.
+  | { type: 'message.restored'; message: MessageRecord; retried: number; dueAt: number; started: boolean }
+  | { type: 'dlq.restored'; entry: DlqEntry }
+  | { type: 'dedup.restored'; key: string; at: number; results: DedupResult[] }
+  | { type: 'stats.restored'; buckets: Array<[number, StatsBucket]> }
+  /** Numbering never goes back, even when everything numbered was dropped. */
+  | { type: 'counters.restored'; nextSeq: number; nextDlqOrder: number };

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { parseCliArgs, USAGE } from '../src/cli/parse-cli-args';
+import { runCli } from '../src/cli/run-cli';
+import { DEV_CURRENT_SIGNING_KEY, DEV_MANAGEMENT_PASSWORD, DEV_MANAGEMENT_USER, DEV_NEXT_SIGNING_KEY, DEV_READ_ONLY_TOKEN, DEV_TOKEN } from '../src/index';
+
+describe('mailroom CLI', () => {
+  it('parses every option of mailroom dev', () => {
+    expect(parseCliArgs(['dev'])).toEqual({ kind: 'dev', options: {} });
+    expect(
+      parseCliArgs(['dev', '--port', '0', '--host', '0.0.0.0', '--data-dir', '/tmp/x', '--header-prefix', 'Upstash', '--issuer', 'Upstash', '--plan', 'paid', '--log', 'json']),
+    ).toEqual({ kind: 'dev', options: { port: 0, host: '0.0.0.0', dataDir: '/tmp/x', headerPrefix: 'Upstash', issuer: 'Upstash', plan: 'paid', log: 'json' } });
+    expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
+    expect(parseCliArgs(['dev', '-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('refuses bad input with a message', () => {
+    for (const argv of [[], ['serve'], ['dev', '--port', 'abc'], ['dev', '--port', '70000'], ['dev', '--plan', 'gold'], ['dev', '--log', 'xml'], ['dev', '--nope']]) {
+      const command = parseCliArgs(argv);
+      expect([argv, command.kind]).toEqual([argv, 'error']);
+    }
+  });
+
+  it('prints usage for --help and exits 2 on a usage error', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    expect(await runCli(['--help'], { out: (text) => out.push(text), err: (text) => err.push(text) })).toEqual({ exitCode: 0 });
+    expect(out.join('')).toBe(USAGE);
+    expect(USAGE).toContain('--data-dir');
+    expect(await runCli(['dev', '--plan', 'gold'], { out: (text) => out.push(text), err: (text) => err.push(text) })).toEqual({ exitCode: 2 });
+    expect(err.join('')).toContain('--plan must be free or paid');
+  });
+
+  it('starts the server and prints URLs, credentials, keys and the environment to paste', async () => {
+    const out: string[] = [];
+    const result = await runCli(['dev', '--port', '0', '--header-prefix', 'Upstash'], { out: (text) => out.push(text), err: () => {} });
+    if (!('server' in result)) throw new Error('the server did not start');
+    try {
+      const text = out.join('\n');
+      const { server } = result;
+      for (const value of [server.url, server.managementUrl, DEV_TOKEN, DEV_READ_ONLY_TOKEN, DEV_MANAGEMENT_USER, DEV_MANAGEMENT_PASSWORD, DEV_CURRENT_SIGNING_KEY, DEV_NEXT_SIGNING_KEY]) {
+        expect(text).toContain(value);
+      }
+      expect(text).toContain(`MAILROOM_URL=${server.url}\n`);
+      expect(text).toContain(`MAILROOM_TOKEN=${DEV_TOKEN}\n`);
+      expect(text).toContain(`MAILROOM_CURRENT_SIGNING_KEY=${DEV_CURRENT_SIGNING_KEY}\n`);
+      expect(text).toContain(`MAILROOM_NEXT_SIGNING_KEY=${DEV_NEXT_SIGNING_KEY}\n`);
+      expect(text).toContain(`MAILROOM_MANAGEMENT_URL=${server.managementUrl}\n`);
+      expect(text).toContain(`MAILROOM_MANAGEMENT_USER=${DEV_MANAGEMENT_USER}\n`);
+      expect(text).toContain(`MAILROOM_MANAGEMENT_PASSWORD=${DEV_MANAGEMENT_PASSWORD}\n`);
+      expect(text).toContain('MAILROOM_HEADER_PREFIX=Upstash');
+      expect(server.managementUrl).toBe(`${server.url}/management/v2`);
+      expect(DEV_CURRENT_SIGNING_KEY).toMatch(/^sig_/);
+      expect(DEV_NEXT_SIGNING_KEY).toMatch(/^sig_/);
+    } finally {
+      await result.server.close();
+    }
+  });
+
+  it('exits 1 when the port is taken', async () => {
+    const first = await runCli(['dev', '--port', '0'], { out: () => {}, err: () => {} });
+    if (!('server' in first)) throw new Error('the server did not start');
+    try {
+      const err: string[] = [];
+      const second = await runCli(['dev', '--port', String(first.server.port)], { out: () => {}, err: (text) => err.push(text) });
+      expect(second).toEqual({ exitCode: 1 });
+      expect(err.join('')).toContain('EADDRINUSE');
+    } finally {
+      await first.server.close();
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { createManagementClient, createMessagingClient, createVerifier, type ManagementClient, type MessagingClient } from '@mailroom/core';
+import { startDevServer, type DevServer, type DevServerEvent, type DevServerOptions } from '../../src/index';
+import { waitUntil } from './wait';
+
+/** A dev server for one test, with core's real clients and every event recorded. */
+export interface TestServer {
+  server: DevServer;
+  messaging: MessagingClient;
+  /** A client holding the read-only token. */
+  readOnly: MessagingClient;
+  management: ManagementClient;
+  events: DevServerEvent[];
+  /** Waits until at least `count` recorded events match. */
+  waitForEvents<T extends DevServerEvent['type']>(type: T, count: number, filter?: (event: Extract<DevServerEvent, { type: T }>) => boolean, timeoutMs?: number): Promise<Array<Extract<DevServerEvent, { type: T }>>>;
+  /** Verifies a delivery's signature for `url` with the server's printed keys. */
+  verify(signature: unknown, body: Buffer | string, url: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Starts a dev server on port 0 with a small time scale and silent logs. */
+export async function startTestServer(options: DevServerOptions = {}): Promise<TestServer> {
+  const events: DevServerEvent[] = [];
+  // The prefix is explicit: a MAILROOM_HEADER_PREFIX in the developer's shell must not change the tests.
+  const server = await startDevServer({ port: 0, timeScale: 0.001, log: 'silent', headerPrefix: 'Service', ...options, onEvent: (event) => events.push(event) });
+  const env = {};
+  // Client retries off: a test must see each answer exactly as the server gave it.
+  const messaging = createMessagingClient({ baseUrl: server.url, token: server.token, headerPrefix: server.headerPrefix, retry: false, env });
+  const readOnly = createMessagingClient({ baseUrl: server.url, token: server.readOnlyToken, headerPrefix: server.headerPrefix, retry: false, env });
+  const management = createManagementClient({ baseUrl: server.managementUrl, user: server.managementUser, password: server.managementPassword, retry: false, env });
+  const verifier = createVerifier({ currentSigningKey: server.currentSigningKey, nextSigningKey: server.nextSigningKey, issuer: server.issuer });
+  const matching = <T extends DevServerEvent['type']>(type: T, filter?: (event: Extract<DevServerEvent, { type: T }>) => boolean) =>
+    events.filter((event): event is Extract<DevServerEvent, { type: T }> => event.type === type && (!filter || filter(event as Extract<DevServerEvent, { type: T }>)));
+  return {
+    server,
+    messaging,
+    readOnly,
+    management,
+    events,
+    async waitForEvents(type, count, filter, timeoutMs = 5000) {
+      await waitUntil(() => matching(type, filter).length >= count, () => `${count} "${type}" event(s), saw: ${events.map((event) => event.type).join(', ')}`, timeoutMs);
+      return matching(type, filter);
+    },
+    verify: (signature, body, url) => verifier.verify({ signature, rawBody: typeof body === 'string' ? body : new Uint8Array(body), url }),
+    close: () => server.close(),
+  };
+}

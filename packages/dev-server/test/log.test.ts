@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { startDevServer } from '../src/index';
+import { createLogger } from '../src/log';
+import { always, startDestination } from './helpers/destination';
+import { waitUntil } from './helpers/wait';
+import { createMessagingClient } from '@mailroom/core';
+
+/** Runs a small scenario (a delivery, a retry then failure with a callback) and returns the log lines. */
+async function scenario(format: 'text' | 'json'): Promise<{ lines: string[]; secrets: string[] }> {
+  const lines: string[] = [];
+  const destination = await startDestination();
+  destination.script('/down', always(500));
+  const logger = createLogger(format, (line) => lines.push(line))!;
+  const server = await startDevServer({ port: 0, timeScale: 0.001, log: logger, headerPrefix: 'Service' });
+  try {
+    const client = createMessagingClient({ baseUrl: server.url, token: server.token, retry: false, env: {} });
+    await client.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'x' });
+    await client.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/down`,
+      body: 'x',
+      retries: 1,
+      retryDelay: '2000',
+      callback: `${destination.url}/cb`,
+      failureCallback: `${destination.url}/fail`,
+      workflow: { runId: 'wfr_log', url: `${destination.url}/wf` },
+    });
+    await waitUntil(() => lines.filter((line) => line.includes('delivered')).length >= 4, 'four deliveries in the log');
+    return { lines, secrets: [server.token, server.readOnlyToken, server.managementPassword, server.currentSigningKey, server.nextSigningKey] };
+  } finally {
+    await server.close();
+    await destination.close();
+  }
+}
+
+describe('logs', () => {
+  it('prints one readable line per event and never a token or signing key', async () => {
+    const { lines, secrets } = await scenario('text');
+    const text = lines.join('\n');
+    expect(text).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(text).toMatch(/accepted msg_\S+ -> http:\/\/127\.0\.0\.1:\d+\/ok queue=q/);
+    expect(text).toMatch(/delivered msg_\S+ -> \S+\/ok status=200 retried=0/);
+    expect(text).toMatch(/retry scheduled msg_\S+ -> \S+\/down after status=500 retried=0, next in 2s \(retry-delay, waits 2ms scaled\)/);
+    expect(text).toMatch(/failed msg_\S+ -> \S+\/down after status=500 retried=1 \(retries-exhausted\)/);
+    expect(text).toMatch(/dlq \d+-\d+ holds msg_\S+ \(workflow run wfr_log\)/);
+    expect(text).toMatch(/callback msg_\S+ -> \S+\/cb for msg_/);
+    expect(text).toMatch(/failure-callback msg_\S+ -> \S+\/fail for msg_/);
+    for (const line of lines) expect(line).not.toContain('\n');
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+
+  it('prints JSON lines with --log json', async () => {
+    const { lines, secrets } = await scenario('json');
+    const events = lines.map((line) => JSON.parse(line) as { type: string; time: string });
+    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['listening', 'accepted', 'delivered', 'retry', 'failed', 'dlq', 'callback']));
+    expect(events.find((event) => event.type === 'retry')).toMatchObject({ delayMs: 2000, scaledDelayMs: 2, delaySource: 'retry-delay' });
+    for (const secret of secrets) expect(lines.join('\n')).not.toContain(secret);
+  });
+
+  it('redacts credentials embedded in a URL', async () => {
+    const lines: string[] = [];
+    createLogger('text', (line) => lines.push(line))!({ type: 'delivered', messageId: 'msg_1', kind: 'message', url: 'https://user:pw@app.test/x', status: 200, retried: 0 });
+    expect(lines[0]).toContain('https://***@app.test/x');
+  });
+});

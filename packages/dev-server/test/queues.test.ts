@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDestination, type TestDestination } from './helpers/destination';
+import { startTestServer, type TestServer } from './helpers/test-server';
+
+let t: TestServer;
+let destination: TestDestination;
+
+beforeEach(async () => {
+  t = await startTestServer();
+  destination = await startDestination();
+});
+afterEach(async () => {
+  await t.close();
+  await destination.close();
+});
+
+/** Tracks how many requests the destination is handling at once. */
+function trackConcurrency(path: string, delayMs: number): () => number {
+  let current = 0;
+  let peak = 0;
+  destination.script(path, () => {
+    current += 1;
+    peak = Math.max(peak, current);
+    setTimeout(() => (current -= 1), delayMs);
+    return { status: 200, delayMs };
+  });
+  return () => peak;
+}
+
+describe('queues', () => {
+  it('delivers one message at a time per queue, in order', async () => {
+    const peak = trackConcurrency('/serial', 15);
+    for (let index = 0; index < 5; index += 1) await t.messaging.enqueue({ queue: 'serial', destination: `${destination.url}/serial`, body: String(index) });
+    const requests = await destination.waitFor('/serial', 5);
+    expect(requests.map((request) => request.text)).toEqual(['0', '1', '2', '3', '4']);
+    expect(peak()).toBe(1);
+  });
+
+  it('lets a retrying message hold its queue', async () => {
+    destination.script('/held', (request, index) => (request.text === 'first' && index < 2 ? { status: 500 } : { status: 200 }));
+    await t.messaging.enqueue({ queue: 'held', destination: `${destination.url}/held`, body: 'first', retries: 3, retryDelay: '20000' });
+    await t.messaging.enqueue({ queue: 'held', destination: `${destination.url}/held`, body: 'second' });
+    const requests = await destination.waitFor('/held', 4);
+    expect(requests.map((request) => request.text)).toEqual(['first', 'first', 'first', 'second']);
+  });
+
+  it('delivers different queues concurrently', async () => {
+    const peak = trackConcurrency('/parallel', 60);
+    await Promise.all([0, 1, 2, 3].map((index) => t.messaging.enqueue({ queue: `q${index}`, destination: `${destination.url}/parallel`, body: String(index) })));
+    await destination.waitFor('/parallel', 4);
+    expect(peak()).toBeGreaterThan(1);
+  });
+
+  it('lets a later due message pass a delayed one in the same queue', async () => {
+    await t.messaging.enqueue({ queue: 'mixed', destination: `${destination.url}/order`, body: 'delayed', delay: '10m' });
+    await t.messaging.enqueue({ queue: 'mixed', destination: `${destination.url}/order`, body: 'now' });
+    const requests = await destination.waitFor('/order', 2);
+    expect(requests.map((request) => request.text)).toEqual(['now', 'delayed']);
+  });
+});

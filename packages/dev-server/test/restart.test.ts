@@ -1,0 +1,116 @@
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEV_TOKEN } from '../src/index';
+import { always, startDestination, type TestDestination } from './helpers/destination';
+import { startTestServer } from './helpers/test-server';
+
+let dataDir: string;
+let destination: TestDestination;
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mailroom-dev-'));
+  destination = await startDestination();
+});
+afterEach(async () => {
+  await destination.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('restart with a data directory', () => {
+  it('generates credentials once and keeps them', async () => {
+    const first = await startTestServer({ dataDir });
+    const { token, readOnlyToken, managementPassword, currentSigningKey, nextSigningKey } = first.server;
+    await first.close();
+    expect(token).not.toBe(DEV_TOKEN);
+    expect(currentSigningKey).toMatch(/^sig_/);
+    expect(nextSigningKey).toMatch(/^sig_/);
+    expect(currentSigningKey).not.toBe(nextSigningKey);
+    expect((await stat(join(dataDir, 'credentials.json'))).mode & 0o077).toBe(0);
+    const second = await startTestServer({ dataDir });
+    try {
+      expect(second.server).toMatchObject({ token, readOnlyToken, managementPassword, currentSigningKey, nextSigningKey });
+      expect((await second.management.users())[0]?.token).toBe(token);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('loses no accepted message: pending deliveries resume after a restart', async () => {
+    const first = await startTestServer({ dataDir });
+    const accepted: string[] = [];
+    for (let index = 0; index < 10; index += 1) {
+      const { messageId } = await first.messaging.enqueue({ queue: `q${index % 3}`, destination: `${destination.url}/later`, body: String(index), delay: '5m' });
+      accepted.push(messageId);
+    }
+    await first.close();
+    expect(destination.received('/later')).toHaveLength(0);
+
+    const second = await startTestServer({ dataDir });
+    try {
+      const requests = await destination.waitFor('/later', 10);
+      expect(new Set(requests.map((request) => request.headers['service-message-id']))).toEqual(new Set(accepted));
+      // Still signed with the keys of the data directory.
+      await expect(second.verify(requests[0]!.headers['service-signature'], requests[0]!.body, `${destination.url}/later`)).resolves.toBeDefined();
+      expect(second.events.find((event) => event.type === 'listening')).toMatchObject({ recovered: 10 });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('resumes a retrying message with its retry count, and its callbacks', async () => {
+    destination.script('/flaky', (_, index) => (index === 0 ? { status: 500 } : { status: 200 }));
+    const first = await startTestServer({ dataDir });
+    const { messageId } = await first.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/flaky`,
+      body: 'x',
+      retries: 3,
+      retryDelay: '200000',
+      callback: `${destination.url}/cb`,
+    });
+    await first.waitForEvents('retry', 1);
+    await first.close();
+
+    const second = await startTestServer({ dataDir });
+    try {
+      await second.waitForEvents('delivered', 1, (event) => event.messageId === messageId);
+      expect(destination.received('/flaky').map((request) => request.headers['service-retried'])).toEqual(['0', '1']);
+      // One callback per attempt, across the restart.
+      await destination.waitFor('/cb', 2);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('keeps URL groups, DLQ entries, search indexes, deduplication keys and statistics', async () => {
+    destination.script('/down', always(500));
+    const first = await startTestServer({ dataDir });
+    await first.messaging.urlGroups.addEndpoints('team', [{ name: 'a', url: `${destination.url}/a` }]);
+    await first.messaging.enqueue({ queue: 'q', destination: `${destination.url}/down`, body: 'x', retries: 0, workflow: { runId: 'wfr_keep', url: `${destination.url}/wf` } });
+    await first.waitForEvents('dlq', 1);
+    const index = await first.management.searchIndexes.create({ name: 'kept', region: 'eu-west-1', type: 'free' });
+    const { messageId } = await first.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'x', deduplicationId: 'once' });
+    await first.waitForEvents('delivered', 1);
+    const userId = (await first.management.users())[0]!.id;
+    await first.close();
+
+    for (let round = 0; round < 2; round += 1) {
+      // Twice: the second start replays the snapshot the first close compacted to.
+      const next = await startTestServer({ dataDir });
+      try {
+        expect((await next.messaging.urlGroups.list()).map((group) => group.name)).toEqual(['team']);
+        expect((await next.messaging.workflowDlq.list()).messages.map((entry) => entry.workflowRunId)).toEqual(['wfr_keep']);
+        expect(await next.management.searchIndexes.get(index.id)).toEqual(index);
+        expect(await next.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'x', deduplicationId: 'once' })).toEqual({ messageId, deduplicated: true });
+        const stats = await next.management.stats(userId);
+        expect(stats.daily_messaging_messages.find((series) => series.id === 'delivered')?.data_points.reduce((sum, point) => sum + point.y, 0)).toBe(1);
+        expect(stats.dlq_message_count).toBe(1);
+      } finally {
+        await next.close();
+      }
+    }
+    expect(await readdir(dataDir)).toEqual(expect.arrayContaining(['credentials.json', 'mailroom.jsonl']));
+  });
+});

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { createEmptyState, type DevState } from '../src/state/dev-state';
+import { pruneExpired } from '../src/state/expiry';
+import type { DevRecord, MessageRecord } from '../src/state/records';
+import { reduce } from '../src/state/reduce';
+import { snapshotRecords } from '../src/state/snapshot';
+
+const NOW = 1_800_000_000_000;
+const RETENTION = 259_200_000;
+
+function message(id: string, seq: number, extra: Partial<MessageRecord> = {}): MessageRecord {
+  return {
+    id,
+    seq,
+    kind: 'message',
+    queue: 'q',
+    url: 'https://app.test/hook',
+    method: 'POST',
+    bodyBase64: Buffer.from('x').toString('base64'),
+    forwardHeaders: {},
+    sourceHeader: {},
+    maxRetries: 3,
+    timeoutSeconds: 900,
+    notBefore: NOW,
+    dueAt: NOW,
+    createdAt: NOW,
+    callerIp: '127.0.0.1',
+    ...extra,
+  };
+}
+
+function replay(records: DevRecord[]): DevState {
+  const state = createEmptyState();
+  for (const record of JSON.parse(JSON.stringify(records)) as DevRecord[]) reduce(state, record);
+  return state;
+}
+
+const history: DevRecord[] = [
+  { type: 'group.updated', name: 'g', group: { name: 'g', createdAt: NOW, updatedAt: NOW, endpoints: [{ url: 'https://a.test/' }] } },
+  { type: 'messages.accepted', at: NOW, messages: [message('msg_a', 1), message('msg_b', 2, { failureCallback: { url: 'https://cb.test/', method: 'POST', headers: {} } })], dedupKeys: ['id:k'] },
+  { type: 'attempt', id: 'msg_a', at: NOW + 1, retried: 0, outcome: 'retry', dueAt: NOW + 1000, bytes: 10, spawned: [], response: { status: 500, headers: {}, bodyBase64: '' } },
+  {
+    type: 'attempt',
+    id: 'msg_b',
+    at: NOW + 2,
+    retried: 0,
+    outcome: 'failed',
+    bytes: 3,
+    error: 'timeout',
+    spawned: [message('msg_fc', 3, { kind: 'failure-callback', dlqId: `${NOW + 2}-1`, queue: undefined })],
+    dlq: { dlqId: `${NOW + 2}-1`, order: 1, at: NOW + 2, message: message('msg_b', 2), retried: 0, error: 'timeout', failureCallbackInfo: { state: 'CALLBACK_INPROGRESS' } },
+  },
+  { type: 'attempt', id: 'msg_fc', at: NOW + 3, retried: 0, outcome: 'delivered', bytes: 5, spawned: [], response: { status: 200, headers: {}, bodyBase64: 'b2s=' } },
+  { type: 'index.created', index: { id: 'idx', name: 'docs' } },
+];
+
+describe('state', () => {
+  it('replays the history into the expected state', () => {
+    const state = replay(history);
+    expect([...state.messages.keys()]).toEqual(['msg_a']);
+    expect(state.messages.get('msg_a')).toMatchObject({ retried: 1, dueAt: NOW + 1000, started: true });
+    expect(state.dlq.get(`${NOW + 2}-1`)?.failureCallbackInfo).toEqual({ state: 'CALLBACK_SUCCESS', responseStatus: 200, responseBodyBase64: 'b2s=', responseHeaders: {} });
+    expect(state.dedup.get('id:k')?.results.map((result) => result.messageId)).toEqual(['msg_a', 'msg_b']);
+    const [bucket] = state.stats.values();
+    expect(bucket).toMatchObject({ requests: 3, delivered: 1, failed: 1, bandwidth: 18 });
+    expect(state.nextSeq).toBe(4);
+    expect(state.nextDlqOrder).toBe(2);
+  });
+
+  it('rebuilds the same state from its snapshot', () => {
+    const state = replay(history);
+    const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }));
+    expect(again.messages).toEqual(state.messages);
+    expect(again.dlq).toEqual(state.dlq);
+    expect(again.groups).toEqual(state.groups);
+    expect(again.indexes).toEqual(state.indexes);
+    expect(again.dedup).toEqual(state.dedup);
+    expect(again.stats).toEqual(state.stats);
+    expect(again.nextSeq).toBe(state.nextSeq);
+    expect(again.nextDlqOrder).toBe(state.nextDlqOrder);
+  });
+
+  it('leaves expired keys and DLQ entries out of snapshots and prunes them', () => {
+    const state = replay(history);
+    const later = { now: NOW + RETENTION + 1000, dlqRetentionMs: RETENTION };
+    const records = snapshotRecords(state, later);
+    expect(records.some((record) => record.type === 'dedup.restored' || record.type === 'dlq.restored')).toBe(false);
+    pruneExpired(state, later);
+    expect(state.dedup.size).toBe(0);
+    expect(state.dlq.size).toBe(0);
+    expect(state.messages.size).toBe(1);
+  });
+
+  it('ignores an attempt of a message that is no longer pending', () => {
+    const state = replay([...history, { type: 'attempt', id: 'msg_b', at: NOW + 5, retried: 1, outcome: 'delivered', bytes: 1, spawned: [] }]);
+    expect(state.messages.has('msg_b')).toBe(false);
+    expect([...state.stats.values()][0]?.delivered).toBe(1);
+  });
+});
