@@ -38,7 +38,10 @@ describe('restart with a data directory', () => {
   });
 
   it('loses no accepted message: pending deliveries resume after a restart', async () => {
-    const first = await startTestServer({ dataDir });
+    // The first server's clock stands still, so however slow this machine is, nothing falls due before
+    // the close; the second starts ten minutes later, when every delay has passed.
+    const startedAt = Date.now();
+    const first = await startTestServer({ dataDir, timeScale: 1, now: () => startedAt });
     const accepted: string[] = [];
     for (let index = 0; index < 10; index += 1) {
       const { messageId } = await first.messaging.enqueue({ queue: `q${index % 3}`, destination: `${destination.url}/later`, body: String(index), delay: '5m' });
@@ -47,7 +50,7 @@ describe('restart with a data directory', () => {
     await first.close();
     expect(destination.received('/later')).toHaveLength(0);
 
-    const second = await startTestServer({ dataDir });
+    const second = await startTestServer({ dataDir, now: () => Date.now() + 10 * 60_000 });
     try {
       const requests = await destination.waitFor('/later', 10);
       expect(new Set(requests.map((request) => request.headers['service-message-id']))).toEqual(new Set(accepted));

@@ -27,7 +27,8 @@ export async function startTestServer(options: DevServerOptions = {}): Promise<T
   const messaging = createMessagingClient({ baseUrl: server.url, token: server.token, headerPrefix: server.headerPrefix, retry: false, env });
   const readOnly = createMessagingClient({ baseUrl: server.url, token: server.readOnlyToken, headerPrefix: server.headerPrefix, retry: false, env });
   const management = createManagementClient({ baseUrl: server.managementUrl, user: server.managementUser, password: server.managementPassword, retry: false, env });
-  const verifier = createVerifier({ currentSigningKey: server.currentSigningKey, nextSigningKey: server.nextSigningKey, issuer: server.issuer });
+  // The verifier reads the server's clock: a test that moves the clock signs tokens in its future.
+  const verifier = createVerifier({ currentSigningKey: server.currentSigningKey, nextSigningKey: server.nextSigningKey, issuer: server.issuer, ...(options.now ? { now: options.now } : {}) });
   const matching = <T extends DevServerEvent['type']>(type: T, filter?: (event: Extract<DevServerEvent, { type: T }>) => boolean) =>
     events.filter((event): event is Extract<DevServerEvent, { type: T }> => event.type === type && (!filter || filter(event as Extract<DevServerEvent, { type: T }>)));
   return {
