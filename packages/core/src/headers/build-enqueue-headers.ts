@@ -139,12 +139,19 @@ function objectEntries(path: string, headers: unknown): Array<[string, unknown]>
 }
 
 function retryDelaySource(path: string, value: string | RetryDelayExpression): string {
-  if (typeof value === 'object' && value !== null && typeof value.source === 'string') return value.source;
-  if (typeof value !== 'string') {
+  let source: string;
+  if (typeof value === 'object' && value !== null && typeof value.source === 'string') {
+    source = value.source;
+  } else if (typeof value !== 'string') {
     throw new ValidationError(path, `expected an expression such as "pow(2, retried) * 1000", got ${describe(value)}`);
+  } else {
+    // Parsing here means a typo is reported with its position now, not as a 400 from the service.
+    source = parseRetryDelay(value).source;
   }
-  // Parsing here means a typo is reported with its position now, not as a 400 from the service.
-  return parseRetryDelay(value).source;
+  // The expression grammar allows line breaks as whitespace, and a hand-made { source } is not parsed
+  // at all; either way the text goes on the wire verbatim, so it must be a safe header value.
+  assertHeaderValue(path, source);
+  return source;
 }
 
 /** The service refuses destinations and callbacks without an http(s) scheme; so do we, earlier. */

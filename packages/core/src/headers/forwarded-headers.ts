@@ -13,9 +13,11 @@ import type { HeaderPrefixOptions } from './enqueue-options';
  */
 export function forwardedHeaders(headers: HeaderLookup, settings: HeaderPrefixOptions = {}): Record<string, string> {
   const marker = `${resolveHeaderPrefix(settings.headerPrefix).toLowerCase()}-forward-`;
-  const out: Record<string, string> = {};
+  const out: Array<[string, string]> = [];
   for (const [name, value] of headerEntries(headers)) {
-    if (name.startsWith(marker) && name.length > marker.length) out[name.slice(marker.length)] = value;
+    if (name.startsWith(marker) && name.length > marker.length) out.push([name.slice(marker.length), value]);
   }
-  return out;
+  // fromEntries defines own properties, so a header named `__proto__` is kept like any other instead
+  // of being swallowed by the prototype setter.
+  return Object.fromEntries(out);
 }

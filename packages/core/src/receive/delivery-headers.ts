@@ -31,16 +31,20 @@ const TRANSPORT_HEADERS = new Set([
 export function readDeliveryHeaders(headers: HeaderLookup, headerPrefix: string): DeliveryHeaders {
   const prefix = `${headerPrefix.toLowerCase()}-`;
   const forwardPrefix = `${prefix}forward-`;
-  const all: Record<string, string> = {};
-  const forwarded: Record<string, string> = {};
-  for (const [name, value] of headerEntries(headers)) {
-    all[name] = value;
+  const entries = headerEntries(headers);
+  const forwardedEntries: Array<[string, string]> = [];
+  for (const entry of entries) {
+    const name = entry[0];
     if (name.startsWith(forwardPrefix)) {
-      if (name.length > forwardPrefix.length) forwarded[name.slice(forwardPrefix.length)] = value;
+      if (name.length > forwardPrefix.length) forwardedEntries.push([name.slice(forwardPrefix.length), entry[1]]);
     } else if (!name.startsWith(prefix) && !TRANSPORT_HEADERS.has(name)) {
-      forwarded[name] = value;
+      forwardedEntries.push(entry);
     }
   }
+  // fromEntries defines own properties: a header named `__proto__` stays a header instead of
+  // reaching the prototype setter (and it cannot change what the lookups below read).
+  const all: Record<string, string> = Object.fromEntries(entries);
+  const forwarded: Record<string, string> = Object.fromEntries(forwardedEntries);
   const retried = Number(all[`${prefix}retried`] ?? '0');
   return {
     all,

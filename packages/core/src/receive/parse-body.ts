@@ -1,6 +1,9 @@
 import { InvalidBodyError } from '../errors/receive-errors';
 
 const decoder = new TextDecoder();
+// JSON text is UTF-8 (RFC 8259 section 8.1). Decoding it leniently would hand the handler U+FFFD in
+// place of the bytes that were sent, and a message that can never be read right must go to the DLQ.
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /** `application/json`, `application/cloudevents+json`, `text/json`: anything whose subtype is JSON. */
 export function isJsonContentType(contentType: string | undefined): boolean {
@@ -22,8 +25,14 @@ export function decodeText(bytes: Uint8Array): string {
 export function parseBody(bytes: Uint8Array, contentType: string | undefined): unknown {
   if (!isJsonContentType(contentType)) return decodeText(bytes);
   if (bytes.length === 0) return undefined;
+  let text: string;
   try {
-    return JSON.parse(decodeText(bytes));
+    text = strictDecoder.decode(bytes);
+  } catch (cause) {
+    throw new InvalidBodyError(`The body is declared as ${contentType} but is not valid UTF-8, which JSON must be.`, { cause });
+  }
+  try {
+    return JSON.parse(text);
   } catch (cause) {
     throw new InvalidBodyError(`The body is declared as ${contentType} but is not valid JSON.`, { cause });
   }

@@ -15,5 +15,8 @@ const encoder = new TextEncoder();
 /** SHA-256 of the exact bytes; a string is hashed as its UTF-8 encoding. */
 export async function sha256(data: Uint8Array | string): Promise<Uint8Array> {
   const bytes = typeof data === 'string' ? encoder.encode(data) : data;
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  // Web Crypto refuses views of a SharedArrayBuffer (a TypeError), which node:crypto hashes fine;
+  // a copy keeps both verifier implementations on the same verdict for the same bytes.
+  const digestible = bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', digestible));
 }

@@ -49,6 +49,21 @@ describe('what a destination handler receives', () => {
     expect(seen?.signature?.claims.sub).toBe(url);
   });
 
+  it('keeps a forwarded header named __proto__ as an ordinary header', async () => {
+    let seen: ReceivedMessage<unknown> | undefined;
+    const endpoint = createReceiver(base).destination(orders, (message) => {
+      seen = message;
+    });
+    const request = await inbound({ id: 7 });
+    // A Web Headers object, as Next and fetch-style runtimes hand it over.
+    // (Entries, not an object literal: `__proto__: 'x'` in a literal would not make a key.)
+    request.headers = new Headers([...Object.entries(request.headers as Record<string, string>), ['__proto__', 'x'], ['Service-Forward-constructor', 'y']]);
+    expect((await endpoint.handle(request)).status).toBe(200);
+    expect(Object.getPrototypeOf(seen?.forwardedHeaders)).toBe(Object.prototype);
+    expect(Object.entries(seen?.forwardedHeaders ?? {})).toEqual(expect.arrayContaining([['__proto__', 'x'], ['constructor', 'y']]));
+    expect(Object.hasOwn(seen?.headers ?? {}, '__proto__')).toBe(true);
+  });
+
   it('answers a returned object as JSON and a string as text', async () => {
     const json = await createReceiver(base).destination(orders, () => ({ ok: true })).handle(await inbound({ id: 1 }));
     expect(json).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
