@@ -4,7 +4,7 @@ import { bodyClaimMatches, BODY_MISMATCH } from './body-claim';
 import { constantTimeEqual } from './constant-time-equal';
 import { checkClaims, type ClaimContext } from './check-claims';
 import { readClockSeconds } from './clock';
-import { fail, isFailure, rejectAttempts, toVerifyError, type Attempt, type Failure } from './failure';
+import { attemptsError, fail, isFailure, toVerifyError, type Attempt, type Failure } from './failure';
 import type { NodeBuiltins } from './node-builtins';
 import { parseToken, type ParsedToken } from './parse-token';
 import type { VerifierConfig } from './verifier-config';
@@ -51,37 +51,67 @@ export function createNodeVerifier(config: VerifierConfig, builtins: NodeBuiltin
     return isFailure(claims) ? claims : (checkBody(claims, rawBody) ?? claims);
   }
 
-  function verifyOrThrow(input: VerifyInput): VerifiedSignature {
+  // The key whose signature matched last is tried first. During a rotation, until the app is given
+  // the new keys, every delivery is signed with the next key: without this each one paid for two
+  // HMACs (a third of its cost at 1 KiB, profiled). Only the work changes, never the answer: the keys
+  // are distinct (resolveVerifierConfig), so at most one can match, and the verdict and `attempts`
+  // below are exactly those of trying them in their configured order.
+  let preferred = 0;
+
+  function matchingKey(token: ParsedToken): number {
+    for (let tried = 0; tried < keys.length; tried++) {
+      const index = (preferred + tried) % keys.length;
+      if (signatureMatches(keys[index]!.key, token)) return index;
+    }
+    return -1;
+  }
+
+  // A failed check is returned, not thrown: a rejection then costs one throw in verifySync and none
+  // in verify. Only input the token parser cannot read throws on the way (it is caught in `outcome`).
+  function verifyOrFail(input: VerifyInput): VerifiedSignature | Error {
     const request = readVerifyInput(input, config);
     const token = parseToken(request.signature, decode);
     const context = { issuer: config.issuer, url: request.url, nowSeconds: readClockSeconds(config.now), toleranceSeconds: config.toleranceSeconds };
+    const matched = matchingKey(token);
+    if (matched === -1) return rejection(keys.length);
+    preferred = matched;
+    const outcome = checkAfterSignature(token, request.rawBody, context);
+    return isFailure(outcome) ? rejection(matched, outcome) : { claims: outcome, key: keys[matched]!.slot };
+  }
+
+  /**
+   * The error of trying the keys in their configured order: each key before `failedAt` failed on its
+   * signature, and the key at `failedAt` (whose signature matched) on `failure`; a matching key's
+   * outcome is final, as another key cannot do better.
+   */
+  function rejection(failedAt: number, failure?: Failure): Error {
     const attempts: Attempt[] = [];
-    for (const { slot, key } of keys) {
-      if (!signatureMatches(key, token)) {
-        attempts.push({ key: slot, ...BAD_SIGNATURE });
-        continue;
-      }
-      // The signature matched, so another key cannot do better: stop here either way.
-      const outcome = checkAfterSignature(token, request.rawBody, context);
-      if (!isFailure(outcome)) return { claims: outcome, key: slot };
-      attempts.push({ key: slot, ...outcome });
-      break;
+    for (let index = 0; index < failedAt; index++) attempts.push({ key: keys[index]!.slot, ...BAD_SIGNATURE });
+    if (failure) attempts.push({ key: keys[failedAt]!.slot, ...failure });
+    return attemptsError(attempts, config.badSignatureHint);
+  }
+
+  function outcome(input: VerifyInput): VerifiedSignature | Error {
+    try {
+      return verifyOrFail(input);
+    } catch (error) {
+      return toVerifyError(error);
     }
-    return rejectAttempts(attempts, config.badSignatureHint);
   }
 
   function verifySync(input: VerifyInput): VerifiedSignature {
-    try {
-      return verifyOrThrow(input);
-    } catch (error) {
-      throw toVerifyError(error);
-    }
+    const result = outcome(input);
+    if (result instanceof Error) throw result;
+    return result;
   }
 
   return {
     implementation: 'node',
     verifySync,
-    verify: async (input) => verifySync(input),
+    verify: (input) => {
+      const result = outcome(input);
+      return result instanceof Error ? Promise.reject(result) : Promise.resolve(result);
+    },
   };
 }
 

@@ -1,0 +1,78 @@
+// Measurement 2: Express throughput, 10 connections, 1 KiB JSON, autocannon in a separate process.
+import { check, log, report } from './lib/child.mjs';
+import { PUBLIC_URL, orderBody, serviceToken, tamper, CURRENT_KEY, NEXT_KEY } from './lib/fixtures.mjs';
+import { post } from './lib/http-check.mjs';
+import { LOAD_WORKER, startProcess } from './lib/processes.mjs';
+import { alternate } from './lib/rounds.mjs';
+import { pairedRatio, summarise } from './lib/stats.mjs';
+
+const SERVER = new URL('./servers/express-app.mjs', import.meta.url).pathname;
+const CONNECTIONS = 10;
+
+function deliveryHeaders(token) {
+  const headers = { 'content-type': 'application/json', 'user-agent': 'Upstash-QStash', 'upstash-message-id': 'msg_26hZCxZCuWyyTWPmSVBrNCtiJBPMRnMNQ3KDRsqsN9SoRqekZbNXqBs8KbhJ6Yj', 'upstash-retried': '0' };
+  if (token) headers['upstash-signature'] = token;
+  return headers;
+}
+
+await report(async ({ smoke }) => {
+  const body = orderBody(1024);
+  const server = await startProcess(SERVER, { env: { NODE_ENV: 'production' } });
+  const loader = await startProcess(LOAD_WORKER);
+  try {
+    const base = `http://127.0.0.1:${server.info.port}`;
+    const routes = {
+      bare: { path: '/bare', token: undefined },
+      mailroom: { path: '/mailroom/orders', token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/mailroom/orders`, rawBody: body }) },
+      vendor: { path: '/vendor/orders', token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/vendor/orders`, rawBody: body }) },
+    };
+
+    // Correctness first: a broken path must never report a speed.
+    const checks = [];
+    const expect = async (name, url, options, status) => {
+      const got = await post(url, options);
+      check(got.status === status, `${name}: expected ${status}, got ${got.status} ${got.body.slice(0, 200)}`);
+    };
+    await expect('bare, JSON body', base + routes.bare.path, { headers: deliveryHeaders(), body }, 200);
+    for (const name of ['mailroom', 'vendor']) {
+      const { path, token } = routes[name];
+      const nextToken = await serviceToken({ key: NEXT_KEY, url: `${PUBLIC_URL}${path}`, rawBody: body });
+      await expect(`${name}, valid token`, base + path, { headers: deliveryHeaders(token), body }, 200);
+      await expect(`${name}, next-key token`, base + path, { headers: deliveryHeaders(nextToken), body }, 200);
+      await expect(`${name}, tampered body`, base + path, { headers: deliveryHeaders(token), body: tamper(body) }, 401);
+      await expect(`${name}, token for another route`, base + path, { headers: deliveryHeaders(routes[name === 'mailroom' ? 'vendor' : 'mailroom'].token), body }, 401);
+    }
+    checks.push('express: bare 200; mailroom and vendor routes 200 for valid and next-key tokens, 401 for a tampered body and for a token signed for another URL');
+
+    const durationSeconds = smoke ? 1 : 1.5;
+    const contenders = Object.entries(routes).map(([name, { path, token }]) => ({
+      name,
+      async measure() {
+        const result = await loader.call({ options: { url: base + path, headers: deliveryHeaders(token), body: body.toString(), connections: CONNECTIONS, durationSeconds } });
+        check(result.non2xx === 0 && result.errors === 0, `${name} under load: ${result.non2xx} non-2xx answers and ${result.errors} errors (${JSON.stringify(result.statusCodes)})`);
+        return result.rate;
+      },
+    }));
+    const samples = await alternate(contenders, { rounds: smoke ? 1 : 8, warmup: !smoke, log: (line) => log(`express ${line}`) });
+    checks.push('express: no non-2xx answer or socket error during any load run');
+    log(`express req/s: ${Object.keys(routes).map((n) => `${n} ${summarise(samples[n]).median.toFixed(0)}`).join(', ')}`);
+
+    const label = { bare: 'bare express.json() (no check)', mailroom: 'mailroom destination (sig+JSON+zod)', vendor: 'vendor Receiver (sig+JSON+zod)' };
+    const rows = Object.keys(routes).map((name) => {
+      const row = { section: '2. Express', case: `${CONNECTIONS} conns, 1 KiB JSON`, contender: label[name], unit: 'req/s', higherIsBetter: true, value: summarise(samples[name]), ratios: [], targets: [] };
+      if (name !== 'bare') row.ratios.push({ vs: 'bare', ...pairedRatio(samples[name], samples.bare) });
+      if (name === 'mailroom') {
+        row.ratios.push({ vs: 'vendor', ...pairedRatio(samples.mailroom, samples.vendor) });
+        row.targets.push({ text: '>= 0.85x bare', met: row.ratios[0].median >= 0.85 });
+      }
+      return row;
+    });
+    const notes = [
+      'Express: one app (NODE_ENV=production) with three routes; autocannon (10 connections, 1 KiB JSON body with the Upstash delivery headers) in its own process, one route at a time, 1.5 s per run. The vendor route is its Receiver as documented (express.text, verify with the URL) plus the same JSON.parse and zod schema, answering 401 when verify throws.',
+    ];
+    return { id: 'express', rows, checks, notes };
+  } finally {
+    await loader.close();
+    await server.close();
+  }
+});

@@ -1,0 +1,34 @@
+// The load generator: autocannon in its own process, driven over IPC, so the client's CPU work
+// never shares an event loop with the server under test. It only ever targets 127.0.0.1.
+import autocannon from 'autocannon';
+
+function run({ url, method = 'POST', headers = {}, body, connections = 10, durationSeconds }) {
+  if (!new URL(url).hostname.startsWith('127.')) throw new Error(`load-worker only targets 127.0.0.1, got ${url}`);
+  return new Promise((resolve, reject) => {
+    autocannon({ url, method, headers, body, connections, duration: durationSeconds, pipelining: 1, timeout: 10 }, (error, result) => {
+      if (error) reject(error);
+      else
+        resolve({
+          rate: result['2xx'] / result.duration,
+          ok: result['2xx'],
+          non2xx: result.non2xx,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          statusCodes: result.statusCodeStats,
+          latencyP50: result.latency.p50,
+          latencyP99: result.latency.p99,
+          seconds: result.duration,
+        });
+    });
+  });
+}
+
+process.on('message', async (message) => {
+  if (message.cmd === 'exit') process.exit(0);
+  try {
+    process.send({ id: message.id, ok: true, result: await run(message.options) });
+  } catch (error) {
+    process.send({ id: message.id, ok: false, error: String(error?.stack ?? error) });
+  }
+});
+process.send({ ready: true });

@@ -1,0 +1,66 @@
+// The Express app of measurement 2: one app, three routes doing the same job, so they share
+// everything but the receiving code. Started in its own process by express-throughput.mjs.
+//   /bare             express.json() and the handler: no signature, no schema (the ceiling)
+//   /mailroom/orders  @mailroom/express destination: signature, JSON parse, zod, handler
+//   /vendor/orders    the vendor SDK's Receiver as its docs show it, plus the same JSON parse and zod
+import { defineDestination } from '@mailroom/core';
+import { createMailroom } from '@mailroom/express';
+import { Receiver } from '@upstash/qstash';
+import express from 'express';
+import { CURRENT_KEY, HEADER_PREFIX, ISSUER, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
+
+let handled = 0;
+const handle = (order) => {
+  // Trivial but not dead: the order is read.
+  if (order.items.length > 0) handled++;
+};
+
+const app = express();
+app.disable('x-powered-by');
+
+app.post('/bare', express.json(), (req, res) => {
+  handle(req.body);
+  res.status(200).end();
+});
+
+const mailroom = createMailroom({
+  currentSigningKey: CURRENT_KEY,
+  nextSigningKey: NEXT_KEY,
+  headerPrefix: HEADER_PREFIX,
+  issuer: ISSUER,
+  publicUrl: PUBLIC_URL,
+  onError: () => {},
+});
+const orders = defineDestination({ name: 'orders', path: '/mailroom/orders', schema: orderSchema });
+app.post('/mailroom/orders', mailroom.destination(orders, (message) => handle(message.body)));
+
+const receiver = new Receiver({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY });
+app.post('/vendor/orders', express.text({ type: () => true }), async (req, res, next) => {
+  try {
+    await receiver.verify({ signature: req.get('upstash-signature') ?? '', body: req.body, url: PUBLIC_URL + req.originalUrl });
+  } catch {
+    // Out of the box the vendor's Receiver throws (a 500); a fair app answers 401 like ours.
+    res.status(401).end();
+    return;
+  }
+  try {
+    const parsed = orderSchema.safeParse(JSON.parse(req.body));
+    if (!parsed.success) {
+      res.status(422).end();
+      return;
+    }
+    handle(parsed.data);
+    res.status(200).end();
+  } catch (error) {
+    next(error);
+  }
+});
+
+const server = app.listen(0, '127.0.0.1', () => {
+  process.send({ ready: true, port: server.address().port });
+});
+server.keepAliveTimeout = 30_000;
+process.on('message', (message) => {
+  if (message.cmd === 'handled') process.send({ id: message.id, ok: true, result: handled });
+});
+process.on('SIGTERM', () => process.exit(0));
