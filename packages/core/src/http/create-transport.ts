@@ -7,7 +7,7 @@ import { prepareRequest, type PreparedRequest } from './prepare-request';
 import { resolveTransportOptions, type ResolvedTransportOptions } from './resolve-transport-options';
 import { isRetryableError, retryDelay } from './retry-decision';
 import { retryAfterMs } from './retry-after';
-import { sendAttempt, type AttemptResult } from './send-attempt';
+import type { HttpTransportResponse } from './http-transport';
 import type { ParseResponse, RequestSpec, Transport, TransportOptions, TransportResponse } from './transport-types';
 
 /**
@@ -52,20 +52,35 @@ type AttemptOutcome =
   | { error: ApiError | NetworkError; retryAfter: number | undefined };
 
 async function attempt(request: PreparedRequest, options: ResolvedTransportOptions): Promise<AttemptOutcome> {
-  let result: AttemptResult;
+  let result: HttpTransportResponse;
   try {
-    result = await sendAttempt(request, options.getFetch(), options.timeoutMs);
+    request.signal?.throwIfAborted();
+    result = await options.http.send(request);
   } catch (error) {
+    // The caller's abort is a decision, not a failure: their reason goes back as it is, never retried.
+    if (request.signal?.aborted) throw request.signal.reason;
     if (error instanceof NetworkError) return { error, retryAfter: undefined };
-    throw error;
+    return { error: new NetworkError({ method: request.method, url: request.url, timedOut: false, cause: error }), retryAfter: undefined };
   }
   if (result.status >= 200 && result.status < 300) {
-    return { response: { status: result.status, headers: result.headers, text: result.text, url: request.url } };
+    return { response: successResponse(result, request.url) };
   }
   const now = options.now();
   return {
     error: mapErrorResponse(result, { method: request.method, url: request.url, now }),
     retryAfter: retryAfterMs(result.headers, now),
+  };
+}
+
+/** The answer with the URL it came from; `headers` stays a getter, so a lazy transport never builds them for nothing. */
+function successResponse(result: HttpTransportResponse, url: string): TransportResponse {
+  return {
+    status: result.status,
+    text: result.text,
+    url,
+    get headers() {
+      return result.headers;
+    },
   };
 }
 

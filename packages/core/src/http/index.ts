@@ -1,4 +1,6 @@
 export { createTransport } from './create-transport';
+export { createFetchTransport } from './fetch-transport';
+export type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from './http-transport';
 export type {
   HttpMethod,
   ParseResponse,

@@ -1,17 +1,14 @@
 import { ValidationError } from '../errors/validation-error';
 import { joinUrl } from './join-url';
 import { buildQueryString } from './query-string';
+import type { HttpTransportRequest } from './http-transport';
+import { mergeRequestHeaders } from './request-headers';
 import type { ResolvedTransportOptions } from './resolve-transport-options';
 import type { HttpMethod, RequestSpec } from './transport-types';
 
 /** Everything one attempt needs; built once so every retry sends the same bytes. */
-export interface PreparedRequest {
-  method: HttpMethod;
-  url: string;
-  headers: Headers;
-  body: string | Uint8Array | undefined;
+export interface PreparedRequest extends HttpTransportRequest {
   retrySafe: boolean;
-  signal: AbortSignal | undefined;
 }
 
 const METHODS: ReadonlySet<string> = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -30,10 +27,10 @@ export function prepareRequest(spec: RequestSpec, options: ResolvedTransportOpti
   }
   const url = joinUrl(options.baseUrl, spec.path) + rawTail(spec) + buildQueryString(spec.query);
   const { body, contentType } = encodeBody(spec);
-  const headers = new Headers({ Accept: 'application/json', 'User-Agent': options.userAgent });
-  if (contentType) headers.set('Content-Type', contentType);
-  mergeCallerHeaders(headers, spec.headers);
-  headers.set('Authorization', options.authorization);
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
+  if (contentType) headers['content-type'] = contentType;
+  mergeRequestHeaders(headers, spec.headers);
+  headers.authorization = options.authorization;
   if (spec.signal !== undefined && !(spec.signal instanceof AbortSignal)) {
     throw new ValidationError('signal', 'must be an AbortSignal');
   }
@@ -42,8 +39,9 @@ export function prepareRequest(spec: RequestSpec, options: ResolvedTransportOpti
     url,
     headers,
     body,
-    retrySafe: spec.retrySafe ?? spec.method === 'GET',
     signal: spec.signal,
+    timeoutMs: options.timeoutMs,
+    retrySafe: spec.retrySafe ?? spec.method === 'GET',
   };
 }
 
@@ -80,15 +78,4 @@ function encodeBody(spec: RequestSpec): { body: string | Uint8Array | undefined;
   // JSON.stringify returns undefined for a function or symbol: sending nothing would hide the bug.
   if (text === undefined) throw new ValidationError('json', `cannot be serialised to JSON (got ${typeof spec.json})`);
   return { body: text, contentType: 'application/json' };
-}
-
-function mergeCallerHeaders(target: Headers, given: RequestSpec['headers']): void {
-  if (given === undefined) return;
-  let parsed: Headers;
-  try {
-    parsed = new Headers(given);
-  } catch (cause) {
-    throw new ValidationError('headers', `invalid header: ${(cause as Error).message}`, { cause });
-  }
-  parsed.forEach((value, name) => target.set(name, value));
 }

@@ -2,6 +2,8 @@ import { ValidationError } from '../errors/validation-error';
 import { defaultSleep } from './abortable-sleep';
 import { authorizationHeader } from './auth-header';
 import type { RetryPolicy } from './backoff';
+import { createFetchTransport } from './fetch-transport';
+import type { HttpTransport } from './http-transport';
 import type { TransportOptions } from './transport-types';
 
 /** `TransportOptions` after validation, with defaults filled in. */
@@ -9,8 +11,8 @@ export interface ResolvedTransportOptions {
   /** origin + path prefix, without trailing slash. */
   baseUrl: string;
   authorization: string;
-  /** Returns the fetch to use for one attempt. */
-  getFetch: () => typeof fetch;
+  /** Sends one attempt: the `transport` option, or the fetch-based default. */
+  http: HttpTransport;
   timeoutMs: number;
   retry: RetryPolicy;
   userAgent: string;
@@ -40,7 +42,7 @@ export function resolveTransportOptions(options: TransportOptions): ResolvedTran
   return {
     baseUrl: normaliseBaseUrl(options.baseUrl),
     authorization: authorizationHeader(options.auth),
-    getFetch: resolveFetch(options.fetch),
+    http: resolveHttpTransport(options.fetch, options.transport),
     timeoutMs: options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : positiveMs('timeoutMs', options.timeoutMs, 1),
     retry: resolveRetry(options.retry),
     userAgent: resolveUserAgent(options.userAgent),
@@ -71,6 +73,17 @@ function normaliseBaseUrl(value: unknown): string {
     throw new ValidationError('baseUrl', 'must not contain credentials; pass them as auth');
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function resolveHttpTransport(fetchOption: unknown, transport: unknown): HttpTransport {
+  if (transport === undefined) return createFetchTransport(resolveFetch(fetchOption));
+  if (fetchOption !== undefined) {
+    throw new ValidationError('transport', 'give either fetch or transport, not both: a transport sends the requests itself');
+  }
+  if (transport === null || typeof transport !== 'object' || typeof (transport as { send?: unknown }).send !== 'function') {
+    throw new ValidationError('transport', 'expected an HttpTransport such as createUndiciTransport() from @mailroom/core/undici');
+  }
+  return transport as HttpTransport;
 }
 
 function resolveFetch(value: unknown): () => typeof fetch {

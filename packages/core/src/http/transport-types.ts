@@ -1,3 +1,5 @@
+import type { HttpTransport } from './http-transport';
+
 /** The methods the service's interfaces use. HEAD and OPTIONS are never needed. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -29,6 +31,11 @@ export interface TransportOptions {
   auth: TransportAuth;
   /** Defaults to `globalThis.fetch`, looked up on every attempt so test tools that replace it still work. */
   fetch?: typeof fetch;
+  /**
+   * Sends the requests instead of `fetch`, e.g. `createUndiciTransport()` from `@mailroom/core/undici`
+   * on Node. Exclusive with `fetch`.
+   */
+  transport?: HttpTransport;
   /** Per attempt, including reading the body. Default 30 000 ms. */
   timeoutMs?: number;
   /** `false` disables retries. Retries only ever happen for requests marked `retrySafe`. */
@@ -83,7 +90,7 @@ export interface RequestSpec {
 /** A 2xx answer. `text` is the whole body ('' when empty); `url` is the URL that was requested. */
 export interface TransportResponse {
   status: number;
-  headers: Headers;
+  readonly headers: Headers;
   text: string;
   url: string;
 }

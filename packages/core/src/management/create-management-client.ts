@@ -3,7 +3,8 @@ import { requiredSetting } from '../config/resolve-setting';
 import { checkBaseUrl } from '../config/resolve-url';
 import { transportSettings, type SharedClientOptions } from '../client-options/client-options';
 import { ValidationError } from '../errors/validation-error';
-import { createTransport, type Transport } from '../http';
+import { createTransport, type HttpTransport, type Transport } from '../http';
+import { transportOption } from '../messaging/transport-option';
 import {
   STATS_PERIODS,
   createSearchIndexInputSchema,
@@ -25,6 +26,8 @@ export interface ManagementClientOptions extends SharedClientOptions {
   user?: string;
   /** Management API key. Env: `MAILROOM_MANAGEMENT_PASSWORD`. */
   password?: string;
+  /** Sends the requests instead of `fetch`, e.g. `createUndiciTransport()` on Node. Exclusive with `fetch`. */
+  transport?: HttpTransport;
 }
 
 export interface ManagementClient {
@@ -51,7 +54,7 @@ export function createManagementClient(options: ManagementClientOptions = {}): M
   const baseUrl = checkBaseUrl('baseUrl', requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'));
   const user = requiredSetting('managementUser', options.user, env, 'It is the account e-mail.', 'user');
   const password = requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password');
-  const transport = createTransport({ ...transportSettings(options), baseUrl, auth: { kind: 'basic', user, password } });
+  const transport = createTransport({ ...transportSettings(options), ...transportOption(options.transport), baseUrl, auth: { kind: 'basic', user, password } });
   return {
     users: (callOptions = {}) => get(transport, ['messaging', 'users'], messagingUsersSchema, callOptions),
     stats: (id, callOptions = {}) => stats(transport, id, callOptions),

@@ -1,30 +1,27 @@
 import { NetworkError } from '../errors/network-error';
-import type { PreparedRequest } from './prepare-request';
-
-/** What one attempt got back, whatever the status. */
-export interface AttemptResult {
-  status: number;
-  statusText: string;
-  headers: Headers;
-  text: string;
-}
+import type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from './http-transport';
 
 /**
- * Sends one attempt and reads the whole body under a single timeout, so a server that sends headers
- * and then stalls is caught too. Rejects with `NetworkError` (with `timedOut` for our timeout), or with
- * the caller's abort reason when the caller's signal fired.
+ * The default transport: one `fetch` per attempt, the body read whole under a single timeout, so a
+ * server that sends headers and then stalls is caught too. `getFetch` is asked on every attempt, so
+ * a test tool that replaces `globalThis.fetch` after the client exists still sees the requests.
  *
- * @example const result = await sendAttempt(prepared, globalThis.fetch, 30_000)
+ * @example const transport = createFetchTransport(() => globalThis.fetch)
  */
-export async function sendAttempt(request: PreparedRequest, fetchImpl: typeof fetch, timeoutMs: number): Promise<AttemptResult> {
+export function createFetchTransport(getFetch: () => typeof fetch): HttpTransport {
+  return { send: (request) => sendWithFetch(request, getFetch()) };
+}
+
+async function sendWithFetch(request: HttpTransportRequest, fetchImpl: typeof fetch): Promise<HttpTransportResponse> {
   const caller = request.signal;
   caller?.throwIfAborted();
+  // fetch can only be stopped through a signal, so each attempt needs a controller of its own.
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
-  }, timeoutMs);
+  }, request.timeoutMs);
   const onCallerAbort = (): void => controller.abort(caller?.reason);
   caller?.addEventListener('abort', onCallerAbort, { once: true });
   try {
