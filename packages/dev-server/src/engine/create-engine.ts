@@ -4,6 +4,7 @@ import type { MessageRecord } from '../state/records';
 import { classifyAttempt } from './attempt-outcome';
 import { attemptRecord } from './attempt-record';
 import { buildDeliveryRequest } from './delivery-request';
+import { createDeliverySigner } from './delivery-signer';
 import { createDispatcher } from './dispatcher';
 import type { EngineConfig } from './engine-config';
 import { reportAttempt } from './report-attempt';
@@ -29,7 +30,7 @@ export interface Engine {
 export function createEngine(store: Store, config: EngineConfig, events: EventBus): Engine {
   const timers = createTimers(config.now);
   const sender = createRequestSender();
-  const controllers = new Map<string, AbortController>();
+  const sign = createDeliverySigner({ key: config.currentSigningKey, issuer: config.issuer, now: config.now });
   const running = new Set<Promise<void>>();
   let closing = false;
 
@@ -65,16 +66,12 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     dispatcher.finished(id, settled);
   }
 
-  async function deliver(message: MessageRecord, retried: number): Promise<RequestResult> {
-    const controller = new AbortController();
-    controllers.set(message.id, controller);
+  function deliver(message: MessageRecord, retried: number): Promise<RequestResult> {
     try {
-      const request = await buildDeliveryRequest(message, retried, config);
-      return await sender.send({ ...request, timeoutMs: message.timeoutSeconds * 1000, signal: controller.signal });
+      const request = buildDeliveryRequest(message, retried, config.headerPrefix, sign);
+      return sender.send({ ...request, timeoutMs: message.timeoutSeconds * 1000 });
     } catch (error) {
-      return { ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false };
-    } finally {
-      controllers.delete(message.id);
+      return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false });
     }
   }
 
@@ -111,7 +108,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       closing = true;
       dispatcher.stop();
       timers.clear();
-      for (const controller of controllers.values()) controller.abort();
+      sender.abortAll();
       await Promise.allSettled([...running]);
       sender.close();
     },

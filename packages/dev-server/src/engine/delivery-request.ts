@@ -1,6 +1,6 @@
-import { sign } from '@mailroom/core';
 import type { MessageRecord } from '../state/records';
-import { DELIVERY_USER_AGENT, type EngineConfig } from './engine-config';
+import type { DeliverySigner } from './delivery-signer';
+import { DELIVERY_USER_AGENT } from './engine-config';
 
 /** What one attempt sends. */
 export interface DeliveryRequest {
@@ -16,9 +16,9 @@ export interface DeliveryRequest {
  * `<P>-Message-Id`, `<P>-Retried`, `<P>-Caller-Ip`, `<P>-Topic-Name` (URL groups), the workflow
  * headers, a `User-Agent`, and `<P>-Signature` signed with the current key for this exact URL and body.
  */
-export async function buildDeliveryRequest(message: MessageRecord, retried: number, config: EngineConfig): Promise<DeliveryRequest> {
+export function buildDeliveryRequest(message: MessageRecord, retried: number, headerPrefix: string, sign: DeliverySigner): DeliveryRequest {
   const body = Buffer.from(message.bodyBase64, 'base64');
-  const p = config.headerPrefix;
+  const p = headerPrefix;
   // Keyed by lower-case name so a forwarded header replaces a default (User-Agent) rather than
   // doubling it, while the service's own headers always win over forwarded ones.
   const headers = new Map<string, [string, string]>();
@@ -35,6 +35,6 @@ export async function buildDeliveryRequest(message: MessageRecord, retried: numb
     set(`${p}-Workflow-Url`, message.workflow.url);
     set(`${p}-Workflow-CreatedAt`, String(message.workflow.createdAt));
   }
-  set(`${p}-Signature`, await sign({ key: config.currentSigningKey, url: message.url, rawBody: body, issuer: config.issuer, now: config.now }));
+  set(`${p}-Signature`, sign(message.url, body));
   return { url: message.url, method: message.method, headers: Object.fromEntries(headers.values()), body };
 }

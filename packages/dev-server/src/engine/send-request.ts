@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { headerValuesFromRaw } from '../http/header-names';
 import type { HeaderValues } from '../state/records';
 
@@ -10,8 +11,6 @@ export interface OutgoingRequest {
   headers: Record<string, string>;
   body: Buffer;
   timeoutMs: number;
-  /** Aborts on shutdown: the attempt is then not counted. */
-  signal: AbortSignal;
 }
 
 /** What the destination answered, or why it did not. */
@@ -22,11 +21,28 @@ export type RequestResult =
 /** Response bytes kept for callbacks and the DLQ; the rest is read (and counted) but not stored. */
 const MAX_KEPT_RESPONSE_BYTES = 1_048_576;
 
+/** Parsed destination URLs kept; a dev server talks to a handful, so this is only a bound. */
+const MAX_CACHED_TARGETS = 1024;
+
 /** Sends attempts over keep-alive connections of its own. */
 export interface RequestSender {
   send(request: OutgoingRequest): Promise<RequestResult>;
+  /** Aborts every request still running (on shutdown): each resolves with `aborted: true`. */
+  abortAll(): void;
   /** Closes the connections, so a closed dev server leaves no socket behind. */
   close(): void;
+}
+
+interface Target {
+  secure: boolean;
+  options: http.RequestOptions;
+}
+
+interface SenderState {
+  agents: { http: http.Agent; https: https.Agent };
+  targets: Map<string, Target>;
+  /** Cancels every running request: one function each, no AbortController per attempt. */
+  running: Set<() => void>;
 }
 
 /**
@@ -34,14 +50,33 @@ export interface RequestSender {
  * means closing one server never cuts another's connections (tests run several in one process).
  */
 export function createRequestSender(): RequestSender {
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const state: SenderState = {
+    agents: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+    targets: new Map(),
+    running: new Set(),
+  };
   return {
-    send: (request) => sendRequest(request, agents),
+    send: (request) => sendRequest(request, state),
+    abortAll() {
+      for (const cancel of [...state.running]) cancel();
+    },
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      state.agents.http.destroy();
+      state.agents.https.destroy();
     },
   };
+}
+
+/** The request options of a URL, parsed once per URL rather than once per attempt. */
+function targetOf(url: string, state: SenderState): Target {
+  let target = state.targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    target = { secure: parsed.protocol === 'https:', options: urlToHttpOptions(parsed) };
+    if (state.targets.size >= MAX_CACHED_TARGETS) state.targets.clear();
+    state.targets.set(url, target);
+  }
+  return target;
 }
 
 /**
@@ -49,32 +84,49 @@ export function createRequestSender(): RequestSender {
  * its own, which a destination might sign-check or log). Never rejects: a network error or the
  * timeout (covering the whole answer, body included) is a result, since both are delivery failures.
  */
-function sendRequest(request: OutgoingRequest, agents: { http: http.Agent; https: https.Agent }): Promise<RequestResult> {
+function sendRequest(request: OutgoingRequest, state: SenderState): Promise<RequestResult> {
   return new Promise((resolve) => {
-    const timeout = AbortSignal.timeout(request.timeoutMs);
-    const signal = AbortSignal.any([timeout, request.signal]);
-    const failed = (error: unknown): void => {
-      resolve({
-        ok: false,
-        error: timeout.aborted ? `timeout after ${request.timeoutMs / 1000}s` : error instanceof Error ? error.message : String(error),
-        timedOut: timeout.aborted,
-        aborted: request.signal.aborted,
-      });
-    };
-    let url: URL;
+    let timedOut = false;
+    let aborted = false;
+    let settled = false;
+    let target: Target;
     try {
-      url = new URL(request.url);
+      target = targetOf(request.url, state);
     } catch (error) {
-      failed(error);
+      resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut, aborted });
       return;
     }
-    const secure = url.protocol === 'https:';
-    const outgoing = (secure ? https : http).request(url, {
+    const outgoing = (target.secure ? https : http).request({
+      ...target.options,
       method: request.method,
       headers: { ...request.headers, 'Content-Length': String(request.body.length) },
-      agent: secure ? agents.https : agents.http,
-      signal,
+      agent: target.secure ? state.agents.https : state.agents.http,
     });
+    const cancel = (): void => {
+      aborted = true;
+      outgoing.destroy(new Error('aborted: the dev server is closing'));
+    };
+    // One plain timer: AbortSignal.timeout plus AbortSignal.any per attempt cost several times more.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      outgoing.destroy(new Error('timeout'));
+    }, request.timeoutMs);
+    state.running.add(cancel);
+    const finish = (result: RequestResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      state.running.delete(cancel);
+      resolve(result);
+    };
+    const failed = (error: unknown): void => {
+      finish({
+        ok: false,
+        error: timedOut ? `timeout after ${request.timeoutMs / 1000}s` : error instanceof Error ? error.message : String(error),
+        timedOut,
+        aborted,
+      });
+    };
     outgoing.on('error', failed);
     outgoing.on('response', (response) => {
       const chunks: Buffer[] = [];
@@ -89,12 +141,16 @@ function sendRequest(request: OutgoingRequest, agents: { http: http.Agent; https
         }
       });
       response.on('error', failed);
+      // A connection cut mid-answer (or destroyed by the timeout) may end with `close` alone.
+      response.on('close', () => {
+        if (!response.complete) failed(new Error('the destination closed the connection before the whole answer arrived'));
+      });
       response.on('end', () => {
-        resolve({
+        finish({
           ok: true,
           status: response.statusCode ?? 0,
           headers: headerValuesFromRaw(response.rawHeaders),
-          body: Buffer.concat(chunks),
+          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
           bytesReceived: received,
         });
       });

@@ -13,9 +13,28 @@ export interface Timers {
 /**
  * Timers against an injectable clock. Waits are computed from the clock when armed (and re-checked
  * when they fire), so a paid plan's year-long delay works despite Node's 24.8-day timer limit.
+ *
+ * What is already due (most messages: no delay) gets no timer of its own: it joins one batch that a
+ * single `setImmediate` fires, in the order it was armed. A timer per message cost more than the
+ * rest of scheduling it, and the batch still fires only after the current request was answered.
  */
 export function createTimers(now: () => number): Timers {
   const handles = new Map<string, NodeJS.Timeout>();
+  const soon = new Map<string, () => void>();
+  let flush: NodeJS.Immediate | undefined;
+
+  const fireSoon = (): void => {
+    try {
+      // Entries armed or cancelled while the batch fires are seen (or skipped) by this same loop.
+      for (const [key, fire] of soon) {
+        soon.delete(key);
+        fire();
+      }
+    } finally {
+      flush = soon.size > 0 ? setImmediate(fireSoon) : undefined;
+    }
+  };
+
   const arm = (key: string, at: number, fire: () => void): void => {
     const wait = Math.max(0, at - now());
     const handle = setTimeout(() => {
@@ -25,20 +44,30 @@ export function createTimers(now: () => number): Timers {
     }, Math.min(wait, MAX_TIMEOUT_MS));
     handles.set(key, handle);
   };
+
+  const cancel = (key: string): void => {
+    const handle = handles.get(key);
+    if (handle) {
+      clearTimeout(handle);
+      handles.delete(key);
+    }
+    soon.delete(key);
+  };
+
   return {
     at(key, at, fire) {
-      const existing = handles.get(key);
-      if (existing) clearTimeout(existing);
-      arm(key, at, fire);
+      cancel(key);
+      if (at > now()) return arm(key, at, fire);
+      soon.set(key, fire);
+      flush ??= setImmediate(fireSoon);
     },
-    cancel(key) {
-      const handle = handles.get(key);
-      if (handle) clearTimeout(handle);
-      handles.delete(key);
-    },
+    cancel,
     clear() {
       for (const handle of handles.values()) clearTimeout(handle);
       handles.clear();
+      soon.clear();
+      if (flush) clearImmediate(flush);
+      flush = undefined;
     },
   };
 }

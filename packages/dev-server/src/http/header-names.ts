@@ -7,6 +7,20 @@ import type { HeaderValues } from '../state/records';
  * @example canonicalHeaderName('x-request-id') // 'X-Request-Id'
  */
 export function canonicalHeaderName(name: string): string {
+  let canonical = canonicalNames.get(name);
+  if (canonical === undefined) {
+    canonical = canonicalize(name);
+    // Bounded: header names come from clients and destinations, and a few dozen repeat forever.
+    if (canonicalNames.size >= MAX_CACHED_NAMES) canonicalNames.clear();
+    canonicalNames.set(name, canonical);
+  }
+  return canonical;
+}
+
+const MAX_CACHED_NAMES = 512;
+const canonicalNames = new Map<string, string>();
+
+function canonicalize(name: string): string {
   return name
     .toLowerCase()
     .split('-')
