@@ -24,17 +24,20 @@ import type { ParseResponse, RequestSpec, Transport, TransportOptions, Transport
 export function createTransport(options: TransportOptions): Transport {
   const resolved = resolveTransportOptions(options);
   // async so a bad spec rejects the promise instead of throwing synchronously.
-  const request = async (spec: RequestSpec): Promise<TransportResponse> => send(prepareRequest(spec, resolved), resolved);
   return {
-    request,
+    async request(spec: RequestSpec): Promise<TransportResponse> {
+      const prepared = prepareRequest(spec, resolved);
+      return successResponse(await send(prepared, resolved), prepared.url);
+    },
     async requestJson<T>(spec: RequestSpec, parse: ParseResponse<T>): Promise<T> {
-      const response = await request(spec);
-      return parse(parseJsonBody(response), response.url);
+      const prepared = prepareRequest(spec, resolved);
+      const answer = await send(prepared, resolved);
+      return parse(parseJsonBody(answer.text, prepared.url), prepared.url);
     },
   };
 }
 
-async function send(request: PreparedRequest, options: ResolvedTransportOptions): Promise<TransportResponse> {
+async function send(request: PreparedRequest, options: ResolvedTransportOptions): Promise<HttpTransportResponse> {
   const retries = request.retrySafe ? options.retry.retries : 0;
   for (let retry = 0; ; retry++) {
     const failure = await attempt(request, options);
@@ -48,7 +51,7 @@ async function send(request: PreparedRequest, options: ResolvedTransportOptions)
 }
 
 type AttemptOutcome =
-  | { response: TransportResponse }
+  | { response: HttpTransportResponse }
   | { error: ApiError | NetworkError; retryAfter: number | undefined };
 
 async function attempt(request: PreparedRequest, options: ResolvedTransportOptions): Promise<AttemptOutcome> {
@@ -63,7 +66,7 @@ async function attempt(request: PreparedRequest, options: ResolvedTransportOptio
     return { error: new NetworkError({ method: request.method, url: request.url, timedOut: false, cause: error }), retryAfter: undefined };
   }
   if (result.status >= 200 && result.status < 300) {
-    return { response: successResponse(result, request.url) };
+    return { response: result };
   }
   const now = options.now();
   return {
@@ -85,11 +88,11 @@ function successResponse(result: HttpTransportResponse, url: string): TransportR
 }
 
 /** An empty body is `undefined` (several endpoints answer 200 with nothing); anything else must be JSON. */
-function parseJsonBody(response: TransportResponse): unknown {
-  if (response.text.trim() === '') return undefined;
+function parseJsonBody(text: string, url: string): unknown {
+  if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(response.text) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
-    throw new ResponseValidationError({ field: '', url: response.url, reason: 'is not JSON' });
+    throw new ResponseValidationError({ field: '', url, reason: 'is not JSON' });
   }
 }

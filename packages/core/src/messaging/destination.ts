@@ -13,11 +13,27 @@ export type ClassifiedDestination =
 const GROUP_NAME = /^[A-Za-z0-9._-]+$/;
 const API_NAME = /^api\/[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 
+// An app sends to a handful of destinations over and over; parsing the same URL for every enqueue
+// was a measurable share of the client's time. Bounded so a stream of unique URLs cannot grow it.
+const CACHE_LIMIT = 256;
+const classified = new Map<string, Readonly<ClassifiedDestination>>();
+
 /**
  * Tells a URL, an API name and a URL-group name apart, the way the service does, and refuses anything
  * that is none of them (most often a URL without its scheme, which the service would answer with 400).
  */
-export function classifyDestination(destination: unknown): ClassifiedDestination {
+export function classifyDestination(destination: unknown): Readonly<ClassifiedDestination> {
+  if (typeof destination === 'string') {
+    const known = classified.get(destination);
+    if (known !== undefined) return known;
+  }
+  const result = Object.freeze(classifyUncached(destination));
+  if (classified.size >= CACHE_LIMIT) classified.clear();
+  classified.set(destination as string, result);
+  return result;
+}
+
+function classifyUncached(destination: unknown): ClassifiedDestination {
   if (typeof destination !== 'string' || destination === '') {
     throw new ValidationError('destination', `expected a URL, a URL group name or an API name such as "api/llm", got ${JSON.stringify(destination)}`);
   }
