@@ -45,9 +45,10 @@ export function matchRoute(routes: readonly Route[], method: string, target: str
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
   const query = new URLSearchParams(queryAt === -1 ? '' : target.slice(queryAt + 1));
+  const given = path.split('/').slice(1);
   let pathMatched = false;
   for (const route of routes) {
-    const found = matchPattern(route.path, path, target);
+    const found = matchPattern(route.path, given, target);
     if (!found) continue;
     pathMatched = true;
     if (route.method === method) return { route, params: found.params, rest: found.rest, query };
@@ -56,11 +57,27 @@ export function matchRoute(routes: readonly Route[], method: string, target: str
   throw new HttpError(404, `no such endpoint: ${method} ${path}`);
 }
 
-function matchPattern(pattern: string, path: string, target: string): { params: Record<string, string>; rest: string } | undefined {
-  const wanted = pattern.split('/').slice(1);
-  const wildcard = wanted.at(-1) === '*';
-  const fixed = wildcard ? wanted.slice(0, -1) : wanted;
-  const given = path.split('/').slice(1);
+/** A pattern split once: every request is matched against every route until one fits. */
+interface CompiledPattern {
+  fixed: string[];
+  wildcard: boolean;
+}
+
+const compiled = new Map<string, CompiledPattern>();
+
+function compile(pattern: string): CompiledPattern {
+  let found = compiled.get(pattern);
+  if (!found) {
+    const wanted = pattern.split('/').slice(1);
+    const wildcard = wanted.at(-1) === '*';
+    found = { fixed: wildcard ? wanted.slice(0, -1) : wanted, wildcard };
+    compiled.set(pattern, found);
+  }
+  return found;
+}
+
+function matchPattern(pattern: string, given: readonly string[], target: string): { params: Record<string, string>; rest: string } | undefined {
+  const { fixed, wildcard } = compile(pattern);
   if (wildcard ? given.length <= fixed.length : given.length !== fixed.length) return undefined;
   const params: Record<string, string> = {};
   for (let index = 0; index < fixed.length; index += 1) {
