@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { z } from 'zod';
+import { isPlainEnqueueResult } from '../../src/schemas/enqueue-result';
 import { enqueueResultSchema, parseResponse, urlGroupEnqueueResultSchema } from '../../src/schemas';
 import { enqueueResult, enqueueResultDeduplicated, urlGroupEnqueueResult } from './fixtures';
 import { URL, responseError } from './helpers';
@@ -47,5 +49,40 @@ describe('either answer, for a destination of unknown kind', () => {
   it('reports the field of the shape the answer was closest to', () => {
     expect(responseError(enqueueResponseSchema, {}).field).toBe('messageId');
     expect(responseError(enqueueResponseSchema, [enqueueResult, { messageId: 7 }]).field).toBe('1.messageId');
+  });
+});
+
+describe('isPlainEnqueueResult (the fast path in front of zod)', () => {
+  const jsonValue = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.double(), fc.string(), fc.array(tie('value'), { maxLength: 3 }), tie('object')),
+    object: fc.dictionary(fc.constantFrom('messageId', 'deduplicated', 'url', 'other', '__proto__'), tie('value'), { maxKeys: 4 }),
+  })).value;
+  const likely = fc.record(
+    { messageId: fc.oneof(fc.string(), fc.integer()), deduplicated: fc.oneof(fc.boolean(), fc.constant('true')), url: fc.oneof(fc.string(), fc.constant(null)), extra: jsonValue },
+    { requiredKeys: [] },
+  );
+
+  it('accepts only what the schema accepts, and the schema returns it unchanged', () => {
+    fc.assert(
+      fc.property(fc.oneof(jsonValue, likely), (candidate) => {
+        const value = JSON.parse(JSON.stringify(candidate) ?? 'null') as unknown;
+        const parsed = enqueueResultSchema.safeParse(value);
+        if (isPlainEnqueueResult(value)) {
+          expect(parsed.success).toBe(true);
+          expect(parsed.data).toEqual(value);
+        }
+        // Every plain answer the service sends takes the fast path.
+        if (parsed.success && Object.keys(value as object).every((key) => ['messageId', 'deduplicated', 'url'].includes(key))) {
+          expect(isPlainEnqueueResult(value)).toBe(true);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('leaves anything else to zod, whose error names the field', () => {
+    expect(isPlainEnqueueResult({ messageId: 1 })).toBe(false);
+    expect(isPlainEnqueueResult([{ messageId: 'm' }])).toBe(false);
+    expect(responseError(enqueueResultSchema, { messageId: 1 }).field).toBe('messageId');
   });
 });
