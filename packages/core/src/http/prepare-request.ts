@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors/validation-error';
-import { joinUrl } from './join-url';
+import { encodePath } from './join-url';
 import { buildQueryString } from './query-string';
 import type { HttpTransportRequest } from './http-transport';
 import { mergeRequestHeaders } from './request-headers';
@@ -25,7 +25,9 @@ export function prepareRequest(spec: RequestSpec, options: ResolvedTransportOpti
   if (!METHODS.has(spec.method)) {
     throw new ValidationError('method', `must be one of ${[...METHODS].join(', ')}, got ${JSON.stringify(spec.method)}`);
   }
-  const url = joinUrl(options.baseUrl, spec.path) + rawTail(spec) + buildQueryString(spec.query);
+  // The base is normalised once (no trailing slash), so joining is a concatenation.
+  const path = encodePath(spec.path);
+  const url = (path === '' ? options.baseUrl : `${options.baseUrl}/${path}`) + rawTail(spec) + buildQueryString(spec.query);
   const { body, contentType } = encodeBody(spec);
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
   if (contentType) headers['content-type'] = contentType;
