@@ -87,10 +87,10 @@ function sendEnqueue(
     // Resending an enqueue whose answer was lost would deliver the message twice, unless the
     // service can recognise the copy by its deduplication id.
     retrySafe: options.deduplicationId !== undefined,
-    // The service reads a URL destination verbatim from the rest of the path, query included.
-    ...(destination.kind === 'url' ? { rawTail: destination.href } : {}),
-    ...(request.signal ? { signal: request.signal } : {}),
   };
+  // The service reads a URL destination verbatim from the rest of the path, query included.
+  if (destination.kind === 'url') spec.rawTail = destination.href;
+  if (request.signal) spec.signal = request.signal;
   return destination.kind === 'urlGroup'
     ? context.transport.requestJson(spec, parseUrlGroupResult)
     : context.transport.requestJson(spec, parseEnqueueResult);

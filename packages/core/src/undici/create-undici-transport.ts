@@ -2,7 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { NetworkError } from '../errors/network-error';
 import { ValidationError } from '../errors/validation-error';
 import type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from '../http/http-transport';
-import { toHeaders } from './to-headers';
+import { UndiciAnswer } from './undici-answer';
 import { splitUrl } from './split-url';
 
 /** Settings of {@link createUndiciTransport}. Every one is optional. */
@@ -10,9 +10,9 @@ export interface UndiciTransportOptions {
   /** Most open connections per origin; further requests wait for a free one. Default 64. */
   connections?: number;
   /**
-   * Close a connection idle for this long. Default 4000 ms: under the 5 s keep-alive timeout of
-   * Node servers, so we close first instead of sending into a socket the server is closing. A
-   * server's `Keep-Alive: timeout=N` hint shortens it further.
+   * Close a connection idle for this long, when the server sends no `Keep-Alive: timeout=N` hint
+   * (with one, undici keeps it for N minus 2 s). Default 4000 ms: under the 5 s keep-alive timeout
+   * of Node servers, so we close first instead of sending into a socket the server is closing.
    */
   keepAliveTimeoutMs?: number;
   /**
@@ -78,7 +78,9 @@ function resolveDispatcher(options: UndiciTransportOptions): { dispatcher: Dispa
   }
   const connections = positiveInteger('connections', options.connections, DEFAULT_CONNECTIONS);
   const keepAliveTimeout = positiveInteger('keepAliveTimeoutMs', options.keepAliveTimeoutMs, DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
-  return { dispatcher: new Agent({ connections, keepAliveTimeout, pipelining: 1 }), own: true };
+  // undici's own header and body timeouts (300 s each) are off: the client's timeout is the one
+  // deadline of an attempt, so a longer `timeoutMs` is honoured and no second timer runs per request.
+  return { dispatcher: new Agent({ connections, keepAliveTimeout, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 }), own: true };
 }
 
 function positiveInteger(path: string, value: unknown, fallback: number): number {
@@ -152,9 +154,7 @@ function sendAttempt(dispatcher: Dispatcher, request: HttpTransportRequest): Pro
       onResponseEnd() {
         if (!settle()) return;
         const text = chunks.length === 0 ? '' : decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-        let built: Headers | undefined;
-        // Only error answers and callers who ask read the headers: build them then, not per call.
-        resolve({ status, statusText, text, get headers() { return (built ??= toHeaders(headers)); } });
+        resolve(new UndiciAnswer(status, statusText, text, headers));
       },
       onResponseError(_controller, error) {
         if (!settle()) return;
