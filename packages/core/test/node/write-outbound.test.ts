@@ -33,6 +33,21 @@ describe('writeOutbound', () => {
     expect(await response.text()).toBe('four');
   });
 
+  it('answers an empty body with Content-Length: 0, also over a wrong length given in the headers and for HEAD', async () => {
+    server = await startServer((req, res) => {
+      req.resume();
+      req.on('end', () => writeOutbound(res, { status: 200, headers: req.url === '/wrong' ? { 'content-length': '7' } : {}, body: '' }));
+    });
+    for (const path of ['/', '/wrong']) {
+      const response = await fetch(server.url + path, { method: 'POST', body: 'x' });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-length')).toBe('0');
+      expect(await response.text()).toBe('');
+    }
+    const head = await fetch(server.url, { method: 'HEAD' });
+    expect(head.headers.get('content-length')).toBe('0');
+  });
+
   it('sends no body and no Content-Length for 204, and Content-Length without a body for HEAD', async () => {
     server = await startServer((req, res) => writeOutbound(res, { status: req.method === 'HEAD' ? 200 : 204, headers: {}, body: req.method === 'HEAD' ? 'twelve bytes' : 'ignored' }));
     const noContent = await fetch(server.url, { method: 'DELETE' });
