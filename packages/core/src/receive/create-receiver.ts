@@ -5,21 +5,22 @@ import { optionalSetting } from '../config/resolve-setting';
 import { checkBaseUrl } from '../config/resolve-url';
 import type { BodyOf, DestinationDefinition } from '../contract/define-destination';
 import { isDestinationDefinition } from '../contract/define-destination';
-import { validateWithSchema } from '../contract/validate-with-schema';
 import { BodyTooLargeError } from '../errors/body-errors';
 import { ConfigError } from '../errors/config-error';
 import { MethodNotAllowedError } from '../errors/receive-errors';
 import { ValidationError } from '../errors/validation-error';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
-import { createVerifier, type Verifier } from '../signature';
+import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
 import { toCallbackMessage, type CallbackMessage, type CallbackOptions, type FailureCallbackMessage, type SchemaOutput } from './callback-message';
-import { readDeliveryHeaders } from './delivery-headers';
+import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
 import { errorResponse, textResponse } from './error-response';
 import type { InboundRequest, OutboundResponse } from './inbound-request';
+import { andThen, isThenable, settle, type MaybePromise } from './maybe-promise';
 import { decodeText, parseBody } from './parse-body';
 import { readWebRequest, toWebResponse } from './read-web-request';
 import type { ReceivedMessage } from './received-message';
 import { DEFAULT_MAX_BODY_BYTES, type ReceiveStage, type ReceiverOptions } from './receiver-options';
+import { validateBody } from './validate-body';
 
 /** The pipeline's answer. `error` is set when a handler threw unexpectedly, for adapters that forward it (Express `next`). */
 export type HandledResponse = OutboundResponse & { error?: unknown };
@@ -86,8 +87,12 @@ interface Context {
   maxBodyBytes: number;
   methods: readonly string[];
   publicUrl: string | undefined;
-  verifier: Verifier | ConfigError | undefined;
+  readDelivery: DeliveryHeaderReader;
+  /** Verifies a delivery's token; a ConfigError when no key is configured, `undefined` with `verify: false`. */
+  verify: VerifyDelivery | ConfigError | undefined;
 }
+
+type VerifyDelivery = (input: VerifyInput) => VerifiedSignature | Promise<VerifiedSignature>;
 
 /**
  * The framework-neutral receiving pipeline: method -> body size -> signature -> URL -> parse -> schema
@@ -100,8 +105,10 @@ interface Context {
  */
 export function createReceiver(options: ReceiverOptions = {}): Receiver {
   const context = resolveContext(options);
-  const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(context, input, schema);
-  const makeEndpoint = (consume: (input: InboundRequest) => Promise<unknown>): Endpoint => {
+  // Synchronous where every step is (see andThen); the public `receive` always answers with a promise.
+  const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(context, input, schema);
+  const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => settle(() => receiveNow(input, schema));
+  const makeEndpoint = (consume: (input: InboundRequest) => unknown): Endpoint => {
     const handle = (input: InboundRequest) => runPipeline(context, input, consume);
     return {
       handle,
@@ -110,9 +117,9 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       errorResponse: (error, request) => reportAndMap(context, error, request).response,
     };
   };
-  const acknowledge = makeEndpoint(async (input) => void (await receive(input)));
+  const acknowledge = makeEndpoint((input) => andThen(receiveNow(input), () => undefined));
   const receiveCallback = async (input: InboundRequest, callbackOptions: CallbackOptions<never, never> = {}, failure = false) => {
-    const delivery = await receive(input, failure ? failureCallbackBodySchema : callbackBodySchema);
+    const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
     return toCallbackMessage(delivery.body, delivery, callbackOptions, failure);
   };
   return {
@@ -121,12 +128,13 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
         throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
       }
       checkHandler(handler);
-      return makeEndpoint(async (input) => handler(await receive(input, definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>)));
+      const schema = definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>;
+      return makeEndpoint((input) => andThen(receiveNow(input, schema), handler));
     },
     message: (handler, messageOptions) => {
       checkHandler(handler);
       const schema = messageOptions?.schema as StandardSchemaV1<unknown, never> | undefined;
-      return makeEndpoint(async (input) => handler(await receive(input, schema)));
+      return makeEndpoint((input) => andThen(receiveNow(input, schema), handler));
     },
     callback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
@@ -140,7 +148,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     receiveCallback: (input, callbackOptions) => receiveCallback(input, callbackOptions as CallbackOptions<never, never>) as never,
     receiveFailureCallback: (input, callbackOptions) => receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true) as never,
     assertConfigured: () => {
-      if (context.verifier instanceof ConfigError) throw context.verifier;
+      if (context.verify instanceof ConfigError) throw context.verify;
     },
     errorResponse: (error, request) => reportAndMap(context, error, request).response,
     handle: acknowledge.handle,
@@ -163,14 +171,26 @@ function resolveContext(options: ReceiverOptions): Context {
     return method;
   });
   const publicUrl = options.publicUrl === undefined ? undefined : checkBaseUrl('publicUrl', options.publicUrl).replace(/\/+$/, '');
+  const headerPrefix = resolveHeaderPrefix(options.headerPrefix, env);
   return {
     options,
-    headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
+    headerPrefix,
     maxBodyBytes,
     methods,
     publicUrl,
-    verifier: options.verify === false ? undefined : makeVerifier(options, env),
+    readDelivery: deliveryHeaderReader(headerPrefix),
+    verify: options.verify === false ? undefined : verifyFunction(makeVerifier(options, env)),
   };
+}
+
+/**
+ * The node:crypto verifier's synchronous form where there is one: the same checks and errors as
+ * `verify`, without a promise to settle and await on every delivery.
+ */
+function verifyFunction(verifier: Verifier | ConfigError): VerifyDelivery | ConfigError {
+  if (verifier instanceof ConfigError) return verifier;
+  const { verifySync } = verifier as Partial<NodeVerifier>;
+  return typeof verifySync === 'function' ? verifySync : (input) => verifier.verify(input);
 }
 
 function makeVerifier(options: ReceiverOptions, env: ReceiverOptions['env'] & object): Verifier | ConfigError {
@@ -194,20 +214,42 @@ function makeVerifier(options: ReceiverOptions, env: ReceiverOptions['env'] & ob
   });
 }
 
-async function receiveMessage<T>(context: Context, input: InboundRequest, schema?: StandardSchemaV1<unknown, T>): Promise<ReceivedMessage<T>> {
+/**
+ * Every check up to the handler. Throws (rather than rejects) when a check fails before anything had
+ * to wait; callers turn that into a rejection where they promise one.
+ */
+function receiveMessage<T>(context: Context, input: InboundRequest, schema?: StandardSchemaV1<unknown, T>): MaybePromise<ReceivedMessage<T>> {
   const method = (input.method ?? '').toUpperCase();
   if (!context.methods.includes(method)) throw new MethodNotAllowedError(method, context.methods);
   if (input.rawBody.byteLength > context.maxBodyBytes) throw new BodyTooLargeError(context.maxBodyBytes);
-  const delivery = readDeliveryHeaders(input.headers, context.headerPrefix);
-  let signature: ReceivedMessage<T>['signature'];
-  if (context.verifier instanceof ConfigError) throw context.verifier;
-  if (context.verifier) {
-    const url = context.publicUrl === undefined ? undefined : context.publicUrl + pathAndQuery(input.url);
-    signature = await context.verifier.verify({ signature: delivery.signature, rawBody: input.rawBody, ...(url !== undefined ? { url } : {}) });
-  }
+  const delivery = context.readDelivery(input.headers);
+  if (context.verify instanceof ConfigError) throw context.verify;
+  const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
+  if (!context.verify) return finish(undefined);
+  const url = context.publicUrl === undefined ? undefined : context.publicUrl + pathAndQuery(input.url);
+  return andThen(context.verify({ signature: delivery.signature, rawBody: input.rawBody, ...(url !== undefined ? { url } : {}) }), finish);
+}
+
+function parseAndValidate<T>(
+  input: InboundRequest,
+  method: string,
+  delivery: DeliveryHeaders,
+  schema: StandardSchemaV1<unknown, T> | undefined,
+  signature: VerifiedSignature | undefined,
+): MaybePromise<ReceivedMessage<T>> {
   const parsed = parseBody(input.rawBody, delivery.contentType);
-  const body = schema ? await validateWithSchema(schema, parsed, 'body') : (parsed as T);
+  if (!schema) return receivedMessage(input, method, delivery, parsed as T, signature);
+  return andThen(validateBody(schema, parsed), (body) => receivedMessage(input, method, delivery, body, signature));
+}
+
+/**
+ * The handler's view of a delivery. `headers` and `forwardedHeaders` are read through to the
+ * delivery's records, which are only built when a handler first looks at them.
+ */
+function receivedMessage<T>(input: InboundRequest, method: string, delivery: DeliveryHeaders, body: T, signature: VerifiedSignature | undefined): ReceivedMessage<T> {
   const rawBody = input.rawBody;
+  let headers: Record<string, string> | undefined;
+  let forwardedHeaders: Record<string, string> | undefined;
   return {
     body,
     rawBody,
@@ -219,8 +261,19 @@ async function receiveMessage<T>(context: Context, input: InboundRequest, schema
     callerIp: delivery.callerIp,
     workflowRunId: delivery.workflowRunId,
     workflowUrl: delivery.workflowUrl,
-    forwardedHeaders: delivery.forwarded,
-    headers: delivery.all,
+    // Setters too: these were plain data properties, and a handler may replace them.
+    get forwardedHeaders() {
+      return (forwardedHeaders ??= delivery.forwarded);
+    },
+    set forwardedHeaders(value) {
+      forwardedHeaders = value;
+    },
+    get headers() {
+      return (headers ??= delivery.all);
+    },
+    set headers(value) {
+      headers = value;
+    },
     method,
     url: input.url,
     contentType: delivery.contentType,
@@ -228,9 +281,12 @@ async function receiveMessage<T>(context: Context, input: InboundRequest, schema
   };
 }
 
-async function runPipeline(context: Context, input: InboundRequest, consume: (input: InboundRequest) => Promise<unknown>): Promise<HandledResponse> {
+async function runPipeline(context: Context, input: InboundRequest, consume: (input: InboundRequest) => unknown): Promise<HandledResponse> {
   try {
-    return resultResponse(await consume(input));
+    let result = consume(input);
+    // Awaited only when there is something to wait for: a sync handler's delivery needs no microtask.
+    if (isThenable(result)) result = await result;
+    return resultResponse(result);
   } catch (error) {
     const { response, stage } = reportAndMap(context, error, input);
     return stage === 'handler' && response.status === 500 ? { ...response, error } : response;
@@ -245,8 +301,8 @@ async function fetchThrough(context: Context, request: Request, handle: (input: 
     const fallback: InboundRequest = { method: request.method, url: request.url, headers: request.headers, rawBody: new Uint8Array(0) };
     return toWebResponse(reportAndMap(context, error, fallback).response);
   }
-  const { error: _error, ...out } = await handle(input);
-  return toWebResponse(out);
+  // toWebResponse reads only status, headers and body, so a handler's `error` is left behind as it is.
+  return toWebResponse(await handle(input));
 }
 
 function reportAndMap(context: Context, error: unknown, request: InboundRequest): { response: OutboundResponse; stage: ReceiveStage } {

@@ -64,6 +64,48 @@ describe('what a destination handler receives', () => {
     expect(Object.hasOwn(seen?.headers ?? {}, '__proto__')).toBe(true);
   });
 
+  it('snapshots the headers at receipt, builds the records only when read, and lets a handler replace them', async () => {
+    let seen: ReceivedMessage<unknown> | undefined;
+    const request = await inbound({ id: 7 }, { headers: { 'X-Tenant': 'acme' } });
+    const headers = { ...(request.headers as Record<string, string>) };
+    request.headers = headers;
+    const endpoint = createReceiver(base).destination(orders, (message) => {
+      // A later change to the framework's header object does not reach the message.
+      headers['x-tenant'] = 'changed';
+      seen = message;
+      expect(message.headers['x-tenant']).toBe('acme');
+      expect(message.forwardedHeaders).toEqual({ 'x-tenant': 'acme' });
+      expect(message.headers).toBe(message.headers);
+      message.headers = { replaced: 'yes' };
+    });
+    expect((await endpoint.handle(request)).status).toBe(200);
+    expect(seen?.headers).toEqual({ replaced: 'yes' });
+    expect({ ...seen }.forwardedHeaders).toEqual({ 'x-tenant': 'acme' });
+  });
+
+  it('waits for an asynchronous schema and the Web Crypto verifier, with the same answers', async () => {
+    const asyncSchema = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'test',
+        validate: (value: unknown) =>
+          Promise.resolve((value as { id?: unknown }).id === 7 ? { value: { id: 7 } } : { issues: [{ message: 'id must be 7', path: ['id'] }] }),
+      },
+    };
+    const received: unknown[] = [];
+    const endpoint = createReceiver({ ...base, implementation: 'webcrypto' }).message((message) => void received.push(message.body), { schema: asyncSchema });
+    expect((await endpoint.handle(await inbound({ id: 7 }))).status).toBe(200);
+    expect((await endpoint.handle(await inbound({ id: 8 }))).status).toBe(489);
+    const tampered = await inbound({ id: 7 });
+    expect((await endpoint.handle({ ...tampered, rawBody: new TextEncoder().encode('{"id":70}') })).status).toBe(401);
+    expect(received).toEqual([{ id: 7 }]);
+    // The public receive() rejects (it never throws synchronously), whatever failed.
+    const receiver = createReceiver(base);
+    const early = receiver.receive({ ...tampered, method: 'GET' });
+    expect(early).toBeInstanceOf(Promise);
+    await expect(early).rejects.toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+  });
+
   it('answers a returned object as JSON and a string as text', async () => {
     const json = await createReceiver(base).destination(orders, () => ({ ok: true })).handle(await inbound({ id: 1 }));
     expect(json).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
