@@ -1,4 +1,4 @@
-import type { Endpoint } from '@mailroom/core';
+import type { Endpoint, HandledResponse } from '@mailroom/core';
 import { handleNodeRequest, writeOutbound } from '@mailroom/core/node';
 import type { MailroomRequestHandler } from './request-handler';
 
@@ -14,15 +14,19 @@ export const EXPRESS_CONSUMED_HINT =
  */
 export function serveEndpoint(endpoint: Endpoint): MailroomRequestHandler {
   return (req, res, next) => {
-    // `originalUrl` keeps the router's mount path, which the `publicUrl` check needs.
-    handleNodeRequest(endpoint, req, { url: req.originalUrl ?? req.url, consumedHint: EXPRESS_CONSUMED_HINT })
-      .then(({ error, ...out }) => {
+    const answer = (out: HandledResponse): void => {
+      try {
         // A handler crash belongs to the app's error middleware (logging, reporting); it answers 500
         // by default, which makes the service retry.
-        if (error) next(error);
+        if (out.error) next(out.error);
         else writeOutbound(res, out);
-      })
-      // Express 4 does not catch rejected promises, so anything unexpected goes to `next` explicitly.
-      .catch(next);
+      } catch (error) {
+        next(error);
+      }
+    };
+    // `originalUrl` keeps the router's mount path, which the `publicUrl` check needs. Express 4 does
+    // not catch rejected promises, so anything unexpected goes to `next` explicitly (as the second
+    // argument of `then`, not a `.catch`: one promise less per request).
+    handleNodeRequest(endpoint, req, { url: req.originalUrl ?? req.url, consumedHint: EXPRESS_CONSUMED_HINT }).then(answer, next);
   };
 }

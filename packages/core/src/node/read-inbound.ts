@@ -42,27 +42,48 @@ export interface ReadInboundOptions {
  * const inbound = await readInbound(req, { maxBodyBytes: 256 * 1024, url: req.originalUrl });
  * writeOutbound(res, await receiver.handle(inbound));
  */
-export async function readInbound(req: IncomingMessage, options: ReadInboundOptions = {}): Promise<InboundRequest> {
-  assertIncomingMessage(req);
-  const limit = resolveBodyLimit(options.maxBodyBytes);
-  const rawBody = await readRawBody(req, limit, options);
-  return { method: req.method ?? 'GET', url: options.url ?? req.url, headers: req.headers, rawBody };
+export function readInbound(req: IncomingMessage, options: ReadInboundOptions = {}): Promise<InboundRequest> {
+  // Not an async function: the body read is the only thing to wait for, so its promise is the one
+  // this returns (see readInboundNow).
+  try {
+    const inbound = readInboundNow(req, options);
+    return inbound instanceof Promise ? inbound : Promise.resolve(inbound);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
-async function readRawBody(req: NodeRequest, limit: number, options: ReadInboundOptions): Promise<Uint8Array> {
+/**
+ * {@link readInbound} without the promise when the bytes are already at hand (a parser captured
+ * them); throws instead of rejecting for what is wrong before any reading. For core's Node bridge
+ * (handleNodeRequest), not exported from the package.
+ */
+export function readInboundNow(req: IncomingMessage, options: ReadInboundOptions = {}): InboundRequest | Promise<InboundRequest> {
+  assertIncomingMessage(req);
+  const limit = resolveBodyLimit(options.maxBodyBytes);
+  const method = req.method ?? 'GET';
+  const url = options.url ?? req.url;
+  const inbound = (rawBody: Uint8Array): InboundRequest => ({ method, url, headers: req.headers, rawBody });
+  const rawBody = readRawBody(req, limit, options);
+  if (!(rawBody instanceof Promise)) return inbound(rawBody);
+  // Only a read from the stream waits. Its bytes are kept on the request, so a second call (a
+  // guard, then a handler) gets the same bytes instead of a drained stream.
+  return rawBody.then((bytes) => {
+    (req as NodeRequest).rawBody = bytes;
+    return inbound(bytes);
+  });
+}
+
+function readRawBody(req: NodeRequest, limit: number, options: ReadInboundOptions): Uint8Array | Promise<Uint8Array> {
   const captured = capturedRawBody(req);
   if (captured) return withinLimit(captured, limit);
-
   const consumed = consumedBy(req);
   if (consumed === undefined) {
     // Refuse before reading a byte when the client announced too much.
     const declared = declaredContentLength(req);
     if (declared !== undefined && declared > limit) throw new BodyTooLargeError(limit);
-    const bytes = await readStream(req, { limit, ...(options.signal ? { signal: options.signal } : {}) });
-    req.rawBody = bytes;
-    return bytes;
+    return readStream(req, { limit, ...(options.signal ? { signal: options.signal } : {}) });
   }
-
   const buffered = bufferBody(req);
   if (buffered) return withinLimit(buffered, limit);
   if (!declaresBody(req)) return Buffer.alloc(0);
@@ -76,11 +97,11 @@ function withinLimit(bytes: Uint8Array, limit: number): Uint8Array {
 }
 
 function assertIncomingMessage(req: unknown): asserts req is NodeRequest {
+  const candidate = req as Partial<IncomingMessage> | null;
+  if (typeof candidate === 'object' && candidate !== null && typeof candidate.on === 'function' && typeof candidate.headers === 'object') return;
+  // Only now the costlier question of what it is instead, for the message.
   if (typeof Request !== 'undefined' && req instanceof Request) {
     throw new ValidationError('req', 'readInbound expects a Node IncomingMessage, got a Web Request; hand a Web Request to the receiver directly (receiver.fetch).');
   }
-  const candidate = req as Partial<IncomingMessage> | null;
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.on !== 'function' || typeof candidate.headers !== 'object') {
-    throw new ValidationError('req', `readInbound expects a Node IncomingMessage (a readable stream with headers), got ${candidate === null ? 'null' : typeof candidate}.`);
-  }
+  throw new ValidationError('req', `readInbound expects a Node IncomingMessage (a readable stream with headers), got ${candidate === null ? 'null' : typeof candidate}.`);
 }
