@@ -40,6 +40,20 @@ function rawFetch(url, token) {
   return async () => (await fetch(url, { method: 'POST', headers, body: JSON.stringify(PAYLOAD) })).json();
 }
 
+/** The same with a per-request timeout, as any client that enforces one over fetch needs: a signal and a timer. */
+function rawFetchWithTimeout(url, token) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  return async () => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 30_000);
+    try {
+      return await (await fetch(url, { method: 'POST', headers, body: JSON.stringify(PAYLOAD), signal: controller.signal })).json();
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
 function rawUndici(pool, path, token) {
   const body = JSON.stringify(PAYLOAD);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -64,6 +78,7 @@ await report(async ({ smoke }) => {
       { name: 'mailroom enqueueJSON + createUndiciTransport()', key: 'undiciTransport', send: enqueue(client({ transport: undiciTransport })) },
       { name: 'vendor publishJSON (global fetch)', key: 'vendor', send: () => vendor.publishJSON({ url: DESTINATION, body: PAYLOAD }) },
       { name: 'floor: global fetch, no client', key: 'rawFetch', raw: true, send: rawFetch(`${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token) },
+      { name: 'floor: global fetch + timeout signal, no client', key: 'rawFetchTimeout', raw: true, send: rawFetchWithTimeout(`${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token) },
       { name: 'floor: node:http Agent, no client', key: 'rawHttp', raw: true, send: rawNodeHttp(agent, `${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token) },
       { name: 'floor: undici Pool.request, no client', key: 'rawUndici', raw: true, send: rawUndici(pool, `/v2/enqueue/orders/${DESTINATION}`, token) },
     ];
@@ -133,7 +148,7 @@ await report(async ({ smoke }) => {
       return row;
     });
     const notes = [
-      'Sending: 10 calls in flight against a node:http stub of the enqueue endpoint in its own process (it answers {"messageId"} with a Content-Length, as the service does), 0.6 s per run. createUndiciTransport() is the transport option of @mailroom/core/undici (undici ^7, an optional peer) with its defaults; the floor rows are a bare POST and JSON answer with no client at all, so "floor: global fetch" is the most any client on the default fetch can reach, the vendor\'s included.',
+      'Sending: 10 calls in flight against a node:http stub of the enqueue endpoint in its own process (it answers {"messageId"} with a Content-Length, as the service does), 0.6 s per run. createUndiciTransport() is the transport option of @mailroom/core/undici (undici ^7, an optional peer) with its defaults; the floor rows are a bare POST and JSON answer with no client at all, so "floor: global fetch" is the most any client on the default fetch can reach, the vendor\'s included, and "+ timeout signal" the most one that enforces a timeout per request can (the vendor\'s sets none).',
       `Sending, client CPU per call (median µs): ${contenders.map((c) => `${c.name} ${summarise(cpu[c.key]).median.toFixed(0)}`).join('; ')}.`,
     ];
     return { id: 'sending', rows, checks, notes };
