@@ -18,23 +18,68 @@ export interface DeliveryRequest {
  */
 export function buildDeliveryRequest(message: MessageRecord, retried: number, headerPrefix: string, sign: DeliverySigner): DeliveryRequest {
   const body = Buffer.from(message.bodyBase64, 'base64');
-  const p = headerPrefix;
-  // Keyed by lower-case name so a forwarded header replaces a default (User-Agent) rather than
-  // doubling it, while the service's own headers always win over forwarded ones.
+  const names = serviceHeaderNames(headerPrefix);
+  const headers: Record<string, string> = { 'User-Agent': DELIVERY_USER_AGENT };
+  if (message.contentType !== undefined) headers['Content-Type'] = message.contentType;
+  headers[names.messageId] = message.id;
+  headers[names.retried] = String(retried);
+  if (message.callerIp) headers[names.callerIp] = message.callerIp;
+  if (message.topicName !== undefined) headers[names.topicName] = message.topicName;
+  if (message.workflow) {
+    headers[names.workflowRunId] = message.workflow.runId;
+    headers[names.workflowUrl] = message.workflow.url;
+    headers[names.workflowCreatedAt] = String(message.workflow.createdAt);
+  }
+  headers[names.signature] = sign(message.url, body);
+  const forwarded = Object.keys(message.forwardHeaders);
+  return { url: message.url, method: message.method, headers: forwarded.length === 0 ? headers : withForwarded(headers, message.forwardHeaders), body };
+}
+
+/**
+ * Adds the forwarded headers, keyed by lower-case name so a forwarded header replaces a default
+ * (User-Agent) rather than doubling it, while the service's own headers always win over forwarded
+ * ones. The order is the one a single pass would give: defaults, forwarded, then the service's.
+ */
+function withForwarded(own: Record<string, string>, forwarded: Record<string, string>): Record<string, string> {
   const headers = new Map<string, [string, string]>();
   const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
-  set('User-Agent', DELIVERY_USER_AGENT);
-  if (message.contentType !== undefined) set('Content-Type', message.contentType);
-  for (const [name, value] of Object.entries(message.forwardHeaders)) set(name, value);
-  set(`${p}-Message-Id`, message.id);
-  set(`${p}-Retried`, String(retried));
-  if (message.callerIp) set(`${p}-Caller-Ip`, message.callerIp);
-  if (message.topicName !== undefined) set(`${p}-Topic-Name`, message.topicName);
-  if (message.workflow) {
-    set(`${p}-Workflow-RunId`, message.workflow.runId);
-    set(`${p}-Workflow-Url`, message.workflow.url);
-    set(`${p}-Workflow-CreatedAt`, String(message.workflow.createdAt));
+  const ownEntries = Object.entries(own);
+  const defaults = 'Content-Type' in own ? 2 : 1;
+  for (const [name, value] of ownEntries.slice(0, defaults)) set(name, value);
+  for (const [name, value] of Object.entries(forwarded)) set(name, value);
+  for (const [name, value] of ownEntries.slice(defaults)) set(name, value);
+  // fromEntries defines own properties: a forwarded header named `__proto__` stays a header.
+  return Object.fromEntries(headers.values());
+}
+
+interface ServiceHeaderNames {
+  messageId: string;
+  retried: string;
+  callerIp: string;
+  topicName: string;
+  workflowRunId: string;
+  workflowUrl: string;
+  workflowCreatedAt: string;
+  signature: string;
+}
+
+// Built once per prefix rather than once per delivery.
+const namesByPrefix = new Map<string, ServiceHeaderNames>();
+
+function serviceHeaderNames(p: string): ServiceHeaderNames {
+  let names = namesByPrefix.get(p);
+  if (!names) {
+    names = {
+      messageId: `${p}-Message-Id`,
+      retried: `${p}-Retried`,
+      callerIp: `${p}-Caller-Ip`,
+      topicName: `${p}-Topic-Name`,
+      workflowRunId: `${p}-Workflow-RunId`,
+      workflowUrl: `${p}-Workflow-Url`,
+      workflowCreatedAt: `${p}-Workflow-CreatedAt`,
+      signature: `${p}-Signature`,
+    };
+    namesByPrefix.set(p, names);
   }
-  set(`${p}-Signature`, sign(message.url, body));
-  return { url: message.url, method: message.method, headers: Object.fromEntries(headers.values()), body };
+  return names;
 }

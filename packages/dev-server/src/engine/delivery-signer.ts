@@ -1,4 +1,4 @@
-import { createHash, createHmac, createSecretKey } from 'node:crypto';
+import { createHmac, createSecretKey, hash } from 'node:crypto';
 import { DEFAULT_SIGNATURE_TTL_SECONDS, MAX_TOKEN_LENGTH } from '@mailroom/core';
 import { randomHex } from '../ids';
 
@@ -39,7 +39,8 @@ export function createDeliverySigner(options: DeliverySignerOptions): DeliverySi
       nbf: iat,
       exp: iat + DEFAULT_SIGNATURE_TTL_SECONDS,
       jti: jti(),
-      body: createHash('sha256').update(body).digest('base64url'),
+      // One-shot: no Hash object (and its stream machinery) per delivery.
+      body: hash('sha256', body, 'base64url'),
     };
     const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     const token = `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;

@@ -72,7 +72,13 @@ function targetOf(url: string, state: SenderState): Target {
   let target = state.targets.get(url);
   if (!target) {
     const parsed = new URL(url);
-    target = { secure: parsed.protocol === 'https:', options: urlToHttpOptions(parsed) };
+    // Only what http.request reads: the rest of urlToHttpOptions (href, hash, ...) would be copied
+    // into every request's options for nothing.
+    const { protocol, hostname, port, path, auth } = urlToHttpOptions(parsed);
+    const options: http.RequestOptions = { protocol, hostname, path };
+    if (port !== undefined && port !== '') options.port = port;
+    if (auth !== undefined) options.auth = auth;
+    target = { secure: parsed.protocol === 'https:', options };
     if (state.targets.size >= MAX_CACHED_TARGETS) state.targets.clear();
     state.targets.set(url, target);
   }

@@ -37,40 +37,118 @@ const NOT_SOURCE_HEADERS = new Set(['authorization', 'host', 'connection', 'cont
 export function readEnqueueSettings(req: IncomingMessage, prefix: string, plan: PlanLimits, now: number): EnqueueSettings {
   const get = headerReader(req);
   const p = prefix;
-  const retries = readRetries(get(`${p}-Retries`), `${p}-Retries`, plan) ?? plan.defaultRetries;
-  const retryDelay = readRetryDelay(get(`${p}-Retry-Delay`), `${p}-Retry-Delay`);
-  const notBefore = readNotBefore(get, p, plan, now);
-  const deduplicationId = get(`${p}-Deduplication-Id`);
-  const label = get(`${p}-Label`);
-  const contentType = get('Content-Type');
-  const callback = readCallback(req, get, `${p}-Callback`, plan);
-  const failureCallback = readCallback(req, get, `${p}-Failure-Callback`, plan);
-  const workflow = readWorkflow(get, p, now);
+  const n = headerNames(prefix);
+  const forwards = hasForwardedHeaders(req);
+  const retries = readRetries(get(n.retries), `${p}-Retries`, plan) ?? plan.defaultRetries;
+  const retryDelay = readRetryDelay(get(n.retryDelay), `${p}-Retry-Delay`);
+  const notBefore = readNotBefore(get, p, n, plan, now);
+  const deduplicationId = get(n.deduplicationId);
+  const label = get(n.label);
+  const contentType = get(n.contentType);
+  const callback = readCallback(req, get, n.callback, plan, forwards);
+  const failureCallback = readCallback(req, get, n.failureCallback, plan, forwards);
+  const workflow = readWorkflow(get, p, n, now);
   return {
-    method: readMethod(get(`${p}-Method`), `${p}-Method`) ?? 'POST',
+    method: readMethod(get(n.method), `${p}-Method`) ?? 'POST',
     ...(contentType !== undefined ? { contentType } : {}),
-    forwardHeaders: forwardedHeaders(req.headers, { headerPrefix: p }),
+    forwardHeaders: forwards ? forwardedHeaders(req.headers, { headerPrefix: p }) : {},
     sourceHeader: headerValuesFromRaw(req.rawHeaders, NOT_SOURCE_HEADERS),
     maxRetries: retries,
     ...(retryDelay !== undefined ? { retryDelay } : {}),
-    timeoutSeconds: readTimeout(get(`${p}-Timeout`), `${p}-Timeout`, plan) ?? plan.timeout,
+    timeoutSeconds: readTimeout(get(n.timeout), `${p}-Timeout`, plan) ?? plan.timeout,
     notBefore,
     ...(callback ? { callback } : {}),
     ...(failureCallback ? { failureCallback } : {}),
     ...(deduplicationId !== undefined && deduplicationId !== '' ? { deduplicationId } : {}),
-    contentBasedDeduplication: get(`${p}-Content-Based-Deduplication`)?.trim().toLowerCase() === 'true',
+    contentBasedDeduplication: get(n.contentBasedDeduplication)?.trim().toLowerCase() === 'true',
     ...(label !== undefined && label !== '' ? { label } : {}),
     ...(workflow ? { workflow } : {}),
   };
 }
 
-type HeaderGet = (name: string) => string | undefined;
+/** Looks a header up by its lower-case name (Node's `req.headers` keys). */
+type HeaderGet = (key: string) => string | undefined;
 
 function headerReader(req: IncomingMessage): HeaderGet {
-  return (name) => {
-    const value = req.headers[name.toLowerCase()];
+  const headers = req.headers;
+  return (key) => {
+    const value = headers[key];
     return Array.isArray(value) ? value.join(', ') : value;
   };
+}
+
+/**
+ * Whether any header could be a forwarded one (`<P>-Forward-X`, `<P>-Callback-Forward-X`, ...): most
+ * enqueues carry none, and a scan of the names is far cheaper than collecting them.
+ */
+function hasForwardedHeaders(req: IncomingMessage): boolean {
+  for (const name in req.headers) if (name.includes('-forward-')) return true;
+  return false;
+}
+
+/** The lower-case names of every header an enqueue may carry, for one prefix. */
+interface HeaderNames {
+  retries: string;
+  retryDelay: string;
+  notBefore: string;
+  delay: string;
+  deduplicationId: string;
+  label: string;
+  contentType: string;
+  method: string;
+  timeout: string;
+  contentBasedDeduplication: string;
+  workflowRunId: string;
+  workflowUrl: string;
+  workflowCreatedAt: string;
+  callback: CallbackHeaderNames;
+  failureCallback: CallbackHeaderNames;
+}
+
+/** The names of one callback's headers: `stem` as messages print it, the rest lower-case keys. */
+interface CallbackHeaderNames {
+  stem: string;
+  url: string;
+  retries: string;
+  retryDelay: string;
+  timeout: string;
+  delay: string;
+  method: string;
+}
+
+// Built once per prefix: every enqueue looks up about fifteen headers, and building and lower-casing
+// their names each time cost more than the lookups.
+const namesByPrefix = new Map<string, HeaderNames>();
+
+function headerNames(prefix: string): HeaderNames {
+  let names = namesByPrefix.get(prefix);
+  if (!names) {
+    const key = (suffix: string) => `${prefix}-${suffix}`.toLowerCase();
+    names = {
+      retries: key('Retries'),
+      retryDelay: key('Retry-Delay'),
+      notBefore: key('Not-Before'),
+      delay: key('Delay'),
+      deduplicationId: key('Deduplication-Id'),
+      label: key('Label'),
+      contentType: 'content-type',
+      method: key('Method'),
+      timeout: key('Timeout'),
+      contentBasedDeduplication: key('Content-Based-Deduplication'),
+      workflowRunId: key('Workflow-RunId'),
+      workflowUrl: key('Workflow-Url'),
+      workflowCreatedAt: key('Workflow-CreatedAt'),
+      callback: callbackNames(`${prefix}-Callback`),
+      failureCallback: callbackNames(`${prefix}-Failure-Callback`),
+    };
+    namesByPrefix.set(prefix, names);
+  }
+  return names;
+}
+
+function callbackNames(stem: string): CallbackHeaderNames {
+  const key = (suffix: string) => `${stem}${suffix}`.toLowerCase();
+  return { stem, url: key(''), retries: key('-Retries'), retryDelay: key('-Retry-Delay'), timeout: key('-Timeout'), delay: key('-Delay'), method: key('-Method') };
 }
 
 function readMethod(value: string | undefined, header: string): string | undefined {
@@ -118,8 +196,8 @@ function readTimeout(value: string | undefined, header: string, plan: PlanLimits
   return Math.min(seconds, plan.timeout);
 }
 
-function readNotBefore(get: HeaderGet, p: string, plan: PlanLimits, now: number): number {
-  const notBefore = get(`${p}-Not-Before`);
+function readNotBefore(get: HeaderGet, p: string, n: HeaderNames, plan: PlanLimits, now: number): number {
+  const notBefore = get(n.notBefore);
   if (notBefore !== undefined && notBefore.trim() !== '') {
     // Not-Before wins over Delay, as on the service.
     if (!/^\d+$/.test(notBefore.trim())) throw badRequest(`invalid ${p}-Not-Before header ${JSON.stringify(notBefore)}: expected Unix seconds`);
@@ -127,40 +205,41 @@ function readNotBefore(get: HeaderGet, p: string, plan: PlanLimits, now: number)
     if (at - now > plan.max_delay * 1000) throw planLimit(`${p}-Not-Before is more than the max delay of the ${plan.type} plan (${plan.max_delay}s) away`);
     return Math.max(at, now);
   }
-  const delay = readDurationSeconds(get(`${p}-Delay`), `${p}-Delay`) ?? 0;
+  const delay = readDurationSeconds(get(n.delay), `${p}-Delay`) ?? 0;
   if (delay > plan.max_delay) throw planLimit(`${p}-Delay ${delay}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
   return now + delay * 1000;
 }
 
-function readCallback(req: IncomingMessage, get: HeaderGet, stem: string, plan: PlanLimits): CallbackSettings | undefined {
-  const url = get(stem);
+function readCallback(req: IncomingMessage, get: HeaderGet, names: CallbackHeaderNames, plan: PlanLimits, forwards: boolean): CallbackSettings | undefined {
+  const url = get(names.url);
   if (url === undefined || url.trim() === '') return undefined;
+  const stem = names.stem;
   checkUrl(url.trim(), stem);
-  const retries = readRetries(get(`${stem}-Retries`), `${stem}-Retries`, plan);
-  const retryDelay = readRetryDelay(get(`${stem}-Retry-Delay`), `${stem}-Retry-Delay`);
-  const timeoutSeconds = readTimeout(get(`${stem}-Timeout`), `${stem}-Timeout`, plan);
-  const delaySeconds = readDurationSeconds(get(`${stem}-Delay`), `${stem}-Delay`);
+  const retries = readRetries(get(names.retries), `${stem}-Retries`, plan);
+  const retryDelay = readRetryDelay(get(names.retryDelay), `${stem}-Retry-Delay`);
+  const timeoutSeconds = readTimeout(get(names.timeout), `${stem}-Timeout`, plan);
+  const delaySeconds = readDurationSeconds(get(names.delay), `${stem}-Delay`);
   if (delaySeconds !== undefined && delaySeconds > plan.max_delay) {
     throw planLimit(`${stem}-Delay ${delaySeconds}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
   }
   return {
     url: url.trim(),
-    method: readMethod(get(`${stem}-Method`), `${stem}-Method`) ?? 'POST',
+    method: readMethod(get(names.method), `${stem}-Method`) ?? 'POST',
     ...(retries !== undefined ? { retries } : {}),
     ...(retryDelay !== undefined ? { retryDelay } : {}),
     ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
     ...(delaySeconds !== undefined ? { delaySeconds } : {}),
     // `<P>-Callback-Forward-X`: the stem works as a prefix of its own.
-    headers: forwardedHeaders(req.headers, { headerPrefix: stem }),
+    headers: forwards ? forwardedHeaders(req.headers, { headerPrefix: stem }) : {},
   };
 }
 
-function readWorkflow(get: HeaderGet, p: string, now: number): EnqueueSettings['workflow'] {
-  const runId = get(`${p}-Workflow-RunId`)?.trim();
+function readWorkflow(get: HeaderGet, p: string, n: HeaderNames, now: number): EnqueueSettings['workflow'] {
+  const runId = get(n.workflowRunId)?.trim();
   if (runId === undefined || runId === '') return undefined;
-  const url = get(`${p}-Workflow-Url`)?.trim();
+  const url = get(n.workflowUrl)?.trim();
   if (url !== undefined && url !== '') checkUrl(url, `${p}-Workflow-Url`);
-  const createdAtText = get(`${p}-Workflow-CreatedAt`)?.trim();
+  const createdAtText = get(n.workflowCreatedAt)?.trim();
   if (createdAtText !== undefined && createdAtText !== '' && !/^\d+$/.test(createdAtText)) {
     throw badRequest(`invalid ${p}-Workflow-CreatedAt header ${JSON.stringify(createdAtText)}: expected Unix milliseconds`);
   }
