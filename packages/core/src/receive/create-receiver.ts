@@ -86,7 +86,8 @@ interface Context {
   headerPrefix: string;
   maxBodyBytes: number;
   methods: readonly string[];
-  publicUrl: string | undefined;
+  /** The URL a token must be signed for, given the request's; `undefined` without `publicUrl`. */
+  signedUrl: (requestUrl: string | undefined) => string | undefined;
   readDelivery: DeliveryHeaderReader;
   /** Verifies a delivery's token; a ConfigError when no key is configured, `undefined` with `verify: false`. */
   verify: VerifyDelivery | ConfigError | undefined;
@@ -177,7 +178,7 @@ function resolveContext(options: ReceiverOptions): Context {
     headerPrefix,
     maxBodyBytes,
     methods,
-    publicUrl,
+    signedUrl: publicUrl === undefined ? () => undefined : signedUrlOf(publicUrl),
     readDelivery: deliveryHeaderReader(headerPrefix),
     verify: options.verify === false ? undefined : verifyFunction(makeVerifier(options, env)),
   };
@@ -226,7 +227,7 @@ function receiveMessage<T>(context: Context, input: InboundRequest, schema?: Sta
   if (context.verify instanceof ConfigError) throw context.verify;
   const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
   if (!context.verify) return finish(undefined);
-  const url = context.publicUrl === undefined ? undefined : context.publicUrl + pathAndQuery(input.url);
+  const url = context.signedUrl(input.url);
   return andThen(context.verify({ signature: delivery.signature, rawBody: input.rawBody, ...(url !== undefined ? { url } : {}) }), finish);
 }
 
@@ -326,6 +327,22 @@ function resultResponse(result: unknown): OutboundResponse {
   if (result === undefined || result === null) return { status: 200, headers: {}, body: '' };
   if (typeof result === 'string') return textResponse(200, result);
   return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
+}
+
+/**
+ * `publicUrl` + the request's path and query. The last answer is kept: an endpoint is called on the
+ * same URL over and over, and an absolute one (every Web Request's) costs a URL parse each time.
+ */
+function signedUrlOf(publicUrl: string): (requestUrl: string | undefined) => string {
+  let lastRequestUrl: string | undefined;
+  let lastSignedUrl = publicUrl + pathAndQuery(undefined);
+  return (requestUrl) => {
+    if (requestUrl !== lastRequestUrl) {
+      lastSignedUrl = publicUrl + pathAndQuery(requestUrl);
+      lastRequestUrl = requestUrl;
+    }
+    return lastSignedUrl;
+  };
 }
 
 function pathAndQuery(url: string | undefined): string {

@@ -78,9 +78,7 @@ export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader
       }
     }
     const retriedCount = Number(retried ?? '0');
-    let all: Record<string, string> | undefined;
-    let forwarded: Record<string, string> | undefined;
-    return {
+    return new Delivery(entries, prefix, forwardPrefix, {
       signature,
       messageId,
       retried: Number.isSafeInteger(retriedCount) && retriedCount >= 0 ? retriedCount : 0,
@@ -90,16 +88,55 @@ export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader
       workflowRunId,
       workflowUrl,
       contentType,
-      // fromEntries defines own properties: a header named `__proto__` stays a header instead of
-      // reaching the prototype setter.
-      get all() {
-        return (all ??= Object.fromEntries(entries));
-      },
-      get forwarded() {
-        return (forwarded ??= Object.fromEntries(forwardedEntries(entries, prefix, forwardPrefix)));
-      },
-    };
+    });
   };
+}
+
+type DeliveryFields = Omit<DeliveryHeaders, 'all' | 'forwarded'>;
+
+/**
+ * A class, not an object literal with getters: V8 builds a literal's accessors one by one on every
+ * call (about a microsecond for two), while a class keeps them on its prototype.
+ */
+class Delivery implements DeliveryHeaders {
+  signature: string | undefined;
+  messageId: string | undefined;
+  retried: number;
+  topicName: string | undefined;
+  scheduleId: string | undefined;
+  callerIp: string | undefined;
+  workflowRunId: string | undefined;
+  workflowUrl: string | undefined;
+  contentType: string | undefined;
+  #all: Record<string, string> | undefined;
+  #forwarded: Record<string, string> | undefined;
+
+  constructor(
+    private readonly entries: ReadonlyArray<[string, string]>,
+    private readonly prefix: string,
+    private readonly forwardPrefix: string,
+    fields: DeliveryFields,
+  ) {
+    this.signature = fields.signature;
+    this.messageId = fields.messageId;
+    this.retried = fields.retried;
+    this.topicName = fields.topicName;
+    this.scheduleId = fields.scheduleId;
+    this.callerIp = fields.callerIp;
+    this.workflowRunId = fields.workflowRunId;
+    this.workflowUrl = fields.workflowUrl;
+    this.contentType = fields.contentType;
+  }
+
+  // fromEntries defines own properties: a header named `__proto__` stays a header instead of
+  // reaching the prototype setter.
+  get all(): Record<string, string> {
+    return (this.#all ??= Object.fromEntries(this.entries));
+  }
+
+  get forwarded(): Record<string, string> {
+    return (this.#forwarded ??= Object.fromEntries(forwardedEntries(this.entries, this.prefix, this.forwardPrefix)));
+  }
 }
 
 function forwardedEntries(entries: ReadonlyArray<[string, string]>, prefix: string, forwardPrefix: string): Array<[string, string]> {

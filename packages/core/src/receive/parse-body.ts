@@ -8,6 +8,8 @@ const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 /** `application/json`, `application/cloudevents+json`, `text/json`: anything whose subtype is JSON. */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
+  // What the service sends for JSON, answered without splitting and lower-casing a copy.
+  if (contentType === 'application/json') return true;
   const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return essence === 'application/json' || essence === 'text/json' || essence.endsWith('+json');
 }
