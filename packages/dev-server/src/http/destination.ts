@@ -8,6 +8,10 @@ export type Destination =
 
 const GROUP_NAME = /^[A-Za-z0-9._-]+$/;
 
+/** Destination URLs already parsed once: most enqueues repeat a handful of URLs. */
+const validUrls = new Set<string>();
+const MAX_REMEMBERED_URLS = 1024;
+
 /**
  * Reads the destination from the raw rest of the path (`/v2/enqueue/{queue}/` stripped), exactly as
  * sent: a client puts a URL destination verbatim in the path, query included
@@ -20,10 +24,15 @@ export function parseDestination(rest: string): Destination {
   const merged = /^(https?):\/(?!\/)/i.exec(raw);
   const candidate = merged ? `${merged[1]}://${raw.slice(merged[0].length)}` : raw;
   if (/^https?:\/\//i.test(candidate)) {
-    try {
-      new URL(candidate);
-    } catch {
-      throw badRequest(`invalid destination url: ${JSON.stringify(candidate)} is not a valid URL`);
+    if (!validUrls.has(candidate)) {
+      try {
+        new URL(candidate);
+      } catch {
+        throw badRequest(`invalid destination url: ${JSON.stringify(candidate)} is not a valid URL`);
+      }
+      // Bounded: a client sending to ever-new URLs only loses the shortcut.
+      if (validUrls.size >= MAX_REMEMBERED_URLS) validUrls.clear();
+      validUrls.add(candidate);
     }
     return { kind: 'url', url: candidate };
   }

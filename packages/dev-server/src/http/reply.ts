@@ -15,11 +15,12 @@ export const empty = (): Reply => ({});
 /** Writes a reply. */
 export function writeReply(res: ServerResponse, reply: Reply): void {
   const body = reply.json === undefined ? '' : JSON.stringify(reply.json);
-  res.writeHead(reply.status ?? 200, {
-    ...(reply.json === undefined ? {} : { 'Content-Type': 'application/json' }),
-    'Content-Length': String(Buffer.byteLength(body)),
-    ...reply.headers,
-  });
+  // Built by assignment rather than spreads: this runs for every enqueue.
+  const headers: Record<string, string> = {};
+  if (reply.json !== undefined) headers['Content-Type'] = 'application/json';
+  headers['Content-Length'] = String(Buffer.byteLength(body));
+  if (reply.headers) Object.assign(headers, reply.headers);
+  res.writeHead(reply.status ?? 200, headers);
   res.end(body);
 }
 
