@@ -57,7 +57,9 @@ export function readStream(stream: Readable, options: ReadStreamOptions): Promis
       chunks.push(bytes);
     }
     function onEnd(): void {
-      succeed(Buffer.concat(chunks, total));
+      // A body that arrived in one chunk (the usual delivery) is that chunk: Node's HTTP parser hands
+      // each chunk over as a Buffer of its own, so copying it would only cost an allocation.
+      succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
     }
     function onError(error: unknown): void {
       fail(bodyReadError(error));
