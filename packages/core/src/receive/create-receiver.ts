@@ -228,7 +228,7 @@ function receiveMessage<T>(context: Context, input: InboundRequest, schema?: Sta
   const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
   if (!context.verify) return finish(undefined);
   const url = context.signedUrl(input.url);
-  return andThen(context.verify({ signature: delivery.signature, rawBody: input.rawBody, ...(url !== undefined ? { url } : {}) }), finish);
+  return andThen(context.verify({ signature: delivery.signature, rawBody: input.rawBody, url }), finish);
 }
 
 function parseAndValidate<T>(
