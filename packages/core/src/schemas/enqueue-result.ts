@@ -29,6 +29,8 @@ export function isPlainEnqueueResult(value: unknown): value is EnqueueResult {
   const result = value as Record<string, unknown>;
   return (
     typeof result.messageId === 'string' &&
+    // JSON.parse makes `"__proto__"` an own key, which zod's copy would drop: zod decides that one.
+    !Object.hasOwn(result, '__proto__') &&
     (result.deduplicated === undefined || typeof result.deduplicated === 'boolean') &&
     (result.url === undefined || typeof result.url === 'string')
   );

@@ -5,6 +5,7 @@ import { isPlainEnqueueResult } from '../../src/schemas/enqueue-result';
 import { enqueueResultSchema, parseResponse, urlGroupEnqueueResultSchema } from '../../src/schemas';
 import { enqueueResult, enqueueResultDeduplicated, urlGroupEnqueueResult } from './fixtures';
 import { URL, responseError } from './helpers';
+import { fcParams } from '../reliability/fc-settings';
 
 describe('enqueueResultSchema', () => {
   it('parses a plain and a deduplicated answer', () => {
@@ -76,13 +77,14 @@ describe('isPlainEnqueueResult (the fast path in front of zod)', () => {
           expect(isPlainEnqueueResult(value)).toBe(true);
         }
       }),
-      { numRuns: 500 },
+      fcParams(500),
     );
   });
 
   it('leaves anything else to zod, whose error names the field', () => {
     expect(isPlainEnqueueResult({ messageId: 1 })).toBe(false);
     expect(isPlainEnqueueResult([{ messageId: 'm' }])).toBe(false);
+    expect(isPlainEnqueueResult(JSON.parse('{"__proto__": false, "messageId": ""}'))).toBe(false);
     expect(responseError(enqueueResultSchema, { messageId: 1 }).field).toBe('messageId');
   });
 });
