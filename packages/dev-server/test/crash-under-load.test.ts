@@ -5,14 +5,14 @@ import { createManagementClient, createMessagingClient } from '@mailroom/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startChaosDestination, type ChaosDestination } from './helpers/chaos-destination';
 import { buildCli, startCli, type CliProcess } from './helpers/cli-process';
-import { enqueueAll, listDlq, range, settleTimeoutMs, soakMessages, soakSeed, sumSeries } from './helpers/soak';
+import { enqueueAll, listDlq, type DlqListing, range, settleTimeoutMs, soakMessages, soakSeed, sumSeries } from './helpers/soak';
 
 /*
  * The same failing destination and load as failure-injection.test.ts, but the dev server is a real
  * `mailroom dev --data-dir` process, SIGKILLed once half the messages are accepted, with deliveries,
  * retries and timeouts in flight, then started again on the same directory. Delivery is at least once
  * across a crash (an attempt whose outcome was not yet journaled is made again), so this asserts what
- * survives: every accepted message ends delivered or in the DLQ, the DLQ only after 1 + retries attempts.
+ * survives: every accepted message ends delivered or in the DLQ, with the retries it was given.
  */
 
 const SEED = 0x0c4a_5401;
@@ -83,7 +83,7 @@ describe('a dev server killed under load', () => {
     expect(after.size).toBe(remaining.length);
 
     const accepted = new Map([...before, ...after]);
-    let dlq = new Map<string, unknown>();
+    let dlq = new Map<string, DlqListing>();
     const unsettled = () => [...accepted.values()].filter((id) => !chaos.succeeded.has(id) && !dlq.has(id));
     const deadline = Date.now() + settleTimeoutMs(total);
     while (unsettled().length > 0) {
@@ -94,10 +94,14 @@ describe('a dev server killed under load', () => {
 
     expect(chaos.problems).toEqual([]);
     for (const [seq, id] of accepted) {
-      if (!dlq.has(id)) continue;
-      // At least, not exactly: an attempt in flight at the kill is made again after the restart.
-      const attempts = new Set((chaos.byMessage.get(id) ?? []).map((arrival) => arrival.retried));
-      expect(attempts.size, `${id} went to the DLQ after attempts ${[...attempts].join()}`).toBe(1 + retriesOf(seq));
+      const entry = dlq.get(id);
+      if (!entry) continue;
+      // The attempt numbers the destination saw stay within 1 + retries. Not "exactly": an attempt in
+      // flight at the kill is made again after the restart, and one whose connection was still being
+      // set up when its timeout fired never arrives (failure-injection.test.ts counts exactly).
+      expect(entry.maxRetries, id).toBe(retriesOf(seq));
+      const numbers = (chaos.byMessage.get(id) ?? []).map((arrival) => arrival.retried);
+      expect(Math.max(...numbers, 0), `${id} went to the DLQ after attempts ${numbers.join()}`).toBeLessThanOrEqual(retriesOf(seq));
     }
     expect(dlq.size).toBeGreaterThan(0);
     // The statistics survived the crash: every accepted message counted as a request (a few more when

@@ -70,6 +70,7 @@ export async function enqueueAll(client: MessagingClient, options: EnqueueAllOpt
 /** One entry of the DLQ listing, as far as these tests read it. */
 export interface DlqListing {
   messageId: string;
+  maxRetries: number;
   responseStatus?: number;
 }
 
