@@ -1,8 +1,7 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    env: { MAILROOM_CURRENT_SIGNING_KEY: 'sig_example_current', MAILROOM_NEXT_SIGNING_KEY: 'sig_example_next' },
-  },
-});
+export default mergeConfig(
+  sharedTestConfig,
+  defineConfig({ test: { env: { MAILROOM_CURRENT_SIGNING_KEY: 'sig_example_current', MAILROOM_NEXT_SIGNING_KEY: 'sig_example_next' } } }),
+);

@@ -1,9 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    setupFiles: ['test/setup/fast-check-seed.ts'],
-    typecheck: { enabled: false },
-  },
-});
+export default mergeConfig(sharedTestConfig, defineConfig({ test: { setupFiles: ['test/setup/fast-check-seed.ts'] } }));

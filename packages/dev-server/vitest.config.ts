@@ -1,8 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    typecheck: { enabled: false },
-  },
-});
+export default sharedTestConfig;
