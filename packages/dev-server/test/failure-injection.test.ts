@@ -89,10 +89,7 @@ describe('the dev server under a failing destination', () => {
     const failed = ids.filter((id) => outcomes.get(id) === 'failed');
     expect(new Set(dlq.keys())).toEqual(new Set(failed));
     // Both outcomes and every kind of fault really happened, or this test proves less than it says.
-    // About 89% are delivered on a quiet machine (30% faults, 0 to 3 retries); under the CPU
-    // contention of a parallel `npm test` on 2 cores, seen as low as 41%, as starved attempts time
-    // out too. The accounting above must hold either way; this only proves both outcomes occurred.
-    expect(delivered.length).toBeGreaterThan(total / 10);
+    expect(delivered.length).toBeGreaterThan(total / 2);
     expect(failed.length).toBeGreaterThan(total / 50);
     for (const fault of ['error', 'reset', 'timeout', 'slow'] as const) {
       expect(chaos.arrivals.filter((arrival) => arrival.fault === fault).length, fault).toBeGreaterThan(total / 100);
