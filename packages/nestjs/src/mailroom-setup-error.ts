@@ -5,6 +5,7 @@ import { MailroomError } from '@mailroom/core';
  * (`app.init()` / `app.listen()`), never at the first request. Lists every problem found.
  */
 export class MailroomSetupError extends MailroomError {
+  override name = 'MailroomSetupError';
   readonly problems: readonly string[];
 
   constructor(problems: readonly string[]) {

@@ -10,6 +10,7 @@ export function issuePath(issue: StandardSchemaV1.Issue): string {
 
 /** A payload or a received body broke its destination's schema. `issues` keeps every problem found. */
 export class SchemaValidationError extends ValidationError {
+  override name = 'SchemaValidationError';
   readonly issues: ReadonlyArray<StandardSchemaV1.Issue>;
 
   constructor(subject: string, issues: ReadonlyArray<StandardSchemaV1.Issue>) {

@@ -2,6 +2,7 @@ import { MailroomError } from './mailroom-error';
 
 /** The service answered with an error status. `message` is the service's own `{ "error": ... }` text. */
 export class ApiError extends MailroomError {
+  override name = 'ApiError';
   readonly status: number;
   /** The service's error text, without our prefix. */
   readonly serviceMessage: string;
@@ -22,6 +23,7 @@ export class ApiError extends MailroomError {
 
 /** 401 or 403: the token or management credentials are wrong, or a read-only token tried to write. */
 export class AuthError extends ApiError {
+  override name = 'AuthError';
   constructor(init: { status: number; serviceMessage: string; method: string; url: string }) {
     super(init, 'AUTH');
     const hint =
@@ -34,6 +36,7 @@ export class AuthError extends ApiError {
 
 /** 404: the URL group, DLQ entry, user or index does not exist. */
 export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
   constructor(init: { status: number; serviceMessage: string; method: string; url: string }) {
     super(init, 'NOT_FOUND');
   }
@@ -41,6 +44,7 @@ export class NotFoundError extends ApiError {
 
 /** 412: a plan limit was exceeded (for example retries above the plan's `max_retries`). */
 export class PlanLimitError extends ApiError {
+  override name = 'PlanLimitError';
   constructor(init: { status: number; serviceMessage: string; method: string; url: string }) {
     super(init, 'PLAN_LIMIT');
   }
@@ -51,6 +55,7 @@ export type RateLimitKind = 'daily' | 'burst' | 'unknown';
 
 /** 429: rate limited. `reset` is when the limit resets, when the service said so. */
 export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
   readonly kind: RateLimitKind;
   readonly limit: number | undefined;
   readonly remaining: number | undefined;

@@ -2,6 +2,7 @@ import { MailroomError } from './mailroom-error';
 
 /** The request body is larger than `maxBodyBytes`. Receivers answer 413. */
 export class BodyTooLargeError extends MailroomError {
+  override name = 'BodyTooLargeError';
   readonly limit: number;
 
   constructor(limit: number) {
@@ -15,6 +16,7 @@ export class BodyTooLargeError extends MailroomError {
  * be checked over the exact bytes. Receivers answer 500 with `message`, which says how to fix the app.
  */
 export class RawBodyUnavailableError extends MailroomError {
+  override name = 'RawBodyUnavailableError';
   constructor(message: string) {
     super('RAW_BODY_UNAVAILABLE', message);
   }
@@ -22,6 +24,7 @@ export class RawBodyUnavailableError extends MailroomError {
 
 /** The request stream failed or ended early (client aborted, connection reset). Receivers answer 400. */
 export class BodyReadError extends MailroomError {
+  override name = 'BodyReadError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('BODY_READ', message, options);
   }

@@ -7,6 +7,7 @@ import { ValidationError } from './validation-error';
  * instead of retrying.
  */
 export class NonRetryableError extends MailroomError {
+  override name = 'NonRetryableError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('NON_RETRYABLE', message, options);
   }
@@ -17,6 +18,7 @@ export class NonRetryableError extends MailroomError {
  * answers with `Retry-After` (the service caps it at one day).
  */
 export class RetryAfterError extends MailroomError {
+  override name = 'RetryAfterError';
   readonly seconds: number;
   readonly status: number;
 

@@ -2,6 +2,7 @@ import { MailroomError } from './mailroom-error';
 
 /** The request never got an HTTP answer: connection refused or reset, DNS failure, or our timeout. */
 export class NetworkError extends MailroomError {
+  override name = 'NetworkError';
   readonly method: string;
   readonly url: string;
   readonly timedOut: boolean;

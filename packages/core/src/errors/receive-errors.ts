@@ -2,6 +2,7 @@ import { MailroomError } from './mailroom-error';
 
 /** The request used a method this endpoint does not accept. Receivers answer 405 with `Allow`. */
 export class MethodNotAllowedError extends MailroomError {
+  override name = 'MethodNotAllowedError';
   readonly allowed: readonly string[];
 
   constructor(method: string, allowed: readonly string[]) {
@@ -15,6 +16,7 @@ export class MethodNotAllowedError extends MailroomError {
  * answer 489 and the service moves it to the DLQ.
  */
 export class InvalidBodyError extends MailroomError {
+  override name = 'InvalidBodyError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('INVALID_BODY', message, options);
   }

@@ -5,6 +5,7 @@ import { MailroomError } from './mailroom-error';
  * offending field (e.g. `messages.0.dlqId`) so a drift in the service is easy to report.
  */
 export class ResponseValidationError extends MailroomError {
+  override name = 'ResponseValidationError';
   readonly field: string;
   readonly url: string;
 

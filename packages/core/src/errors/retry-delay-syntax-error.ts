@@ -2,6 +2,7 @@ import { ValidationError } from './validation-error';
 
 /** A retry-delay expression could not be parsed or evaluated; `position` is the 0-based offset of the fault. */
 export class RetryDelaySyntaxError extends ValidationError {
+  override name = 'RetryDelaySyntaxError';
   readonly expression: string;
   readonly position: number;
 

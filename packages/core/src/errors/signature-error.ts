@@ -19,6 +19,7 @@ export type SignatureFailure =
  * the next key were tried, `attempts` keeps the reason from each.
  */
 export class SignatureError extends MailroomError {
+  override name = 'SignatureError';
   readonly reason: SignatureFailure;
   readonly attempts: ReadonlyArray<{ key: 'current' | 'next'; reason: SignatureFailure; detail: string }>;
 

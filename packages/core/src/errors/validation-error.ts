@@ -5,6 +5,7 @@ import { MailroomError } from './mailroom-error';
  * (e.g. `callback.retries`) so the fix is obvious.
  */
 export class ValidationError extends MailroomError {
+  override name = 'ValidationError';
   readonly path: string;
 
   constructor(path: string, message: string, options?: { cause?: unknown }, code = 'VALIDATION') {

@@ -1,17 +1,18 @@
 /** Base class of the journal's errors; `code` tells the kinds apart without `instanceof`. */
 export class JournalError extends Error {
+  override name = 'JournalError';
   /** A stable, machine-readable name of the kind of failure. */
   readonly code: string;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
     this.code = code;
   }
 }
 
 /** Another live process (or this one) already has the journal open. */
 export class JournalLockedError extends JournalError {
+  override name = 'JournalLockedError';
   readonly lockFile: string;
   /** The owner's pid, when the lock file names one. */
   readonly pid: number | undefined;
@@ -25,6 +26,7 @@ export class JournalLockedError extends JournalError {
 
 /** The file is not a journal this code can read, or it is damaged before its last line. */
 export class JournalCorruptError extends JournalError {
+  override name = 'JournalCorruptError';
   readonly file: string;
   /** 1-based line number of the first bad line. */
   readonly line: number;
@@ -41,6 +43,7 @@ export class JournalCorruptError extends JournalError {
 
 /** The journal was closed, or an earlier write or sync failed, so it accepts nothing more. */
 export class JournalUnavailableError extends JournalError {
+  override name = 'JournalUnavailableError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('JOURNAL_UNAVAILABLE', message, options);
   }
