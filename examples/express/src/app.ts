@@ -35,7 +35,7 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
     '/callbacks',
     mailroom.callback(
       (message) => {
-        events.push({ kind: 'callback', status: message.status, retried: message.retried, isFinalAttempt: message.isFinalAttempt, orderId: message.sourceBody.data.orderId });
+        events.push({ kind: 'callback', status: message.status, retried: message.retried, isFinalAttempt: message.isFinalAttempt, orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined });
       },
       { source: orderPlaced },
     ),
@@ -45,7 +45,7 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
     '/failures',
     mailroom.failureCallback(
       (message) => {
-        events.push({ kind: 'failure-callback', dlqId: message.dlqId, status: message.status, orderId: message.sourceBody.data.orderId });
+        events.push({ kind: 'failure-callback', dlqId: message.dlqId, status: message.status, orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined });
       },
       { source: orderPlaced },
     ),

@@ -32,7 +32,7 @@ describe('example-next routes', () => {
     expect(events).toEqual([
       { kind: 'order', orderId: 'o-1', total: 5, retried: 0 },
       { kind: 'order', orderId: 'o-2', total: 6, retried: 0 },
-      { kind: 'callback', status: 200, isFinalAttempt: false, orderId: 'o-3' },
+      { kind: 'callback', status: 200, isFinalAttempt: true, orderId: 'o-3' },
       { kind: 'failure-callback', dlqId: '1760000000000-1', orderId: 'o-3' },
     ]);
   });

@@ -36,13 +36,14 @@ describe('callbacks', () => {
     ]);
     for (const callback of callbacks) {
       expect(callback).toMatchObject({ sourceMessageId: messageId, maxRetries: 3, url: `${destination.url}/flaky?x=1`, method: 'POST', callerIP: '127.0.0.1' });
-      expect(callback.sourceBody.data).toEqual({ hello: 'world' });
+      expect(callback.sourceBody).toMatchObject({ valid: true, data: { hello: 'world' } });
       expect(callback.header?.['Content-Type']).toEqual(['text/plain']);
       expect(callback.sourceHeader?.['Content-Type']).toEqual(['application/json']);
       expect(callback.sourceHeader?.Authorization).toBeUndefined();
       expect(typeof callback.createdAt).toBe('number');
       expect(callback.notBefore).toBeGreaterThanOrEqual(callback.createdAt as number);
-      expect(callback.isFinalAttempt).toBe(false);
+      // The 200 ended the retries; the failures before it had retries left.
+      expect(callback.isFinalAttempt).toBe(callback.status === 200);
       // A callback is a message of its own.
       expect(callback.delivery.messageId).not.toBe(messageId);
     }

@@ -196,7 +196,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
         '/callback',
         callback(
           (message) => {
-            expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
+            if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
             callbacks(message.status, message.sourceBody.data, message.body.text, message.isFinalAttempt);
           },
           { ...options, source: orderPlaced },

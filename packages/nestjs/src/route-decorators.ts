@@ -50,7 +50,7 @@ export function OnCallback(options?: CallbackOptions<SourceSchema, ResponseSchem
  * @Post('failures')
  * @OnFailureCallback({ source: orderPlaced })
  * failed(@ReceivedMessage() message: FailureCallbackMessage<BodyOf<typeof orderPlaced>>) {
- *   this.alerts.raise(message.dlqId, message.sourceBody.data.orderId);
+ *   this.alerts.raise(message.dlqId, message.sourceBody.valid ? message.sourceBody.data.orderId : message.sourceBody.text);
  * }
  */
 export function OnFailureCallback(options?: CallbackOptions<SourceSchema, ResponseSchema>): MethodDecorator {

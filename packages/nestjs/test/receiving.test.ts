@@ -234,15 +234,14 @@ describe('@OnCallback and @OnFailureCallback', () => {
     expect(message.isFinalAttempt).toBe(true);
   });
 
-  it('answers 489 when the source body fails its schema, and 401 for a bad signature', async () => {
+  it('calls the handler with valid: false when the source body fails its schema, and answers 401 for a bad signature', async () => {
     const spy = vi.fn();
     const app = await start(spy);
     const wrongSource = await delivery('http://127.0.0.1/callbacks', { ...callbackBody, sourceBody: base64({ orderId: 1 }) });
-    const wrong = await post(app, '/callbacks', wrongSource);
-    expect(wrong.status).toBe(489);
-    expect(wrong.headers['service-nonretryable-error']).toBe('true');
+    expect((await post(app, '/callbacks', wrongSource)).status).toBe(200);
+    expect(spy.mock.calls[0]![0].sourceBody).toMatchObject({ valid: false, data: undefined, text: '{"orderId":1}' });
     expect((await post(app, '/failures', await delivery('http://127.0.0.1/failures', callbackBody, { key: 'sig_attacker' }))).status).toBe(401);
-    expect(spy).not.toHaveBeenCalled();
+    expect(spy).toHaveBeenCalledOnce();
   });
 });
 

@@ -90,7 +90,7 @@ describe('App Router', () => {
     const failures = vi.fn();
     const onCallback = callback(
       (message) => {
-        expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
+        if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
         callbacks(message.status, message.sourceBody.data, message.body.text);
       },
       { ...options, source: orderPlaced },

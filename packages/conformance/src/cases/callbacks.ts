@@ -35,19 +35,21 @@ function callbackOnlyCases(h: Harness): void {
     expectBytes(message.body.bytes, utf8(CALLBACK_RESPONSE_TEXT));
     expect(message.body.data).toEqual({ received: true });
     expect(message.sourceBody.text).toBe(JSON.stringify(ORDER));
-    expect(message.sourceBody.data).toEqual(ORDER);
+    expect(message.sourceBody).toMatchObject({ valid: true, data: ORDER });
     expect(message).toMatchObject({ status: 200, retried: 1, maxRetries: 3, sourceMessageId: SOURCE_MESSAGE_ID, method: 'POST', callerIP: '203.0.113.7' });
     // Numeric strings become numbers; a single header value becomes a one-element list.
     expect(message.createdAt).toBe(FIXED_NOW - 60_000);
     expect(message.sourceHeader).toEqual({ 'Content-Type': ['application/json'], 'X-Tenant': ['acme'] });
-    expect(message.isFinalAttempt).toBe(false);
+    // A 2xx ends the retries, whatever the count.
+    expect(message.isFinalAttempt).toBe(true);
     expect(message.delivery.messageId).toBe('msg_conformance_1');
     expect(h.destination).not.toHaveBeenCalled();
   });
 
-  it('marks the final attempt (retried === maxRetries)', async () => {
-    expectAccepted(await h.deliver({ to: 'callback', body: callbackPayload({ retried: 3, maxRetries: 3 }) }));
-    expect(firstCall(h.callback.mock.calls).isFinalAttempt).toBe(true);
+  it('marks the final attempt: retried === maxRetries after a failure, not a failure with retries left', async () => {
+    expectAccepted(await h.deliver({ to: 'callback', body: callbackPayload({ status: 500, retried: 3, maxRetries: 3 }) }));
+    expectAccepted(await h.deliver({ to: 'callback', body: callbackPayload({ status: 500, retried: 1, maxRetries: 3 }) }));
+    expect(h.callback.mock.calls.map(([message]) => message.isFinalAttempt)).toEqual([true, false]);
   });
 
   it('accepts extra unknown fields and keeps them', async () => {
@@ -120,13 +122,15 @@ function failureCallbackCases(h: Harness): void {
     const source = { ...ORDER, ignoredByTheSchema: true };
     expectAccepted(await h.deliver({ to: 'failureCallback', body: failureCallbackPayload({ sourceBody: base64(JSON.stringify(source)) }) }));
     // The destination's schema strips unknown keys: seeing ORDER exactly proves the schema ran.
-    expect(firstCall(h.failureCallback.mock.calls).sourceBody.data).toEqual(ORDER);
+    expect(firstCall(h.failureCallback.mock.calls).sourceBody).toMatchObject({ valid: true, data: ORDER });
   });
 
-  it('answers 489 when sourceBody fails the source schema, without calling the handler', async () => {
+  it('still calls the handler when sourceBody fails the source schema (that is why it failed), with the issues', async () => {
     const payload = failureCallbackPayload({ sourceBody: base64(JSON.stringify({ orderId: 42 })) });
-    expectNonRetryable(await h.deliver({ to: 'failureCallback', body: payload }), h);
-    expectNoHandlerCalled(h);
+    expectAccepted(await h.deliver({ to: 'failureCallback', body: payload }));
+    const { sourceBody } = firstCall(h.failureCallback.mock.calls);
+    expect(sourceBody).toMatchObject({ valid: false, data: undefined, text: '{"orderId":42}' });
+    expect(sourceBody.valid === false && sourceBody.issues.length).toBeGreaterThan(0);
   });
 
   it('accepts extra unknown fields', async () => {

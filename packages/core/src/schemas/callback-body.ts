@@ -43,13 +43,13 @@ export const callbackBodySchema = z.looseObject(callbackFields);
 /** The body of a callback. */
 export type CallbackBody = z.infer<typeof callbackBodySchema>;
 
-// `dlqId` stays optional too: a message that could not be stored in the DLQ (a full DLQ, for one)
-// still gets its failure callback, and losing that callback would be worse than a missing id.
+// `dlqId` is required: the service sends a failure callback only for a message it put in the DLQ,
+// and a handler's first use of it is to retry or delete that entry.
 /** The JSON body posted to a failure callback URL once all retries are exhausted. */
 export const failureCallbackBodySchema = z.looseObject({
   ...callbackFields,
   /** The DLQ entry of the failed message, for listing or re-triggering. */
-  dlqId: z.string().optional(),
+  dlqId: z.string(),
   /** Workflow runs only (`wfr_...`). */
   workflowRunId: z.string().optional(),
   /** Workflow runs only; Unix milliseconds, a numeric string is accepted. */

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { callbackBodySchema, failureCallbackBodySchema, parseResponse, type CallbackBody } from '../../src/schemas';
+import { callbackBodySchema, failureCallbackBodySchema, parseResponse, type CallbackBody, type FailureCallbackBody } from '../../src/schemas';
 import { callbackBody, callbackBodyRetrying, failureCallbackBody, workflowFailureCallbackBody } from './fixtures';
 import { URL, responseError } from './helpers';
 
@@ -69,9 +69,10 @@ describe('failureCallbackBodySchema', () => {
     expect(body.workflowCreatedAt).toBe(1_760_441_525_001);
   });
 
-  it('accepts a failure callback without dlqId (the message could not be stored in the DLQ)', () => {
+  it('requires dlqId, which the service always sends (the handler types it as a string)', () => {
     const { dlqId: _dlqId, ...rest } = failureCallbackBody;
-    expect(parseResponse(failureCallbackBodySchema, rest, URL).dlqId).toBeUndefined();
+    expect(responseError(failureCallbackBodySchema, rest).field).toBe('dlqId');
+    expectTypeOf<FailureCallbackBody['dlqId']>().toEqualTypeOf<string>();
   });
 
   it('requires sourceMessageId and names wrong types', () => {
