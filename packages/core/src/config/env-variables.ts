@@ -14,6 +14,9 @@ export const ENV_VARIABLES = {
   // Not in the service's settings: the public URL of the receiving app, so `send(def, ...)` can turn a
   // destination's path into the URL the service must call.
   appUrl: 'MAILROOM_APP_URL',
+  // The receiving app's public base URL, for when a proxy or rewrite changes the path a request
+  // arrives at: signatures are then checked against the whole public URL instead of the path.
+  publicUrl: 'MAILROOM_PUBLIC_URL',
 } as const;
 
 export type ConfigOption = keyof typeof ENV_VARIABLES;

@@ -8,6 +8,7 @@ import { isDestinationDefinition } from '../contract/define-destination';
 import { BodyTooLargeError } from '../errors/body-errors';
 import { ConfigError } from '../errors/config-error';
 import { MethodNotAllowedError } from '../errors/receive-errors';
+import { SignatureError } from '../errors/signature-error';
 import { ValidationError } from '../errors/validation-error';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
@@ -88,6 +89,8 @@ interface Context {
   methods: readonly string[];
   /** The URL a token must be signed for, given the request's; `undefined` without `publicUrl`. */
   signedUrl: (requestUrl: string | undefined) => string | undefined;
+  /** Without `publicUrl`: throws unless the token's `sub` has the request's path. */
+  checkSignedPath: ((signedUrl: string, requestUrl: string | undefined) => void) | undefined;
   readDelivery: DeliveryHeaderReader;
   /** Verifies a delivery's token; a ConfigError when no key is configured, `undefined` with `verify: false`. */
   verify: VerifyDelivery | ConfigError | undefined;
@@ -121,7 +124,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   const acknowledge = makeEndpoint((input) => andThen(receiveNow(input), () => undefined));
   const receiveCallback = async (input: InboundRequest, callbackOptions: CallbackOptions<never, never> = {}, failure = false) => {
     const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
-    return toCallbackMessage(delivery.body, delivery, callbackOptions, failure);
+    return toCallbackMessage(delivery.body, delivery, callbackOptions, failure, context.headerPrefix);
   };
   return {
     destination: (definition, handler) => {
@@ -171,7 +174,11 @@ function resolveContext(options: ReceiverOptions): Context {
     if (typeof method !== 'string' || !/^[A-Z]+$/.test(method)) throw new ValidationError('methods', `expected upper-case HTTP methods, got ${JSON.stringify(method)}`);
     return method;
   });
-  const publicUrl = options.publicUrl === undefined ? undefined : checkBaseUrl('publicUrl', options.publicUrl).replace(/\/+$/, '');
+  const publicUrlSetting = optionalSetting('publicUrl', options.publicUrl, env);
+  const publicUrl = publicUrlSetting === undefined ? undefined : checkBaseUrl('publicUrl', publicUrlSetting).replace(/\/+$/, '');
+  if (options.allowAnyPath !== undefined && typeof options.allowAnyPath !== 'boolean') {
+    throw new ValidationError('allowAnyPath', `expected true or false, got ${JSON.stringify(options.allowAnyPath)}`);
+  }
   const headerPrefix = resolveHeaderPrefix(options.headerPrefix, env);
   return {
     options,
@@ -179,6 +186,7 @@ function resolveContext(options: ReceiverOptions): Context {
     maxBodyBytes,
     methods,
     signedUrl: publicUrl === undefined ? () => undefined : signedUrlOf(publicUrl),
+    checkSignedPath: publicUrl === undefined && options.allowAnyPath !== true ? signedPathChecker() : undefined,
     readDelivery: deliveryHeaderReader(headerPrefix),
     verify: options.verify === false ? undefined : verifyFunction(makeVerifier(options, env)),
   };
@@ -228,7 +236,13 @@ function receiveMessage<T>(context: Context, input: InboundRequest, schema?: Sta
   const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
   if (!context.verify) return finish(undefined);
   const url = context.signedUrl(input.url);
-  return andThen(context.verify({ signature: delivery.signature, rawBody: input.rawBody, url }), finish);
+  const verified = context.verify({ signature: delivery.signature, rawBody: input.rawBody, url });
+  const { checkSignedPath } = context;
+  if (!checkSignedPath) return andThen(verified, finish);
+  return andThen(verified, (signature) => {
+    checkSignedPath(signature.claims.sub, input.url);
+    return finish(signature);
+  });
 }
 
 function parseAndValidate<T>(
@@ -343,6 +357,46 @@ function signedUrlOf(publicUrl: string): (requestUrl: string | undefined) => str
     }
     return lastSignedUrl;
   };
+}
+
+/**
+ * Binds a token to the endpoint it was signed for: the path of its `sub` must be the path the request
+ * arrived at, so a token captured at one endpoint of the app cannot be replayed at another. Both
+ * sides go through the URL parser, so they are normalised alike. Paths are kept per string, as
+ * `signedUrlOf` does: one endpoint sees the same URLs over and over.
+ */
+function signedPathChecker(): (signedUrl: string, requestUrl: string | undefined) => void {
+  let lastSigned = '';
+  let lastSignedPath = '';
+  let lastRequest: string | undefined;
+  let lastRequestPath = '/';
+  return (signedUrl, requestUrl) => {
+    if (signedUrl !== lastSigned) {
+      lastSignedPath = pathOf(signedUrl);
+      lastSigned = signedUrl;
+    }
+    if (requestUrl !== lastRequest) {
+      lastRequestPath = pathOf(pathAndQuery(requestUrl));
+      lastRequest = requestUrl;
+    }
+    if (lastSignedPath !== lastRequestPath) {
+      throw new SignatureError(
+        'subject',
+        `the token was signed for the path ${JSON.stringify(lastSignedPath)}, but this request arrived at ${JSON.stringify(lastRequestPath)}. ` +
+          'If a proxy or rewrite changes the path, set publicUrl (or MAILROOM_PUBLIC_URL) to the public base URL of this app; ' +
+          'to accept a token signed for any path, set allowAnyPath: true (not recommended).',
+      );
+    }
+  };
+}
+
+/** The normalised path of an absolute URL or of a path; `undefined`-safe for a malformed `sub`. */
+function pathOf(url: string): string {
+  try {
+    return new URL(url, 'http://path.invalid').pathname;
+  } catch {
+    return url;
+  }
 }
 
 function pathAndQuery(url: string | undefined): string {

@@ -16,11 +16,17 @@ export interface ReceiverOptions {
   issuer?: string;
   /**
    * Public origin (and path prefix) under which this app's paths are reachable, e.g.
-   * `https://app.example.com`. When set, the signed URL must equal it plus the request path: a
-   * signature made for another endpoint is refused. Explicit because behind a proxy the request
-   * itself cannot tell its public URL.
+   * `https://app.example.com`. Env: `MAILROOM_PUBLIC_URL`. Without it, the path of the signed URL
+   * must equal the path the request arrived at (mount prefix included); with it, the whole signed URL
+   * must equal it plus the request's path and query. Set it behind a proxy or rewrite that changes
+   * the path.
    */
   publicUrl?: string;
+  /**
+   * `true` accepts a token signed for any path of this app. Not recommended: a token captured for one
+   * endpoint can then be replayed at another. Prefer `publicUrl` behind proxies and rewrites.
+   */
+  allowAnyPath?: boolean;
   /** Largest body accepted, in bytes; larger gives 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Seconds of clock skew tolerated on `exp`/`nbf`. Default 5. */

@@ -1,4 +1,4 @@
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   ConfigError,
@@ -8,6 +8,8 @@ import {
   ValidationError,
   createReceiver,
   defineDestination,
+  type CallbackMessage,
+  type FailureCallbackMessage,
   type InboundRequest,
   type ReceivedMessage,
   type ReceiverOptions,
@@ -216,12 +218,58 @@ describe('the Web Request path', () => {
   });
 });
 
+describe('a signature is bound to the endpoint it was signed for', () => {
+  const refusals: string[] = [];
+  const options = { ...base, onError: (error: unknown) => void refusals.push((error as Error).message) };
+
+  it('refuses a token signed for another path of the same app with 401, naming both paths and the fixes', async () => {
+    refusals.length = 0;
+    const handler = vi.fn();
+    const endpoint = createReceiver(options).destination(orders, handler);
+    const other = await inbound({ id: 1 }, { url: 'http://app.test/some-other-endpoint' });
+    const out = await endpoint.handle(other);
+    expect(out.status).toBe(401);
+    expect(out.body).toBe('Invalid signature');
+    expect(handler).not.toHaveBeenCalled();
+    expect(refusals[0]).toContain('"/some-other-endpoint"');
+    expect(refusals[0]).toContain('"/orders"');
+    expect(refusals[0]).toMatch(/publicUrl.*MAILROOM_PUBLIC_URL.*allowAnyPath/);
+  });
+
+  it('compares paths only: another host or query is the same endpoint; an absolute request URL works too', async () => {
+    const endpoint = createReceiver(base).destination(orders, () => {});
+    expect((await endpoint.handle(await inbound({ id: 1 }, { url: 'https://public.example/orders?x=1' }))).status).toBe(200);
+    expect((await endpoint.handle({ ...(await inbound({ id: 1 })), url: 'http://10.0.0.5:3000/orders?y=2' })).status).toBe(200);
+    expect((await endpoint.handle({ ...(await inbound({ id: 1 })), url: '/orders/' })).status).toBe(401);
+    expect((await endpoint.handle({ ...(await inbound({ id: 1 })), url: '/hooks/orders' })).status).toBe(401);
+  });
+
+  it('checks the whole URL with publicUrl, from the option or MAILROOM_PUBLIC_URL', async () => {
+    for (const settings of [{ publicUrl: 'https://public.example' }, { env: { ...base.env, MAILROOM_PUBLIC_URL: 'https://public.example' } }]) {
+      const endpoint = createReceiver({ ...base, ...settings }).destination(orders, () => {});
+      expect((await endpoint.handle(await inbound({ id: 1 }, { url: 'https://public.example/orders' }))).status).toBe(200);
+      expect((await endpoint.handle(await inbound({ id: 1 }, { url: 'https://elsewhere.example/orders' }))).status).toBe(401);
+    }
+  });
+
+  it('accepts any path only when asked with allowAnyPath: true, and checks that option', async () => {
+    const endpoint = createReceiver({ ...base, allowAnyPath: true }).destination(orders, () => {});
+    expect((await endpoint.handle(await inbound({ id: 1 }, { url: 'http://app.test/some-other-endpoint' }))).status).toBe(200);
+    expect(() => createReceiver({ ...base, allowAnyPath: 'yes' as never })).toThrow(ValidationError);
+  });
+
+  it('binds receive() for guards and custom glue the same way', async () => {
+    const receiver = createReceiver(base);
+    await expect(receiver.receive(await inbound({ id: 1 }, { url: 'http://app.test/elsewhere' }))).rejects.toMatchObject({ name: 'SignatureError', reason: 'subject' });
+  });
+});
+
 describe('callbacks', () => {
   it('decodes body and sourceBody and tells the final attempt', async () => {
     let seen: unknown;
     const endpoint = createReceiver(base).callback((message) => void (seen = message), { source: orders });
     const payload = { ...callbackBody, sourceBody: btoa('{"id":5}'), body: btoa('accepted'), retried: 3, maxRetries: 3, somethingNew: 1 };
-    const out = await endpoint.handle({ ...(await inbound(payload)), url: '/cb' });
+    const out = await endpoint.handle(await inbound(payload));
     expect(out.status).toBe(200);
     const message = seen as { body: { text: string }; sourceBody: { data: unknown; bytes: Uint8Array }; isFinalAttempt: boolean; delivery: ReceivedMessage };
     expect(message.body.text).toBe('accepted');
@@ -230,10 +278,54 @@ describe('callbacks', () => {
     expect((message as unknown as { somethingNew: number }).somethingNew).toBe(1);
   });
 
-  it('gives 489 when the source body breaks its schema or the base64 is broken', async () => {
-    const endpoint = createReceiver(base).callback(() => {}, { source: orders });
-    const wrongSource = await endpoint.handle(await inbound({ ...callbackBody, sourceBody: btoa('{"id":"x"}') }));
-    expect(wrongSource.status).toBe(489);
+  it('tells the final attempt: a 2xx, a 489 marked non-retryable, or the last retry', async () => {
+    const finals: boolean[] = [];
+    const endpoint = createReceiver(base).callback((message) => void finals.push(message.isFinalAttempt));
+    const cases: Array<[Record<string, unknown>, boolean]> = [
+      [{ status: 200, retried: 0, maxRetries: 3 }, true],
+      [{ status: 204, retried: 1, maxRetries: 3 }, true],
+      [{ status: 500, retried: 0, maxRetries: 3 }, false],
+      [{ status: 500, retried: 3, maxRetries: 3 }, true],
+      [{ status: 489, retried: 0, maxRetries: 3, header: { 'service-nonretryable-error': ['true'] } }, true],
+      [{ status: 489, retried: 0, maxRetries: 3 }, false],
+      [{ status: 489, retried: 0, maxRetries: 3, header: { 'Upstash-NonRetryable-Error': ['true'] } }, false],
+      [{ retried: 1, maxRetries: 3 }, false],
+      [{ retried: 3, maxRetries: 3 }, true],
+    ];
+    for (const [fields, _final] of cases) {
+      const { status: _s, retried: _r, maxRetries: _m, header: _h, ...rest } = callbackBody as Record<string, unknown>;
+      expect((await endpoint.handle(await inbound({ ...rest, ...fields }))).status).toBe(200);
+    }
+    expect(finals).toEqual(cases.map(([, final]) => final));
+  });
+
+  it('never refuses a callback whose bodies break their schemas: the handler branches on valid', async () => {
+    const seen: Array<CallbackMessage<{ id: number; note?: string }, { stored: boolean }>> = [];
+    const endpoint = createReceiver(base).callback((message) => void seen.push(message), { source: orders, response: z.object({ stored: z.boolean() }) });
+    const out = await endpoint.handle(await inbound({ ...callbackBody, sourceBody: btoa('{"id":"x"}'), body: btoa('{"stored":"no"}') }));
+    expect(out.status).toBe(200);
+    const message = seen[0]!;
+    expect(message.sourceBody).toMatchObject({ valid: false, data: undefined, text: '{"id":"x"}' });
+    expect(message.body).toMatchObject({ valid: false, text: '{"stored":"no"}' });
+    if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ id: number; note?: string | undefined }>();
+    else {
+      expectTypeOf(message.sourceBody.data).toEqualTypeOf<undefined>();
+      expect(message.sourceBody.issues[0]?.path?.[0]).toBe('id');
+    }
+  });
+
+  it('calls a failure callback whose source body broke the schema (the reason it failed)', async () => {
+    const seen: Array<FailureCallbackMessage<{ id: number; note?: string }>> = [];
+    const endpoint = createReceiver(base).failureCallback((message) => void seen.push(message), { source: orders });
+    const out = await endpoint.handle(await inbound({ ...failureCallbackBody, sourceBody: btoa('not json') }));
+    expect(out.status).toBe(200);
+    expect(seen[0]).toMatchObject({ dlqId: failureCallbackBody.dlqId, isFinalAttempt: true, sourceBody: { valid: false, text: 'not json' } });
+    const id: string | undefined = seen[0]?.dlqId;
+    expectTypeOf<FailureCallbackMessage['dlqId']>().toEqualTypeOf<string>();
+    expect(id).toBe(failureCallbackBody.dlqId);
+  });
+
+  it('gives 489 when the base64 is broken', async () => {
     const broken = await createReceiver(base).callback(() => {}).handle(await inbound({ ...callbackBody, body: '%%%' }));
     expect(broken.status).toBe(489);
   });
@@ -253,8 +345,8 @@ describe('receiver helpers for frameworks with their own routing', () => {
   it('decodes callbacks without an endpoint', async () => {
     const receiver = createReceiver(base);
     const message = await receiver.receiveCallback(await inbound({ ...callbackBody, sourceBody: btoa('{"id":9}') }), { source: orders });
-    expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ id: number; note?: string | undefined }>();
-    expect(message.sourceBody.data).toEqual({ id: 9 });
+    if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ id: number; note?: string | undefined }>();
+    expect(message.sourceBody).toMatchObject({ valid: true, data: { id: 9 } });
     const failure = await receiver.receiveFailureCallback(await inbound(failureCallbackBody));
     expect(failure.dlqId).toBe(failureCallbackBody.dlqId);
   });
