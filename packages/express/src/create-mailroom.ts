@@ -1,12 +1,12 @@
-import { bindReceiver, type AdapterHandlers, type ReceiverOptions } from '@mailroom/core';
+import { bindReceiver, type AdapterHandlers } from '@mailroom/core';
 import type { MailroomRequestHandler } from './request-handler';
-import { serveEndpoint } from './serve-endpoint';
+import { serveEndpoint, type ExpressOptions } from './serve-endpoint';
 
 /** `destination`, `callback` and `failureCallback` route handlers sharing one set of receiver settings. */
 export type ExpressMailroom = AdapterHandlers<MailroomRequestHandler>;
 
 /**
- * Binds receiver settings (signing keys, header prefix, `publicUrl`, body limit) once for every
+ * Binds receiver settings (signing keys, header prefix, `publicUrl`, body limit, `forwardErrors`) once for every
  * handler of an app. Settings not given fall back to their `MAILROOM_*` variables.
  *
  * @example
@@ -19,6 +19,6 @@ export type ExpressMailroom = AdapterHandlers<MailroomRequestHandler>;
  * app.post('/callbacks', mailroom.callback((message) => log(message.status), { source: orderPlaced }));
  * app.post('/failures', mailroom.failureCallback((message) => alert(message.dlqId)));
  */
-export function createMailroom(options: ReceiverOptions = {}): ExpressMailroom {
+export function createMailroom(options: ExpressOptions = {}): ExpressMailroom {
   return bindReceiver(options, serveEndpoint);
 }

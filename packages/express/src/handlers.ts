@@ -1,7 +1,7 @@
 import { standaloneHandlers } from '@mailroom/core';
-import { serveEndpoint } from './serve-endpoint';
+import { serveEndpoint, type ExpressOptions } from './serve-endpoint';
 
-const handlers = standaloneHandlers(serveEndpoint);
+const handlers = standaloneHandlers<ReturnType<typeof serveEndpoint>, ExpressOptions>(serveEndpoint);
 
 /**
  * A route handler for one typed destination: verifies the signature over the exact bytes, validates

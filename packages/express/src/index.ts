@@ -5,3 +5,4 @@ export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } fro
 // Re-exported so an app with a global `express.json()` needs only this package to keep the raw bytes.
 export { captureRawBody } from '@mailroom/core/node';
 export type { MailroomRequestHandler } from './request-handler';
+export type { ExpressOptions } from './serve-endpoint';

@@ -1,4 +1,4 @@
-import type { Endpoint, HandledResponse } from '@mailroom/core';
+import { ValidationError, type Endpoint, type HandledResponse, type ReceiverOptions } from '@mailroom/core';
 import { handleNodeRequest, writeOutbound } from '@mailroom/core/node';
 import type { MailroomRequestHandler } from './request-handler';
 
@@ -8,17 +8,29 @@ export const EXPRESS_CONSUMED_HINT =
   'bytes for Mailroom with app.use(express.json({ verify: captureRawBody })) (captureRawBody from ' +
   '@mailroom/express), or register the Mailroom routes before app.use(express.json()).';
 
+/** Receiver settings plus what only Express has: its error middleware. */
+export interface ExpressOptions extends ReceiverOptions {
+  /**
+   * `true` hands a crashed handler's error to `next(err)`, i.e. to the app's error middleware, which
+   * then writes the answer. Default: answer a plain JSON 500 (no stack, no HTML: the service stores the
+   * answer in the DLQ) after reporting the error once through `onError`.
+   */
+  forwardErrors?: boolean;
+}
+
 /**
  * Moves one request between Express and a core endpoint. Reading, limits, signature, parsing and
  * status codes are all core's (`handleNodeRequest`); this only chooses Express's URL and error path.
  */
-export function serveEndpoint(endpoint: Endpoint): MailroomRequestHandler {
+export function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): MailroomRequestHandler {
+  if (options.forwardErrors !== undefined && typeof options.forwardErrors !== 'boolean') {
+    throw new ValidationError('forwardErrors', `expected true or false, got ${JSON.stringify(options.forwardErrors)}`);
+  }
+  const forwardErrors = options.forwardErrors === true;
   return (req, res, next) => {
     const answer = (out: HandledResponse): void => {
       try {
-        // A handler crash belongs to the app's error middleware (logging, reporting); it answers 500
-        // by default, which makes the service retry.
-        if (out.error) next(out.error);
+        if (forwardErrors && out.error) next(out.error);
         else writeOutbound(res, out);
       } catch (error) {
         next(error);

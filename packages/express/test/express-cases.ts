@@ -123,11 +123,11 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       expect(seen).toHaveBeenCalledWith(order);
     });
 
-    it("passes a handler's error to the app's error middleware", async () => {
+    it("passes a handler's error to the app's error middleware with forwardErrors: true", async () => {
       const failure = new Error('database down');
       const caught = vi.fn();
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, () => Promise.reject(failure), options));
+      app.post('/orders', destination(orderPlaced, () => Promise.reject(failure), { ...options, forwardErrors: true }));
       const onError: ErrorRequestHandler = (error, _req, res, _next) => {
         caught(error);
         res.status(503).json({ caught: (error as Error).message });
@@ -167,7 +167,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.post('/orders', destination(orderPlaced, () => { throw undefined; }, options));
       const res = await post(app, '/orders', await delivery(url('/orders'), order));
       expect(res.status).toBe(500);
-      expect(res.text).toBe('Handler failed');
+      expect(res.text).toBe('{"error":"handler failed"}');
     });
 
     it('answers 489 with the non-retryable header when the handler throws NonRetryableError', async () => {

@@ -159,7 +159,7 @@ describe('@OnMessage', () => {
     const app = await start(vi.fn(() => { throw new Error('database down'); }));
     const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(500);
-    expect(response.text).toBe('Handler failed');
+    expect(response.text).toBe('{"error":"handler failed"}');
     expect(response.text).not.toContain('database');
   });
 

@@ -72,7 +72,7 @@ describe('App Router', () => {
     const crash = destination(orderPlaced, () => { throw new Error('database down'); }, options);
     const res = await crash(await signed());
     expect(res.status).toBe(500);
-    expect(await res.text()).toBe('Handler failed'); // no internals leak to the caller
+    expect(await res.text()).toBe('{"error":"handler failed"}'); // no internals leak to the caller
     const permanent = destination(orderPlaced, () => { throw new NonRetryableError('unknown order'); }, options);
     const refused = await permanent(await signed());
     expect(refused.status).toBe(489);

@@ -72,9 +72,13 @@ function handlerCases(h: Harness): void {
       throw new Error('database unavailable');
     });
     const response = await h.deliver({ body: ORDER });
-    // Only the status: the body may come from the framework's error handler (Express `next(err)`).
     expect(response.status).toBe(500);
+    // The service keeps this answer as the DLQ entry's responseBody: a fixed JSON body, never the
+    // error's message, a stack or a framework's HTML error page.
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body).toBe('{"error":"handler failed"}');
     expect(response.headers[`${h.headerPrefix.toLowerCase()}-nonretryable-error`]).toBeUndefined();
+    // Reported once, through onError.
     expect(h.stages()).toEqual(['handler']);
   });
 

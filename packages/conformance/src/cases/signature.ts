@@ -15,6 +15,8 @@ export function signatureCases(main: Harness, target: ConformanceTarget): void {
     bodyHashCases(main);
     clockCases(main);
   });
+  describe('signature bound to the endpoint (no publicUrl)', () => endpointBindingCases(main));
+  describe('signature with allowAnyPath', () => allowAnyPathCases(target));
   describe('signature with publicUrl', () => publicUrlCases(target));
   describe('no signing key configured', () => unconfiguredCases(target));
 }
@@ -102,6 +104,36 @@ function clockCases(h: Harness): void {
   it('accepts a token not yet valid by less than the clock tolerance', async () => {
     expectAccepted(await h.deliver({ body: ORDER, notYetValid: 20 }));
     expect(h.destination).toHaveBeenCalledOnce();
+  });
+}
+
+function endpointBindingCases(h: Harness): void {
+  it('refuses a token signed for another endpoint of the same app with 401 (no replay across endpoints)', async () => {
+    expectSignatureRefused(await h.deliver({ body: ORDER, signedUrl: h.url('callback') }), h, 'subject');
+  });
+
+  it('refuses a token signed for a path that only shares a prefix', async () => {
+    expectSignatureRefused(await h.deliver({ body: ORDER, signedUrl: `${h.url('destination')}/more` }), h, 'subject');
+  });
+
+  it('accepts a token signed for the same path on another host (the public name behind a proxy)', async () => {
+    expectAccepted(await h.deliver({ body: ORDER, signedUrl: `https://public-name.example${PATHS.destination}?via=proxy` }));
+  });
+
+  it('names both paths and the fixes in the reason it reports', async () => {
+    await h.deliver({ body: ORDER, signedUrl: h.url('callback') });
+    const [error] = h.onError.mock.calls[0] ?? [];
+    expect(String((error as Error | undefined)?.message)).toContain(PATHS.callback);
+    expect(String((error as Error | undefined)?.message)).toContain(PATHS.destination);
+    expect(String((error as Error | undefined)?.message)).toMatch(/publicUrl.*allowAnyPath/);
+  });
+}
+
+function allowAnyPathCases(target: ConformanceTarget): void {
+  const h = useTarget(target, { name: 'allowAnyPath', options: { allowAnyPath: true } });
+
+  it('accepts a token signed for another path only when the app opted out explicitly', async () => {
+    expectAccepted(await h.deliver({ body: ORDER, signedUrl: h.url('callback') }));
   });
 }
 

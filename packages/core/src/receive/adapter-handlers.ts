@@ -26,15 +26,15 @@ export interface AdapterHandlers<H> {
 }
 
 /** The same factories as one-call functions: receiver settings (and callback schemas) come last. */
-export interface StandaloneHandlers<H> {
-  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>>, options?: ReceiverOptions): H;
+export interface StandaloneHandlers<H, O extends ReceiverOptions = ReceiverOptions> {
+  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>>, options?: O): H;
   callback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
     handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-    options?: CallbackHandlerOptions<S, R>,
+    options?: O & CallbackHandlerOptions<S, R>,
   ): H;
   failureCallback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
     handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-    options?: CallbackHandlerOptions<S, R>,
+    options?: O & CallbackHandlerOptions<S, R>,
   ): H;
 }
 
@@ -45,12 +45,16 @@ export interface StandaloneHandlers<H> {
  * @example
  * export const createMailroom = (options?: ReceiverOptions) => bindReceiver(options, (endpoint) => endpoint.fetch);
  */
-export function bindReceiver<H>(options: ReceiverOptions | undefined, wrap: (endpoint: Endpoint) => H): AdapterHandlers<H> {
+export function bindReceiver<H, O extends ReceiverOptions = ReceiverOptions>(
+  options: O | undefined,
+  wrap: (endpoint: Endpoint, options: O) => H,
+): AdapterHandlers<H> {
   const receiver = createReceiver(options);
+  const settings = (options ?? {}) as O;
   return {
-    destination: (definition, handler) => wrap(receiver.destination(definition, handler)),
-    callback: (handler, callbackOptions) => wrap(receiver.callback(handler, callbackOptions)),
-    failureCallback: (handler, callbackOptions) => wrap(receiver.failureCallback(handler, callbackOptions)),
+    destination: (definition, handler) => wrap(receiver.destination(definition, handler), settings),
+    callback: (handler, callbackOptions) => wrap(receiver.callback(handler, callbackOptions), settings),
+    failureCallback: (handler, callbackOptions) => wrap(receiver.failureCallback(handler, callbackOptions), settings),
     receiver,
   };
 }
@@ -59,16 +63,16 @@ export function bindReceiver<H>(options: ReceiverOptions | undefined, wrap: (end
  * Builds an adapter's one-call `destination` / `callback` / `failureCallback`, each with its own
  * receiver settings.
  */
-export function standaloneHandlers<H>(wrap: (endpoint: Endpoint) => H): StandaloneHandlers<H> {
+export function standaloneHandlers<H, O extends ReceiverOptions = ReceiverOptions>(wrap: (endpoint: Endpoint, options: O) => H): StandaloneHandlers<H, O> {
   return {
     destination: (definition, handler, options) => bindReceiver(options, wrap).destination(definition, handler),
-    callback: (handler, options = {}) => {
-      const { source, response, ...receiverOptions } = options;
-      return bindReceiver(receiverOptions, wrap).callback(handler, { source, response });
+    callback: (handler, options) => {
+      const { source, response, ...receiverOptions } = options ?? ({} as NonNullable<typeof options>);
+      return bindReceiver(receiverOptions as unknown as O, wrap).callback(handler, { source, response });
     },
-    failureCallback: (handler, options = {}) => {
-      const { source, response, ...receiverOptions } = options;
-      return bindReceiver(receiverOptions, wrap).failureCallback(handler, { source, response });
+    failureCallback: (handler, options) => {
+      const { source, response, ...receiverOptions } = options ?? ({} as NonNullable<typeof options>);
+      return bindReceiver(receiverOptions as unknown as O, wrap).failureCallback(handler, { source, response });
     },
   };
 }

@@ -109,6 +109,9 @@ type VerifyDelivery = (input: VerifyInput) => VerifiedSignature | Promise<Verifi
  */
 export function createReceiver(options: ReceiverOptions = {}): Receiver {
   const context = resolveContext(options);
+  // Said once at start-up as well as on every refused delivery: an app that boots without keys
+  // otherwise looks healthy until the service's retries run out.
+  if (context.verify instanceof ConfigError) report(context, context.verify, { stage: 'config' });
   // Synchronous where every step is (see andThen); the public `receive` always answers with a promise.
   const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(context, input, schema);
   const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => settle(() => receiveNow(input, schema));
@@ -322,17 +325,22 @@ async function fetchThrough(context: Context, request: Request, handle: (input: 
 
 function reportAndMap(context: Context, error: unknown, request: InboundRequest): { response: OutboundResponse; stage: ReceiveStage } {
   const mapped = errorResponse(error, context.headerPrefix);
-  try {
-    (context.options.onError ?? defaultOnError)(error, { stage: mapped.stage, request });
-  } catch {
-    // A failing logger must not turn a clear answer into a crash.
-  }
+  report(context, error, { stage: mapped.stage, request });
   return mapped;
 }
 
-function defaultOnError(error: unknown, { stage }: { stage: ReceiveStage }): void {
+function report(context: Context, error: unknown, where: { stage: ReceiveStage; request?: InboundRequest }): void {
+  try {
+    (context.options.onError ?? defaultOnError)(error, where);
+  } catch {
+    // A failing logger must not turn a clear answer into a crash.
+  }
+}
+
+function defaultOnError(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  if (stage === 'handler') console.error(`[mailroom] handler failed: ${message}`);
+  if (!request) console.warn(`[mailroom] ${message}`);
+  else if (stage === 'handler') console.error(`[mailroom] handler failed: ${message}`);
   else console.warn(`[mailroom] request refused at ${stage}: ${message}`);
 }
 

@@ -1,6 +1,9 @@
 import type { OutboundResponse } from './inbound-request';
 import type { ReceiveStage } from './receiver-options';
 
+/** What a crashed handler answers, in every adapter. */
+export const HANDLER_FAILED_BODY = '{"error":"handler failed"}';
+
 /** The status the service treats as "never retry": the message goes straight to the DLQ. */
 export const NON_RETRYABLE_STATUS = 489;
 
@@ -54,6 +57,8 @@ export function errorResponse(error: unknown, headerPrefix: string): { response:
       return { stage: 'handler', response: textResponse(status, 'Retry later', { 'retry-after': String(coded.seconds) }) };
     }
     default:
-      return { stage: 'handler', response: textResponse(500, 'Handler failed') };
+      // A small fixed JSON body: the service stores it as the DLQ entry's responseBody, shown to anyone
+      // with the token, so no message, stack or framework error page may reach it.
+      return { stage: 'handler', response: { status: 500, headers: { 'content-type': 'application/json' }, body: HANDLER_FAILED_BODY } };
   }
 }

@@ -43,10 +43,11 @@ export interface ReceiverOptions {
   /** `auto` (default) uses node:crypto where it exists, jose over Web Crypto elsewhere. */
   implementation?: 'auto' | 'node' | 'webcrypto';
   /**
-   * Called when a request is refused or a handler fails, with the reason (never a key or token).
+   * Called when a request is refused or a handler fails, with the reason (never a key or token), and
+   * once at creation when no signing key is configured (stage `config`, no `request`).
    * Default: one `console.warn` line for refusals and `console.error` for handler failures.
    */
-  onError?: (error: unknown, context: { stage: ReceiveStage; request: InboundRequest }) => void;
+  onError?: (error: unknown, context: { stage: ReceiveStage; request?: InboundRequest }) => void;
   /** Where `MAILROOM_*` variables are read from. Default `process.env`. */
   env?: Environment;
 }

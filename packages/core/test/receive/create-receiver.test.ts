@@ -371,3 +371,15 @@ describe('receiver helpers for frameworks with their own routing', () => {
     expect(() => createManagementClient({ env: {} })).toThrow(/Pass \{ baseUrl: \.\.\. \}.*MAILROOM_MANAGEMENT_URL/);
   });
 });
+
+describe('a receiver without signing keys', () => {
+  it('reports it once at creation through onError (stage config, no request), and refuses every delivery', async () => {
+    const onError = vi.fn();
+    const receiver = createReceiver({ env: {}, onError });
+    expect(onError).toHaveBeenCalledOnce();
+    expect(onError.mock.calls[0]?.[0]).toBeInstanceOf(ConfigError);
+    expect(onError.mock.calls[0]?.[1]).toEqual({ stage: 'config' });
+    expect(String(onError.mock.calls[0]?.[0].message)).toMatch(/MAILROOM_CURRENT_SIGNING_KEY.*MAILROOM_NEXT_SIGNING_KEY/);
+    expect((await receiver.destination(orders, () => {}).handle(await inbound({ id: 1 }))).status).toBe(500);
+  });
+});
