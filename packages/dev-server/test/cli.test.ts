@@ -1,21 +1,31 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMessagingClient, createReceiver, defineDestination } from '@mailroom/core';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { waitUntil } from './helpers/wait';
 import { parseCliArgs, USAGE } from '../src/cli/parse-cli-args';
 import { runCli } from '../src/cli/run-cli';
 import { DEV_CURRENT_SIGNING_KEY, DEV_MANAGEMENT_PASSWORD, DEV_MANAGEMENT_USER, DEV_NEXT_SIGNING_KEY, DEV_READ_ONLY_TOKEN, DEV_TOKEN } from '../src/index';
 
 describe('mailroom CLI', () => {
   it('parses every option of mailroom dev', () => {
-    expect(parseCliArgs(['dev'])).toEqual({ kind: 'dev', options: {} });
+    expect(parseCliArgs(['dev'], {})).toEqual({ kind: 'dev', options: {}, appUrl: 'http://localhost:3000' });
     expect(
-      parseCliArgs(['dev', '--port', '0', '--host', '0.0.0.0', '--data-dir', '/tmp/x', '--header-prefix', 'Upstash', '--issuer', 'Upstash', '--plan', 'paid', '--log', 'json']),
-    ).toEqual({ kind: 'dev', options: { port: 0, host: '0.0.0.0', dataDir: '/tmp/x', headerPrefix: 'Upstash', issuer: 'Upstash', plan: 'paid', log: 'json' } });
+      parseCliArgs(['dev', '--port', '0', '--host', '0.0.0.0', '--data-dir', '/tmp/x', '--header-prefix', 'Upstash', '--issuer', 'Upstash', '--plan', 'paid', '--log', 'json', '--app-url', 'https://app.test:8443/base/'], {}),
+    ).toEqual({
+      kind: 'dev',
+      options: { port: 0, host: '0.0.0.0', dataDir: '/tmp/x', headerPrefix: 'Upstash', issuer: 'Upstash', plan: 'paid', log: 'json' },
+      appUrl: 'https://app.test:8443/base',
+    });
+    expect(parseCliArgs(['dev'], { MAILROOM_APP_URL: 'http://127.0.0.1:4000' })).toMatchObject({ appUrl: 'http://127.0.0.1:4000' });
     expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
     expect(parseCliArgs(['dev', '-h'])).toEqual({ kind: 'help' });
   });
 
   it('refuses bad input with a message', () => {
-    for (const argv of [[], ['serve'], ['dev', '--port', 'abc'], ['dev', '--port', '70000'], ['dev', '--plan', 'gold'], ['dev', '--log', 'xml'], ['dev', '--nope']]) {
-      const command = parseCliArgs(argv);
+    for (const argv of [[], ['serve'], ['dev', '--port', 'abc'], ['dev', '--port', '70000'], ['dev', '--plan', 'gold'], ['dev', '--log', 'xml'], ['dev', '--nope'], ['dev', '--app-url', 'localhost:3000'], ['dev', '--app-url', 'ftp://x.test']]) {
+      const command = parseCliArgs(argv, {});
       expect([argv, command.kind]).toEqual([argv, 'error']);
     }
   });
@@ -48,11 +58,49 @@ describe('mailroom CLI', () => {
       expect(text).toContain(`MAILROOM_MANAGEMENT_USER=${DEV_MANAGEMENT_USER}\n`);
       expect(text).toContain(`MAILROOM_MANAGEMENT_PASSWORD=${DEV_MANAGEMENT_PASSWORD}\n`);
       expect(text).toContain('MAILROOM_HEADER_PREFIX=Upstash');
+      expect(text).toContain(`MAILROOM_APP_URL=${process.env.MAILROOM_APP_URL?.trim() || 'http://localhost:3000'}\n`);
       expect(server.managementUrl).toBe(`${server.url}/management/v2`);
       expect(DEV_CURRENT_SIGNING_KEY).toMatch(/^sig_/);
       expect(DEV_NEXT_SIGNING_KEY).toMatch(/^sig_/);
     } finally {
       await result.server.close();
+    }
+  });
+
+  it('prints an .env that alone makes client.send(def, payload) deliver to the app at --app-url', async () => {
+    const delivered: Array<{ path: string; body: unknown }> = [];
+    const orderPlaced = defineDestination({ name: 'order-placed', schema: z.object({ orderId: z.string() }) });
+    const app = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        // The app's receiver, configured only from the printed lines too.
+        void receiverEnv
+          .destination(orderPlaced, (message) => void delivered.push({ path: req.url ?? '', body: message.body }))
+          .handle({ method: req.method ?? 'POST', url: req.url, headers: req.headers, rawBody: Buffer.concat(chunks) })
+          .then((out) => res.writeHead(out.status, out.headers).end(out.body));
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    const out: string[] = [];
+    const result = await runCli(['dev', '--port', '0', '--app-url', appUrl], { out: (text) => out.push(text), err: () => {} });
+    if (!('server' in result)) throw new Error('the server did not start');
+    let receiverEnv!: ReturnType<typeof createReceiver>;
+    try {
+      const env = Object.fromEntries(
+        out.join('\n').split('\n').map((line) => line.trim()).filter((line) => line.startsWith('MAILROOM_')).map((line) => line.split(/=(.*)/s).slice(0, 2)),
+      );
+      expect(env.MAILROOM_APP_URL).toBe(appUrl);
+      receiverEnv = createReceiver({ env, onError: () => {} });
+      const client = createMessagingClient({ env, retry: false });
+      const { messageId } = await client.send(orderPlaced, { orderId: 'o-1' });
+      expect(messageId).toMatch(/^msg_/);
+      await waitUntil(() => delivered.length > 0, () => 'a delivery to the app');
+      expect(delivered).toEqual([{ path: '/order-placed', body: { orderId: 'o-1' } }]);
+    } finally {
+      await result.server.close();
+      await new Promise((resolve) => app.close(resolve));
     }
   });
 

@@ -1,13 +1,15 @@
 import type { DevServer } from '../start-dev-server';
+import { DEFAULT_APP_URL } from './parse-cli-args';
 
 /**
  * The `MAILROOM_*` variables an app needs to talk to this server, one `NAME=value` per line, ready to
- * paste into a `.env`.
+ * paste into a `.env`: with them alone `client.send(def, payload)` works, `MAILROOM_APP_URL` included.
  *
- * @example environmentLines(server).join('\n')
+ * @example environmentLines(server, 'http://localhost:3000').join('\n')
  */
-export function environmentLines(server: DevServer): string[] {
+export function environmentLines(server: DevServer, appUrl: string = DEFAULT_APP_URL): string[] {
   return [
+    `MAILROOM_APP_URL=${appUrl}`,
     `MAILROOM_URL=${server.url}`,
     `MAILROOM_TOKEN=${server.token}`,
     `MAILROOM_CURRENT_SIGNING_KEY=${server.currentSigningKey}`,
@@ -20,7 +22,7 @@ export function environmentLines(server: DevServer): string[] {
 }
 
 /** What `mailroom dev` prints on start: where it listens, the credentials, and the variables to paste. */
-export function startBanner(server: DevServer): string {
+export function startBanner(server: DevServer, appUrl: string): string {
   const rows: Array<[string, string]> = [
     ['Messaging URL', server.url],
     ['Management URL', server.managementUrl],
@@ -42,7 +44,7 @@ export function startBanner(server: DevServer): string {
     '',
     'Environment for your app (.env):',
     '',
-    ...environmentLines(server).map((line) => `  ${line}`),
+    ...environmentLines(server, appUrl).map((line) => `  ${line}`),
     '',
     'Press Ctrl+C to stop.',
     '',

@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 import type { DevServerOptions } from '../options';
 
 /** What the command line asks for. */
-export type CliCommand = { kind: 'help' } | { kind: 'dev'; options: DevServerOptions } | { kind: 'error'; message: string };
+export type CliCommand = { kind: 'help' } | { kind: 'dev'; options: DevServerOptions; appUrl: string } | { kind: 'error'; message: string };
+
+/** Where the printed `MAILROOM_APP_URL` points unless `--app-url` or the variable says otherwise. */
+export const DEFAULT_APP_URL = 'http://localhost:3000';
 
 /** Printed by `--help` and after a usage error. */
 export const USAGE = `Usage: mailroom dev [options]
@@ -18,6 +21,8 @@ Options:
   --issuer <name>        Issuer of delivery signatures (default Service)
   --plan <free|paid>     Plan whose limits are enforced and reported (default free)
   --log <text|json>      Log format (default text)
+  --app-url <url>        Base URL of your app, printed as MAILROOM_APP_URL so client.send(def)
+                         knows where to deliver (default $MAILROOM_APP_URL or http://localhost:3000)
   -h, --help             Show this help
 `;
 
@@ -27,7 +32,7 @@ Options:
  *
  * @example parseCliArgs(['dev', '--port', '0']) // { kind: 'dev', options: { port: 0 } }
  */
-export function parseCliArgs(argv: readonly string[]): CliCommand {
+export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): CliCommand {
   let parsed;
   try {
     parsed = parseArgs({
@@ -42,6 +47,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         issuer: { type: 'string' },
         plan: { type: 'string' },
         log: { type: 'string' },
+        'app-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -66,9 +72,23 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     if (values.log !== 'text' && values.log !== 'json') return { kind: 'error', message: `--log must be text or json, got "${values.log}"` };
     options.log = values.log;
   }
+  const appUrl = values['app-url'] ?? (env.MAILROOM_APP_URL?.trim() || DEFAULT_APP_URL);
+  if (!isHttpUrl(appUrl)) {
+    const source = values['app-url'] !== undefined ? '--app-url' : 'MAILROOM_APP_URL';
+    return { kind: 'error', message: `${source} must be an http:// or https:// URL (the base URL of your app), got "${appUrl}"` };
+  }
   if (values.host !== undefined) options.host = values.host;
   if (values['data-dir'] !== undefined) options.dataDir = values['data-dir'];
   if (values['header-prefix'] !== undefined) options.headerPrefix = values['header-prefix'];
   if (values.issuer !== undefined) options.issuer = values.issuer;
-  return { kind: 'dev', options };
+  return { kind: 'dev', options, appUrl: appUrl.replace(/\/+$/, '') };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

@@ -29,7 +29,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<{ exit
     // Logs go through `io` like everything else the CLI prints.
     const log = command.options.log === 'json' ? 'json' : 'text';
     const server = await startDevServer({ ...command.options, log: createLogger(log, io.out) ?? 'silent' });
-    io.out(startBanner(server));
+    io.out(startBanner(server, command.appUrl));
     return { server };
   } catch (error) {
     io.err(`mailroom: could not start the dev server: ${error instanceof Error ? error.message : String(error)}\n`);
