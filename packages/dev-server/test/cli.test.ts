@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { createMessagingClient, createReceiver, defineDestination } from '@mailroom/core';
 import { describe, expect, it } from 'vitest';
@@ -102,6 +105,16 @@ describe('mailroom CLI', () => {
       await result.server.close();
       await new Promise((resolve) => app.close(resolve));
     }
+  });
+
+  it('links its bin to a committed file, so npm creates the link before the first build', async () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string>; files: string[] };
+    const bin = manifest.bin.mailroom!;
+    expect(bin.startsWith('./dist/')).toBe(false);
+    expect(manifest.files).toContain(bin.replace(/^\.\//, '').split('/')[0]);
+    const help = spawnSync(process.execPath, [fileURLToPath(new URL(`../${bin}`, import.meta.url)), '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toBe(USAGE);
   });
 
   it('exits 1 when the port is taken', async () => {
