@@ -7,9 +7,11 @@ import {
   type ManagementClient,
   type MessagingClient,
   type Receiver,
+  type InboundRequest,
+  type ReceiveStage,
   type ReceiverOptions,
 } from '@mailroom/core';
-import type { Provider } from '@nestjs/common';
+import { Logger, type Provider } from '@nestjs/common';
 import { MODULE_OPTIONS_TOKEN } from './mailroom-module-definition';
 import { checkOptions as checkShape } from './check-options';
 import type { MailroomModuleOptions } from './mailroom-module-options';
@@ -38,7 +40,19 @@ export const managementClientProvider: Provider<ManagementClient> = {
 function receiverOptions(options: MailroomModuleOptions): ReceiverOptions {
   // The clients' settings stay out, so the receiver sees only its own.
   const { baseUrl: _baseUrl, token: _token, appUrl: _appUrl, messaging: _messaging, management: _management, ...receiver } = checkOptions(options);
-  return receiver;
+  return { ...receiver, onError: receiver.onError ?? logThroughNest };
+}
+
+const logger = new Logger('Mailroom');
+
+/** The receiver's reports in Nest's own log, one line each, never a stack or a key. */
+function logThroughNest(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
+  // Missing keys at creation: the start-up checks fail the app with that message when it has
+  // Mailroom routes, and a send-only app needs no keys, so there is nothing to log here.
+  if (!request) return;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  if (stage === 'handler') logger.error(`handler failed: ${message}`);
+  else logger.warn(`request refused at ${stage}: ${message}`);
 }
 
 function messagingClient(options: MailroomModuleOptions): MessagingClient {

@@ -1,4 +1,5 @@
 import { RequestMethod } from '@nestjs/common';
+import type { DestinationDefinition } from '@mailroom/core';
 import type { MetadataScanner, Reflector } from '@nestjs/core';
 import { usesReceivedMessage } from './received-message-params';
 import { checkRoute, decoratorName, readRouteMetadata, ROUTE_METADATA_KEYS } from './route-metadata';
@@ -114,8 +115,41 @@ function scanClass(
       );
       continue;
     }
+    if (checked.kind === 'message') {
+      const problem = pathProblem(name, reflector.get(PATH_METADATA, type), reflector.get(PATH_METADATA, method), checked.definition);
+      if (problem) {
+        scan.problems.push(problem);
+        continue;
+      }
+    }
     scan.routes.push({ name });
   }
+}
+
+/**
+ * `client.send(definition)` posts to the app URL + `definition.path`, so a route at any other path
+ * would answer every delivery 404 until the DLQ. Nest's global prefix is not in this metadata: like
+ * the rest of the public base, it belongs in MAILROOM_APP_URL.
+ */
+function pathProblem(name: string, controllerPath: unknown, methodPath: unknown, definition: DestinationDefinition): string | undefined {
+  const served = [];
+  for (const prefix of pathList(controllerPath)) for (const path of pathList(methodPath)) served.push(joinPaths(prefix, path));
+  if (served.includes(definition.path)) return undefined;
+  return (
+    `${name} serves ${served.join(' and ')}, but destination "${definition.name}" is delivered to ${definition.path} ` +
+    `(client.send posts to MAILROOM_APP_URL + the definition's path), so every delivery would get a 404. ` +
+    `Serve it there (e.g. @Post('${definition.path.replace(/^\//, '')}') under @Controller()), or give the definition the route's path: ` +
+    `defineDestination({ name: '${definition.name}', path: '${served[0]}', schema }). Nest's global prefix is not part of either: put it in MAILROOM_APP_URL.`
+  );
+}
+
+function pathList(value: unknown): string[] {
+  if (Array.isArray(value)) return value.length === 0 ? [''] : value.map(String);
+  return [typeof value === 'string' ? value : ''];
+}
+
+function joinPaths(prefix: string, path: string): string {
+  return `/${[prefix, path].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
 }
 
 function classOf(wrapper: DiscoveredWrapper): Function | undefined {

@@ -14,6 +14,9 @@ export { OnCallback, OnFailureCallback, OnMessage } from './route-decorators';
 export { ReceivedMessage, type ReceivedMessageKey } from './received-message';
 export type { ResponseSchema, Schema, SourceSchema } from './schema-types';
 
+// One definition for the sender and this receiver, importable from the Nest package alone.
+export { defineDestination } from '@mailroom/core';
+
 // The types a handler annotates its message with, so one import serves a controller.
 export type {
   BodyOf,

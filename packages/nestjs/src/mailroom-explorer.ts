@@ -18,7 +18,7 @@ import { unconfiguredReason } from './unconfigured-client';
  */
 @Injectable()
 export class MailroomExplorer implements OnModuleInit {
-  private readonly logger = new Logger('MailroomModule');
+  private readonly logger = new Logger('Mailroom');
 
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,

@@ -18,6 +18,11 @@ export const orderPlaced = defineDestination({
   schema: z.object({ orderId: z.string(), total: z.number() }),
 });
 
+/** The same destination served at another path (a route must serve its definition's path). */
+export function orderPlacedAt(path: string) {
+  return defineDestination({ name: 'order-placed', path, schema: orderPlaced.schema });
+}
+
 export const order = { orderId: 'o_1', total: 12.5 };
 
 /** A delivery signed for `url`, as the service would send it. */

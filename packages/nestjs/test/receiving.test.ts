@@ -13,7 +13,7 @@ import {
   type CallbackMessage,
   type FailureCallbackMessage,
 } from '../src';
-import { base64, closeApps, delivery, mailroom, order, orderPlaced, post, startApp } from './fixtures';
+import { base64, closeApps, delivery, mailroom, order, orderPlaced, orderPlacedAt, post, startApp } from './fixtures';
 
 const SPY = 'SPY';
 // `any`: one spy sees messages, callbacks and failure callbacks alike.
@@ -30,14 +30,14 @@ class OrdersController {
   }
 
   @Post('orders/total')
-  @OnMessage(orderPlaced)
+  @OnMessage(orderPlacedAt('/orders/total'))
   total(@ReceivedMessage('body') body: BodyOf<typeof orderPlaced>) {
     return { total: body.total };
   }
 
   @Post('accepted')
   @HttpCode(202)
-  @OnMessage(orderPlaced)
+  @OnMessage(orderPlacedAt('/accepted'))
   accepted() {}
 
   @Post('callbacks')
@@ -274,5 +274,32 @@ describe('paths', () => {
     await app.close();
     expect(withPrefix.status).toBe(200);
     expect(withoutPrefix.status).toBe(401);
+  });
+});
+
+describe("logging through Nest's Logger", () => {
+  it('reports refusals and handler failures as one line each under the Mailroom context, never with a stack', async () => {
+    const lines: Array<{ level: string; message: string; context: unknown }> = [];
+    const record = (level: string) => (message: unknown, ...rest: unknown[]) => void lines.push({ level, message: String(message), context: rest.at(-1) });
+    const logger = { log: record('log'), error: record('error'), warn: record('warn'), debug: record('debug'), verbose: record('verbose') };
+    const moduleRef = await Test.createTestingModule({
+      imports: [mailroom({ onError: undefined })],
+      controllers: [OrdersController],
+      providers: [{ provide: SPY, useValue: vi.fn(() => { throw new Error('boom'); }) }],
+    }).compile();
+    const app = moduleRef.createNestApplication({ rawBody: true, logger });
+    try {
+      await app.init();
+      await post(app, '/orders', await delivery('http://127.0.0.1/orders', order, { key: 'sig_attacker' }));
+      await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    } finally {
+      await app.close();
+    }
+    const mailroomLines = lines.filter((line) => line.context === 'Mailroom');
+    expect(mailroomLines.map(({ level, message }) => [level, message.split(':')[0]])).toEqual([
+      ['warn', 'request refused at signature'],
+      ['error', 'handler failed'],
+    ]);
+    for (const { message } of mailroomLines) expect(message).not.toMatch(/\n\s+at |sig_current_test_key/);
   });
 });

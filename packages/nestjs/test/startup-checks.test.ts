@@ -15,10 +15,11 @@ import {
   OnMessage,
   ReceivedMessage,
   SignatureGuard,
+  defineDestination,
   type ManagementClient,
   type MessagingClient,
 } from '../src';
-import { closeApps, delivery, mailroom, order, orderPlaced, post, startApp } from './fixtures';
+import { closeApps, delivery, mailroom, order, orderPlaced, orderPlacedAt, post, startApp } from './fixtures';
 
 @Controller()
 class OrdersController {
@@ -188,10 +189,81 @@ describe('start-up checks: malformed routes', () => {
     @Controller()
     class GetController {
       @Get('ping')
-      @OnMessage(orderPlaced)
+      @OnMessage(orderPlacedAt('/ping'))
       ping() {}
     }
     await expect(startApp({ imports: [mailroom({ methods: ['POST', 'GET'] })], controllers: [GetController] })).resolves.toBeDefined();
+  });
+});
+
+describe("start-up checks: a route serves its definition's path", () => {
+  afterEach(closeApps);
+  const placed = defineDestination({ name: 'order-placed', schema: orderPlaced.schema });
+
+  it("refuses @Post('orders') for a definition delivered to /order-placed, naming both paths and the fixes", async () => {
+    @Controller()
+    class OrdersController {
+      @Post('orders')
+      @OnMessage(placed)
+      handle() {}
+    }
+    const error = await startupError({ imports: [mailroom()], controllers: [OrdersController] });
+    expect(error.problems).toEqual([expect.stringMatching(/^OrdersController\.handle serves \/orders, but destination "order-placed" is delivered to \/order-placed/)]);
+    expect(error.problems[0]).toContain("@Post('order-placed')");
+    expect(error.problems[0]).toContain("defineDestination({ name: 'order-placed', path: '/orders', schema })");
+  });
+
+  it('accepts the path as method path, as controller path, split across both, or among several', async () => {
+    @Controller()
+    class MethodPath {
+      @Post('/order-placed/')
+      @OnMessage(placed)
+      handle() {}
+    }
+    @Controller('order-placed')
+    class ControllerPath {
+      @Post()
+      @OnMessage(placed)
+      handle() {}
+    }
+    const nested = defineDestination({ name: 'nested', path: '/hooks/orders', schema: orderPlaced.schema });
+    @Controller({ path: 'hooks' })
+    class Split {
+      @Post(['legacy', 'orders'])
+      @OnMessage(nested)
+      handle() {}
+    }
+    await expect(startApp({ imports: [mailroom()], controllers: [MethodPath, ControllerPath, Split] })).resolves.toBeDefined();
+  });
+
+  it("leaves Nest's global prefix out (it belongs in MAILROOM_APP_URL) and still delivers there", async () => {
+    @Controller()
+    class Prefixed {
+      @Post('order-placed')
+      @OnMessage(placed)
+      handle() {}
+    }
+    const moduleRef = await Test.createTestingModule({ imports: [mailroom()], controllers: [Prefixed] }).compile();
+    const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
+    app.setGlobalPrefix('api');
+    try {
+      await app.init();
+      const response = await post(app, '/api/order-placed', await delivery('http://127.0.0.1/api/order-placed', order));
+      expect(response.status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses a route parameter where the definition has a fixed path', async () => {
+    @Controller()
+    class Param {
+      @Post(':kind')
+      @OnMessage(placed)
+      handle() {}
+    }
+    const error = await startupError({ imports: [mailroom()], controllers: [Param] });
+    expect(error.problems[0]).toMatch(/serves \/:kind, but destination "order-placed" is delivered to \/order-placed/);
   });
 });
 
