@@ -6,14 +6,16 @@ export default defineConfig([
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,
-    sourcemap: true,
+    // No maps: see packages/core/tsup.config.ts.
+    sourcemap: false,
     target: 'node20',
   },
   {
     // The CLI is ESM only: it is run, never imported.
     entry: { cli: 'src/cli.ts' },
     format: ['esm'],
-    sourcemap: true,
+    // No maps: see packages/core/tsup.config.ts.
+    sourcemap: false,
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
   },

@@ -5,6 +5,7 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
-  sourcemap: true,
+  // No maps: see packages/core/tsup.config.ts.
+  sourcemap: false,
   target: 'node20',
 });
