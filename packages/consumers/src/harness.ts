@@ -1,0 +1,196 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/*
+ * What a user does with the packages, outside the monorepo: install the tarballs `npm publish` would
+ * upload into a fresh folder under the system temp dir (so nothing resolves from the repo's
+ * node_modules), compile with the app's own tsconfig, start the app and the dev server as processes.
+ */
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const APPS = fileURLToPath(new URL('../apps/', import.meta.url));
+export const PUBLISHED = ['core', 'express', 'next', 'nestjs', 'dev-server'] as const;
+
+/** `npm pack` of every published package into `dir`. */
+export async function packPublished(dir: string): Promise<void> {
+  for (const name of PUBLISHED) {
+    await run('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: join(REPO, 'packages', name) });
+  }
+}
+
+/** The tarball of `@mailroom/<name>` in the packed folder. */
+export async function tarball(dir: string, name: (typeof PUBLISHED)[number]): Promise<string> {
+  const file = (await readdir(dir)).find((entry) => entry.startsWith(`mailroom-${name}-`) && entry.endsWith('.tgz'));
+  if (!file) throw new Error(`no tarball for @mailroom/${name} in ${dir}`);
+  return join(dir, file);
+}
+
+/**
+ * The version the repository's lockfile installed, so the app's install hits the npm cache that
+ * `npm ci` filled. `where` is the lockfile key when it is not the hoisted copy.
+ */
+export async function lockedVersion(name: string, where = `node_modules/${name}`): Promise<string> {
+  const lock = JSON.parse(await readFile(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  const version = lock.packages[where]?.version;
+  if (!version) throw new Error(`${where} is not in the root package-lock.json`);
+  return version;
+}
+
+export interface App {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * A fresh app from `apps/<template>` with `dependencies` installed. Offline first (everything is in
+ * the cache after the root `npm ci`); a cache without some package metadata falls back to the
+ * registry for that.
+ */
+export async function createApp(template: string, dependencies: string[]): Promise<App> {
+  const dir = await mkdtemp(join(tmpdir(), `mailroom-consumer-${template}-`));
+  await cp(join(APPS, template), dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${template}`, private: true, ...(await templateManifest(template)) }, null, 2));
+  const install = ['install', '--no-audit', '--no-fund', '--loglevel=error', ...dependencies];
+  try {
+    await run('npm', [...install, '--offline'], { cwd: dir, timeoutMs: 180_000 });
+  } catch {
+    await run('npm', [...install, '--prefer-offline'], { cwd: dir, timeoutMs: 300_000 });
+  }
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+async function templateManifest(template: string): Promise<Record<string, unknown>> {
+  try {
+    return JSON.parse(await readFile(join(APPS, template, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** An environment with nothing of the developer's `MAILROOM_*` settings, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('MAILROOM_') && !key.startsWith('VITEST') && key !== 'NODE_OPTIONS' && key !== 'NODE_ENV') env[key] = value;
+  }
+  return { ...env, NEXT_TELEMETRY_DISABLED: '1', ...extra };
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end; rejects (with its output) on a non-zero exit unless `allowFailure`. */
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; allowFailure?: boolean },
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const result = { code, stdout, stderr };
+      if (code !== 0 && !options.allowFailure) {
+        reject(new Error(`${command} ${args.join(' ')} exited ${code} in ${options.cwd}\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`));
+      } else resolve(result);
+    });
+  });
+}
+
+export interface Running {
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts a long-running command and resolves once its output matches `ready`. */
+export function start(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready: RegExp; timeoutMs?: number }): Promise<Running> {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const running: Running = {
+    child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      // The whole group: `next start` and npm bins run their server in a child process.
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }, 5000);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void running.stop();
+      reject(new Error(`${command} ${args.join(' ')} did not print ${options.ready} within ${options.timeoutMs ?? 60_000} ms:\n${output.slice(-3000)}`));
+    }, options.timeoutMs ?? 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (options.ready.test(output)) {
+        clearTimeout(timer);
+        resolve(running);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} ${args.join(' ')} exited ${code} before it was ready:\n${output.slice(-3000)}`));
+    });
+  });
+}
+
+/** A port nothing listens on right now, for an app that must know its URL before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface DevServerProcess extends Running {
+  /** The `MAILROOM_*` lines it printed for the app's `.env`, as variables. */
+  env: Record<string, string>;
+}
+
+/** `npx mailroom dev` from the app's own install, and what it printed to paste into `.env`. */
+export async function startDevServer(app: App, appUrl: string): Promise<DevServerProcess> {
+  const running = await start(join(app.dir, 'node_modules', '.bin', 'mailroom'), ['dev', '--port', '0', '--app-url', appUrl], {
+    cwd: app.dir,
+    ready: /Press Ctrl\+C to stop/,
+  });
+  const env = Object.fromEntries(
+    running
+      .output()
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => /^MAILROOM_[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  return { ...running, env };
+}

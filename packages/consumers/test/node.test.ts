@@ -1,0 +1,102 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cleanEnv, createApp, freePort, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
+
+// Express 5 (ESM, nodenext), a CommonJS consumer, the three moduleResolution modes, and a minified
+// bundle, all from one fresh install of the packed packages.
+let app: App;
+let compiled: { code: number | null; output: string };
+const running: DevServerProcess[] = [];
+
+const node = (args: string[], env: Record<string, string> = {}) => run(process.execPath, args, { cwd: app.dir, env: cleanEnv(env), allowFailure: true });
+const tsc = (project: string) => run(process.execPath, [join(app.dir, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: app.dir, allowFailure: true });
+const report = (stdout: string) => JSON.parse(stdout.split('\n').find((line) => line.startsWith('REPORT '))!.slice('REPORT '.length));
+
+beforeAll(async () => {
+  const packed = inject('tarballs');
+  app = await createApp('node', [
+    await tarball(packed, 'core'),
+    await tarball(packed, 'express'),
+    await tarball(packed, 'dev-server'),
+    ...(await Promise.all(['express', 'zod', 'typescript', 'esbuild', 'undici', '@types/node', '@types/express'].map(async (name) => `${name}@${await lockedVersion(name)}`))),
+  ]);
+  // The app's own build (nodenext): the runs below start its output.
+  const result = await tsc('tsconfig.json');
+  compiled = { code: result.code, output: result.stdout + result.stderr };
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((server) => server.stop()));
+  await app?.remove();
+});
+
+describe('types of every subpath', () => {
+  it('builds with its own tsconfig (nodenext)', () => {
+    expect(compiled.output).toBe('');
+    expect(compiled.code).toBe(0);
+  });
+
+  it.each(['tsconfig.node10.json', 'tsconfig.bundler.json'])('type-checks every subpath with %s', async (project) => {
+    const result = await tsc(project);
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('an Express 5 ESM app configured only by what `mailroom dev` printed', () => {
+  it('runs the README path end to end, and every defect users met stays fixed', async () => {
+    const appUrl = `http://127.0.0.1:${await freePort()}`;
+    const dev = await startDevServer(app, appUrl);
+    running.push(dev);
+    expect(Object.keys(dev.env).sort()).toEqual(
+      ['APP_URL', 'CURRENT_SIGNING_KEY', 'HEADER_PREFIX', 'MANAGEMENT_PASSWORD', 'MANAGEMENT_URL', 'MANAGEMENT_USER', 'NEXT_SIGNING_KEY', 'TOKEN', 'URL'].map((name) => `MAILROOM_${name}`),
+    );
+    const result = await node(['dist/main.js'], dev.env);
+    expect(result.code, result.stderr).toBe(0);
+    const { seen, replay, crash } = report(result.stdout);
+    expect(seen.orders).toEqual([{ orderId: 'o-1' }]);
+    // A 200 ends the retries: the callback says it was the final attempt.
+    expect(seen.callbacks).toEqual([{ status: 200, isFinalAttempt: true }]);
+    // The failure callback of a message whose body broke the schema reaches the handler.
+    expect(seen.failures).toEqual([{ dlqId: expect.any(String), valid: false, text: '{"orderId":42}', issues: 1 }]);
+    // A token signed for another endpoint of the same app is refused.
+    expect(replay).toBe(401);
+    // A crash answers a small JSON 500: no stack, no HTML, no message.
+    expect(crash).toEqual({ status: 500, contentType: 'application/json', body: '{"error":"handler failed"}' });
+    expect(result.stdout).not.toContain('secret-connection-string');
+  });
+
+  it('warns at creation when no signing key is configured', async () => {
+    const result = await node(['dist/no-keys.js']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/MAILROOM_CURRENT_SIGNING_KEY.*MAILROOM_NEXT_SIGNING_KEY/);
+    expect(result.stdout.trim()).toBe('created');
+  });
+});
+
+describe('a CommonJS consumer', () => {
+  it('requires the root, /node and /testing, receives a message sent through the dev server and refuses a forgery', async () => {
+    const dev = await startDevServer(app, 'http://127.0.0.1:1');
+    running.push(dev);
+    const result = await node(['cjs-app.cjs'], dev.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(report(result.stdout)).toEqual({ received: [{ orderId: 'cjs-1' }], forged: 401 });
+  });
+});
+
+describe('a minified bundle', () => {
+  it('keeps the error names', async () => {
+    await run(join(app.dir, 'node_modules/.bin/esbuild'), ['src/minified.ts', '--bundle', '--minify', '--platform=node', '--format=esm', '--outfile=bundle/minified.mjs', '--log-level=error'], { cwd: app.dir });
+    const result = await node(['bundle/minified.mjs']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(['ConfigError:true', 'SignatureError']);
+  });
+});
+
+describe('the mailroom bin', () => {
+  it('runs from the installed package', async () => {
+    const result = await run(join(app.dir, 'node_modules/.bin/mailroom'), ['--help'], { cwd: app.dir });
+    expect(result.stdout).toContain('Usage: mailroom dev');
+    expect(result.stdout).toContain('--app-url');
+  });
+});
