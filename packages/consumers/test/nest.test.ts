@@ -1,0 +1,44 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cleanEnv, createApp, freePort, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
+
+// A NestJS 11 app with the Nest CLI's default tsconfig: CommonJS, decorators with emitted metadata,
+// and node10 module resolution (no `moduleResolution`, `module: commonjs`), compiled by tsc.
+let app: App;
+let dev: DevServerProcess | undefined;
+
+beforeAll(async () => {
+  const packed = inject('tarballs');
+  const previousMajor = (name: string) => lockedVersion(name, `packages/nestjs-previous-major/node_modules/${name}`);
+  app = await createApp('nest', [
+    await tarball(packed, 'core'),
+    await tarball(packed, 'nestjs'),
+    await tarball(packed, 'dev-server'),
+    ...(await Promise.all(['@nestjs/common', '@nestjs/core', '@nestjs/platform-express'].map(async (name) => `${name}@${await previousMajor(name)}`))),
+    ...(await Promise.all(['reflect-metadata', 'rxjs', 'zod', 'typescript', '@types/node', '@types/express'].map(async (name) => `${name}@${await lockedVersion(name)}`))),
+  ]);
+});
+
+afterAll(async () => {
+  await dev?.stop();
+  await app?.remove();
+});
+
+describe('a NestJS 11 app with the Nest CLI defaults', () => {
+  it('compiles with tsc (node10 resolution finds and types @mailroom/core/testing and the Nest package)', async () => {
+    const result = await run(process.execPath, [join(app.dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app.dir, allowFailure: true });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it("receives a message sent with mailroom dev's printed .env, and refuses to start with a route off its definition's path", async () => {
+    const appUrl = `http://127.0.0.1:${await freePort()}`;
+    dev = await startDevServer(app, appUrl);
+    const result = await run(process.execPath, ['dist/main.js'], { cwd: app.dir, env: cleanEnv(dev.env), allowFailure: true });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout.split('\n').find((line) => line.startsWith('REPORT '))!.slice(7));
+    expect(report.received).toEqual([{ orderId: 'nest-1' }]);
+    expect(report.startupError.name).toBe('MailroomSetupError');
+    expect(report.startupError.message).toContain('MisroutedController.placed serves /orders, but destination "order-placed" is delivered to /order-placed');
+  });
+});
