@@ -1,0 +1,6 @@
+import { createMailroom } from '@mailroom/next';
+import { orderPlaced, received } from '../../../lib/destinations';
+
+export const POST = createMailroom().destination(orderPlaced, (message) => {
+  received.push(message.body);
+});

@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cleanEnv, createApp, freePort, lockedVersion, run, start, startDevServer, tarball, type App, type Running } from '../src/harness';
+
+// A Next.js 16 App Router app through `next build` (its own type check, a minifying production
+// bundle) and `next start`, receiving a message that mailroom dev delivers.
+let app: App;
+const running: Running[] = [];
+const next = () => join(app.dir, 'node_modules/next/dist/bin/next');
+
+beforeAll(async () => {
+  const packed = inject('tarballs');
+  app = await createApp('next', [
+    await tarball(packed, 'core'),
+    await tarball(packed, 'next'),
+    await tarball(packed, 'dev-server'),
+    ...(await Promise.all(
+      ['next', 'react', 'react-dom', 'zod', 'typescript', '@types/react', '@types/react-dom', '@types/node'].map(async (name) => `${name}@${await lockedVersion(name)}`),
+    )),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((process) => process.stop()));
+  await app?.remove();
+});
+
+describe('a Next.js App Router app', () => {
+  it('builds with next build', async () => {
+    const result = await run(process.execPath, [next(), 'build'], { cwd: app.dir, env: cleanEnv(), timeoutMs: 240_000, allowFailure: true });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+
+  it('receives a message under next start, and logs refusals with readable error names', async () => {
+    const port = await freePort();
+    const appUrl = `http://127.0.0.1:${port}`;
+    const dev = await startDevServer(app, appUrl);
+    running.push(dev);
+    const server = await start(process.execPath, [next(), 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: app.dir, env: cleanEnv(dev.env), ready: /Ready in|started server/i });
+    running.push(server);
+
+    const sent = await run(process.execPath, ['send.mjs'], { cwd: app.dir, env: cleanEnv(dev.env) });
+    expect(sent.stdout.trim()).toMatch(/^msg_/);
+    let received: unknown[] = [];
+    for (let waited = 0; received.length === 0 && waited < 20_000; waited += 100) {
+      received = (await (await fetch(`${appUrl}/api/events`)).json()) as unknown[];
+      if (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(received).toEqual([{ orderId: 'next-1' }]);
+
+    const unsigned = await fetch(`${appUrl}/api/order-placed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"orderId":"x"}' });
+    expect(unsigned.status).toBe(401);
+    // The production bundle is minified; the log still names the error class.
+    for (let waited = 0; !server.output().includes('SignatureError') && waited < 5000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.output()).toMatch(/request refused at signature: SignatureError: /);
+  });
+});
