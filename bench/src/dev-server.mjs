@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createMessagingClient, createReceiver } from '@mailroom/core';
-import { createNodeFetch, handleNodeRequest, writeOutbound } from '@mailroom/core/node';
+import { handleNodeRequest, writeOutbound } from '@mailroom/core/node';
+import { createUndiciTransport } from '@mailroom/core/undici';
 import { check, log, report } from './lib/child.mjs';
 import { post } from './lib/http-check.mjs';
 import { startProcess } from './lib/processes.mjs';
@@ -136,10 +137,10 @@ async function scenario({ dataDir, smoke }) {
   // BENCH_CPU_PROF=<dir> profiles the dev server's process (node --cpu-prof), for finding where its time goes.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const host = await startProcess(HOST, { env: dataDir ? { BENCH_DATA_DIR: dataDir } : {}, execArgv: profile });
-  const nodeFetch = createNodeFetch({ maxSockets: 128 });
+  const transport = createUndiciTransport({ connections: 128 });
   const destination = await startDestination({ currentSigningKey: host.info.currentSigningKey, nextSigningKey: host.info.nextSigningKey });
   try {
-    const client = createMessagingClient({ baseUrl: host.info.url, token: host.info.token, headerPrefix: 'Upstash', env: {}, fetch: nodeFetch });
+    const client = createMessagingClient({ baseUrl: host.info.url, token: host.info.token, headerPrefix: 'Upstash', env: {}, transport });
     // Correctness: one message arrives, verified, exactly once; a forged delivery is refused.
     const probe = await client.enqueueJSON({ queue: 'bench-probe', destination: destination.url, body: { seq: -1, sentAt: performance.now() } });
     check((await destination.drained(new Set([probe.messageId]), 10_000)) !== undefined, `dev server${dataDir ? ' --data-dir' : ''}: a probe message was not delivered within 10 s`);
@@ -164,7 +165,7 @@ async function scenario({ dataDir, smoke }) {
     return { load, latency, stats };
   } finally {
     await destination.close();
-    nodeFetch.close();
+    await transport.close();
     await host.close();
   }
 }
@@ -209,7 +210,7 @@ await report(async ({ smoke }) => {
     }
   }
   const notes = [
-    `Dev server: started by startDevServer (plan "paid", 100 deliveries in flight, header prefix and issuer Upstash) in its own process; a MessagingClient (createNodeFetch) and a node:http destination verifying every delivery with Mailroom's receiver share the other process. Sustained: 64 enqueues in flight spread over ${QUEUES} queues for 4 s, then until the last accepted message is delivered; the rate is accepted messages over that whole time. Latency: ${RATE} enqueues/s for 4 s, from the enqueue call to the delivery reaching the handler.`,
+    `Dev server: started by startDevServer (plan "paid", 100 deliveries in flight, header prefix and issuer Upstash) in its own process; a MessagingClient (createUndiciTransport) and a node:http destination verifying every delivery with Mailroom's receiver share the other process. Sustained: 64 enqueues in flight spread over ${QUEUES} queues for 4 s, then until the last accepted message is delivered; the rate is accepted messages over that whole time. Latency: ${RATE} enqueues/s for 4 s, from the enqueue call to the delivery reaching the handler.`,
     ...rows.filter((r) => r.detail?.cpuPerMessageMicros).map((r) => `Dev server ${r.contender}: ${r.detail.accepted} messages, enqueue rate ${r.detail.enqueueRate.toFixed(0)}/s, CPU per message ${r.detail.cpuPerMessageMicros.devServer} µs in the dev server and ${r.detail.cpuPerMessageMicros.clientAndDestination} µs in the client + destination process.`),
   ];
   return { id: 'dev-server', rows, checks, notes };

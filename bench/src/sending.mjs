@@ -2,7 +2,6 @@
 // interface (node:http in its own process, 127.0.0.1), against the vendor's Client.publishJSON
 // pointed at the same stub. 10 calls in flight per client.
 import { createMessagingClient, NetworkError } from '@mailroom/core';
-import { createNodeFetch } from '@mailroom/core/node';
 import { createUndiciTransport } from '@mailroom/core/undici';
 import { Client } from '@upstash/qstash';
 import http from 'node:http';
@@ -64,7 +63,6 @@ await report(async ({ smoke }) => {
   const stub = await startProcess(STUB);
   const baseUrl = `http://127.0.0.1:${stub.info.port}`;
   const token = stub.info.token;
-  const nodeFetch = createNodeFetch();
   const undiciTransport = createUndiciTransport();
   const pool = new Pool(baseUrl, { connections: 64, pipelining: 1 });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -74,7 +72,6 @@ await report(async ({ smoke }) => {
     const vendor = new Client({ baseUrl, token, enableTelemetry: false });
     const contenders = [
       { name: 'mailroom enqueueJSON (global fetch)', key: 'fetch', send: enqueue(client()) },
-      { name: 'mailroom enqueueJSON + createNodeFetch()', key: 'nodeFetch', send: enqueue(client({ fetch: nodeFetch })) },
       { name: 'mailroom enqueueJSON + createUndiciTransport()', key: 'undiciTransport', send: enqueue(client({ transport: undiciTransport })) },
       { name: 'vendor publishJSON (global fetch)', key: 'vendor', send: () => vendor.publishJSON({ url: DESTINATION, body: PAYLOAD }) },
       { name: 'floor: global fetch, no client', key: 'rawFetch', raw: true, send: rawFetch(`${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token) },
@@ -84,7 +81,7 @@ await report(async ({ smoke }) => {
     ];
 
     // Correctness: each client reaches the stub with the right path, content type and body, and
-    // gets the message id back; a dead port is a NetworkError through both Node transports too.
+    // gets the message id back; a dead port is a NetworkError through both transports too.
     for (const c of contenders) {
       await stub.call({ cmd: 'record' });
       const result = await c.send().catch((error) => {
@@ -97,10 +94,9 @@ await report(async ({ smoke }) => {
       check(last?.method === 'POST' && last.url === path, `${c.name}: sent ${last?.method} ${last?.url}, expected POST ${path}`);
       check(last.contentType?.startsWith('application/json') && JSON.stringify(JSON.parse(last.body)) === JSON.stringify(PAYLOAD), `${c.name}: body or content type differs`);
     }
-    const deadFetch = createNodeFetch();
     const deadTransport = createUndiciTransport();
     try {
-      for (const [name, option] of [['createNodeFetch', { fetch: deadFetch }], ['createUndiciTransport', { transport: deadTransport }]]) {
+      for (const [name, option] of [['global fetch', {}], ['createUndiciTransport', { transport: deadTransport }]]) {
         try {
           await createMessagingClient({ baseUrl: 'http://127.0.0.1:9', token, env: {}, retry: false, ...option }).enqueueJSON({ queue: 'q', destination: DESTINATION, body: {} });
           check(false, `${name}: an unreachable port did not fail`);
@@ -109,10 +105,9 @@ await report(async ({ smoke }) => {
         }
       }
     } finally {
-      deadFetch.close();
       await deadTransport.close();
     }
-    const checks = [`sending: ${contenders.length} clients reach the stub with POST, the right path, JSON content type and body, and return its messageId; createNodeFetch and createUndiciTransport map a refused connection to NetworkError`];
+    const checks = [`sending: ${contenders.length} clients reach the stub with POST, the right path, JSON content type and body, and return its messageId; global fetch and createUndiciTransport map a refused connection to NetworkError`];
 
     const before = (await stub.call({ cmd: 'stats' })).count;
     let sent = 0;
@@ -153,7 +148,6 @@ await report(async ({ smoke }) => {
     ];
     return { id: 'sending', rows, checks, notes };
   } finally {
-    nodeFetch.close();
     await undiciTransport.close();
     agent.destroy();
     await pool.close();

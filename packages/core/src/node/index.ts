@@ -9,4 +9,3 @@ export { DEFAULT_MAX_BODY_BYTES } from './body-limit';
 export { DEFAULT_CONSUMED_HINT } from './consumed-body';
 export type { InboundRequest, OutboundResponse } from '../receive/inbound-request';
 export { handleNodeRequest, type HandleNodeRequestOptions } from './handle-node-request';
-export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from './node-fetch';

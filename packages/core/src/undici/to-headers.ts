@@ -1,6 +1,6 @@
 /**
  * A `Headers` from undici's parsed answer headers (repeated names come as arrays). A value the Fetch
- * standard cannot represent is dropped rather than failing the whole answer, as `createNodeFetch` does.
+ * standard cannot represent is dropped rather than failing the whole answer.
  *
  * @example toHeaders({ 'retry-after': '2', 'set-cookie': ['a=1', 'b=2'] }).get('retry-after') // '2'
  */
