@@ -1,4 +1,5 @@
 import { resolveHeaderPrefix } from '../config/header-prefix';
+import { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type ProtocolHeaderNames } from '../protocol/header-names';
 import { ValidationError } from '../errors/validation-error';
 import { parseRetryDelay, type RetryDelayExpression } from '../retry-delay';
 import { formatDuration } from './duration';
@@ -26,72 +27,72 @@ export function buildEnqueueHeaders(options: EnqueueOptions = {}, settings: Head
     throw new ValidationError('options', `expected an object of enqueue options, got ${describe(options)}`);
   }
   rejectUnknownKeys('', options, KNOWN_KEYS);
-  const prefix = resolveHeaderPrefix(settings.headerPrefix);
+  const names = headerNames(resolveHeaderPrefix(settings.headerPrefix));
   const out: Record<string, string> = {};
 
   if (options.contentType !== undefined) {
     assertHeaderValue('contentType', options.contentType);
     out['Content-Type'] = options.contentType;
   }
-  addDeliverySettings(out, `${prefix}-`, '', options);
-  addSchedule(out, prefix, options);
-  addCallback(out, `${prefix}-Callback`, 'callback', options.callback);
-  addCallback(out, `${prefix}-Failure-Callback`, 'failureCallback', options.failureCallback);
+  addDeliverySettings(out, names.delivery, '', options);
+  addSchedule(out, names, options);
+  addCallback(out, names.callback, 'callback', options.callback);
+  addCallback(out, names.failureCallback, 'failureCallback', options.failureCallback);
 
   if (options.deduplicationId !== undefined) {
     assertNonEmpty('deduplicationId', options.deduplicationId);
-    out[`${prefix}-Deduplication-Id`] = options.deduplicationId;
+    out[names.deduplicationId] = options.deduplicationId;
   }
   if (options.contentBasedDeduplication !== undefined) {
     if (typeof options.contentBasedDeduplication !== 'boolean') {
       throw new ValidationError('contentBasedDeduplication', `expected true or false, got ${describe(options.contentBasedDeduplication)}`);
     }
-    if (options.contentBasedDeduplication) out[`${prefix}-Content-Based-Deduplication`] = 'true';
+    if (options.contentBasedDeduplication) out[names.contentBasedDeduplication] = 'true';
   }
   if (options.label !== undefined) {
     assertNonEmpty('label', options.label);
-    out[`${prefix}-Label`] = options.label;
+    out[names.label] = options.label;
   }
-  if (options.workflow !== undefined) addWorkflow(out, prefix, options.workflow);
+  if (options.workflow !== undefined) addWorkflow(out, names, options.workflow);
   return out;
 }
 
-function addWorkflow(out: Record<string, string>, prefix: string, workflow: WorkflowTarget): void {
+function addWorkflow(out: Record<string, string>, names: ProtocolHeaderNames, workflow: WorkflowTarget): void {
   if (workflow === null || typeof workflow !== 'object') throw new ValidationError('workflow', 'expected { runId, url, createdAt? }');
   rejectUnknownKeys('workflow', workflow, WORKFLOW_KEYS);
   assertNonEmpty('workflow.runId', workflow.runId);
-  out[`${prefix}-Workflow-RunId`] = workflow.runId;
-  out[`${prefix}-Workflow-Url`] = checkHttpUrl('workflow.url', workflow.url);
+  out[names.workflowRunId] = workflow.runId;
+  out[names.workflowUrl] = checkHttpUrl('workflow.url', workflow.url);
   if (workflow.createdAt !== undefined) {
     if (!Number.isSafeInteger(workflow.createdAt) || workflow.createdAt < 0) {
       throw new ValidationError('workflow.createdAt', `expected Unix milliseconds, got ${describe(workflow.createdAt)}`);
     }
-    out[`${prefix}-Workflow-CreatedAt`] = String(workflow.createdAt);
+    out[names.workflowCreatedAt] = String(workflow.createdAt);
   }
 }
 
-/** The settings shared by the destination, the callback and the failure callback; only the header stem differs. */
-function addDeliverySettings(out: Record<string, string>, stem: string, path: string, settings: DeliverySettings): void {
+/** The settings shared by the destination, the callback and the failure callback; only the header names differ. */
+function addDeliverySettings(out: Record<string, string>, names: DeliverySettingHeaders, path: string, settings: DeliverySettings): void {
   const at = (key: string) => (path ? `${path}.${key}` : key);
   if (settings.method !== undefined) {
     if (typeof settings.method !== 'string' || !METHODS.has(settings.method)) {
       throw new ValidationError(at('method'), `expected one of ${[...METHODS].join(', ')}, got ${describe(settings.method)}`);
     }
-    out[`${stem}Method`] = settings.method;
+    out[names.method] = settings.method;
   }
-  if (settings.timeout !== undefined) out[`${stem}Timeout`] = formatDuration(at('timeout'), settings.timeout, ['h', 'm', 's']);
+  if (settings.timeout !== undefined) out[names.timeout] = formatDuration(at('timeout'), settings.timeout, ['h', 'm', 's']);
   if (settings.retries !== undefined) {
     if (typeof settings.retries !== 'number' || !Number.isSafeInteger(settings.retries) || settings.retries < 0) {
       throw new ValidationError(at('retries'), `expected a whole number of retries >= 0, got ${describe(settings.retries)}`);
     }
-    out[`${stem}Retries`] = String(settings.retries);
+    out[names.retries] = String(settings.retries);
   }
-  if (settings.retryDelay !== undefined) out[`${stem}Retry-Delay`] = retryDelaySource(at('retryDelay'), settings.retryDelay);
-  if (settings.delay !== undefined) out[`${stem}Delay`] = formatDuration(at('delay'), settings.delay);
-  if (settings.headers !== undefined) addForwardHeaders(out, `${stem}Forward-`, at('headers'), settings.headers);
+  if (settings.retryDelay !== undefined) out[names.retryDelay] = retryDelaySource(at('retryDelay'), settings.retryDelay);
+  if (settings.delay !== undefined) out[names.delay] = formatDuration(at('delay'), settings.delay);
+  if (settings.headers !== undefined) addForwardHeaders(out, names.forwardPrefix, at('headers'), settings.headers);
 }
 
-function addSchedule(out: Record<string, string>, prefix: string, options: EnqueueOptions): void {
+function addSchedule(out: Record<string, string>, names: ProtocolHeaderNames, options: EnqueueOptions): void {
   if (options.notBefore === undefined) return;
   if (options.delay !== undefined) {
     // The service silently lets Not-Before win; two contradictory settings are a bug in the caller.
@@ -104,18 +105,18 @@ function addSchedule(out: Record<string, string>, prefix: string, options: Enque
   if (seconds > 1e11) {
     throw new ValidationError('notBefore', `${seconds} looks like milliseconds; pass Unix seconds or a Date`);
   }
-  out[`${prefix}-Not-Before`] = String(seconds);
+  out[names.notBefore] = String(seconds);
 }
 
-function addCallback(out: Record<string, string>, stem: string, path: string, target: string | CallbackTarget | undefined): void {
+function addCallback(out: Record<string, string>, names: CallbackHeaders, path: string, target: string | CallbackTarget | undefined): void {
   if (target === undefined) return;
   const normalized: CallbackTarget = typeof target === 'string' ? { url: target } : target;
   if (normalized === null || typeof normalized !== 'object') {
     throw new ValidationError(path, `expected a URL or { url, ...settings }, got ${describe(target)}`);
   }
   rejectUnknownKeys(path, normalized, TARGET_KEYS);
-  out[stem] = checkHttpUrl(typeof target === 'string' ? path : `${path}.url`, normalized.url);
-  addDeliverySettings(out, `${stem}-`, path, normalized);
+  out[names.url] = checkHttpUrl(typeof target === 'string' ? path : `${path}.url`, normalized.url);
+  addDeliverySettings(out, names, path, normalized);
 }
 
 function addForwardHeaders(out: Record<string, string>, stem: string, path: string, headers: HeaderRecord): void {

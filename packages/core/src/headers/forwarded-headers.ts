@@ -1,4 +1,5 @@
 import { resolveHeaderPrefix } from '../config/header-prefix';
+import { headerNames } from '../protocol/header-names';
 import { headerEntries, type HeaderLookup } from './header-lookup';
 import type { HeaderPrefixOptions } from './enqueue-options';
 
@@ -12,7 +13,7 @@ import type { HeaderPrefixOptions } from './enqueue-options';
  * // { 'x-tenant': 'acme' }
  */
 export function forwardedHeaders(headers: HeaderLookup, settings: HeaderPrefixOptions = {}): Record<string, string> {
-  const marker = `${resolveHeaderPrefix(settings.headerPrefix).toLowerCase()}-forward-`;
+  const marker = headerNames(resolveHeaderPrefix(settings.headerPrefix)).delivery.forwardPrefix.toLowerCase();
   const out: Array<[string, string]> = [];
   for (const [name, value] of headerEntries(headers)) {
     if (name.startsWith(marker) && name.length > marker.length) out.push([name.slice(marker.length), value]);

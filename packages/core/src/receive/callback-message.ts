@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { isDestinationDefinition, type DestinationDefinition } from '../contract/define-destination';
 import { InvalidBodyError } from '../errors/receive-errors';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
+import { headerNames } from '../protocol/header-names';
 import { NON_RETRYABLE_STATUS } from './error-response';
 import { decodeText } from './parse-body';
 import type { ReceivedMessage } from './received-message';
@@ -102,7 +103,7 @@ export async function toCallbackMessage(
 export function isFinalAttempt(payload: CallbackBody, headerPrefix: string): boolean {
   const { status, retried, maxRetries } = payload;
   if (status !== undefined && status >= 200 && status < 300) return true;
-  if (status === NON_RETRYABLE_STATUS && headerValue(payload.header, `${headerPrefix}-NonRetryable-Error`)?.toLowerCase() === 'true') return true;
+  if (status === NON_RETRYABLE_STATUS && headerValue(payload.header, headerNames(headerPrefix).nonRetryableError)?.toLowerCase() === 'true') return true;
   return retried !== undefined && maxRetries !== undefined && retried >= maxRetries;
 }
 

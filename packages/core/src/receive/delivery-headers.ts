@@ -1,3 +1,4 @@
+import { headerNames } from '../protocol/header-names';
 import { headerEntries, type HeaderLookup } from '../headers/header-lookup';
 
 /** The service's own headers on a delivery, read once into typed fields. */
@@ -39,17 +40,19 @@ const TRANSPORT_HEADERS = new Set([
  * step (Object.fromEntries is about a microsecond per record), and most handlers never look.
  */
 export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader {
+  const wire = headerNames(headerPrefix);
   const prefix = `${headerPrefix.toLowerCase()}-`;
-  const forwardPrefix = `${prefix}forward-`;
+  const forwardPrefix = wire.delivery.forwardPrefix.toLowerCase();
+  // Header lookups compare lower-case names.
   const names = {
-    signature: `${prefix}signature`,
-    messageId: `${prefix}message-id`,
-    retried: `${prefix}retried`,
-    topicName: `${prefix}topic-name`,
-    scheduleId: `${prefix}schedule-id`,
-    callerIp: `${prefix}caller-ip`,
-    workflowRunId: `${prefix}workflow-runid`,
-    workflowUrl: `${prefix}workflow-url`,
+    signature: wire.signature.toLowerCase(),
+    messageId: wire.messageId.toLowerCase(),
+    retried: wire.retried.toLowerCase(),
+    topicName: wire.topicName.toLowerCase(),
+    scheduleId: wire.scheduleId.toLowerCase(),
+    callerIp: wire.callerIp.toLowerCase(),
+    workflowRunId: wire.workflowRunId.toLowerCase(),
+    workflowUrl: wire.workflowUrl.toLowerCase(),
   };
 
   return (headers) => {

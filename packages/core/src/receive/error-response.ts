@@ -1,3 +1,4 @@
+import { headerNames } from '../protocol/header-names';
 import type { OutboundResponse } from './inbound-request';
 import type { ReceiveStage } from './receiver-options';
 
@@ -30,7 +31,7 @@ interface CodedError {
  */
 export function errorResponse(error: unknown, headerPrefix: string): { response: OutboundResponse; stage: ReceiveStage } {
   const coded = (typeof error === 'object' && error !== null ? error : {}) as CodedError;
-  const nonRetryable = { [`${headerPrefix}-NonRetryable-Error`]: 'true' };
+  const nonRetryable = { [headerNames(headerPrefix).nonRetryableError]: 'true' };
   switch (coded.code) {
     case 'METHOD_NOT_ALLOWED': {
       const allowed = Array.isArray(coded.allowed) ? coded.allowed.join(', ') : 'POST';

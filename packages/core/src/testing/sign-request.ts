@@ -1,3 +1,4 @@
+import { headerNames } from '../protocol/header-names';
 import { ENV_VARIABLES, processEnvironment, type Environment } from '../config/env-variables';
 import { resolveHeaderPrefix } from '../config/header-prefix';
 import { optionalSetting } from '../config/resolve-setting';
@@ -80,9 +81,10 @@ export async function signRequest(options: SignRequestOptions): Promise<SignedDe
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   const contentType = options.contentType ?? (json ? 'application/json' : undefined);
   if (contentType) headers['content-type'] = contentType;
-  headers[`${prefix}-Signature`] = token;
-  headers[`${prefix}-Message-Id`] = options.messageId ?? `msg_test_${Math.floor(now()).toString(36)}`;
-  headers[`${prefix}-Retried`] = String(options.retried ?? 0);
+  const names = headerNames(prefix);
+  headers[names.signature] = token;
+  headers[names.messageId] = options.messageId ?? `msg_test_${Math.floor(now()).toString(36)}`;
+  headers[names.retried] = String(options.retried ?? 0);
   return { headers, body: bytes, text: new TextDecoder().decode(bytes) };
 }
 

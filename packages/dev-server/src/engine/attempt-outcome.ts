@@ -1,3 +1,4 @@
+import { headerNames } from '@mailroom/core/protocol';
 import type { AttemptOutcome } from '../state/records';
 import type { RequestResult } from './send-request';
 
@@ -20,7 +21,7 @@ export function classifyAttempt(result: RequestResult, retried: number, maxRetri
 }
 
 function isNonRetryable(headers: Record<string, string[]>, headerPrefix: string): boolean {
-  const wanted = `${headerPrefix}-nonretryable-error`.toLowerCase();
+  const wanted = headerNames(headerPrefix).nonRetryableError.toLowerCase();
   for (const [name, values] of Object.entries(headers)) {
     if (name.toLowerCase() === wanted) return values.some((value) => value.trim().toLowerCase() === 'true');
   }

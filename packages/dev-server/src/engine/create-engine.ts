@@ -4,7 +4,8 @@ import type { MessageRecord } from '../state/records';
 import { classifyAttempt } from './attempt-outcome';
 import { attemptRecord } from './attempt-record';
 import { buildDeliveryRequest } from './delivery-request';
-import { createDeliverySigner } from './delivery-signer';
+import { createTokenSigner } from '@mailroom/core/protocol';
+import { randomHex } from '../ids';
 import { createDispatcher } from './dispatcher';
 import type { EngineConfig } from './engine-config';
 import { reportAttempt } from './report-attempt';
@@ -30,7 +31,8 @@ export interface Engine {
 export function createEngine(store: Store, config: EngineConfig, events: EventBus): Engine {
   const timers = createTimers(config.now);
   const sender = createRequestSender();
-  const sign = createDeliverySigner({ key: config.currentSigningKey, issuer: config.issuer, now: config.now });
+  // Token ids from the pooled random source the message ids use.
+  const sign = createTokenSigner({ key: config.currentSigningKey, issuer: config.issuer, now: config.now, jti: () => `jwt_${randomHex(16)}` });
   const running = new Set<Promise<void>>();
   let closing = false;
 

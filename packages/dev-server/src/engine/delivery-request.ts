@@ -1,5 +1,6 @@
 import type { MessageRecord } from '../state/records';
-import type { DeliverySigner } from './delivery-signer';
+import { headerNames } from '@mailroom/core/protocol';
+import type { TokenSigner } from '@mailroom/core/protocol';
 import { DELIVERY_USER_AGENT } from './engine-config';
 
 /** What one attempt sends. */
@@ -16,9 +17,9 @@ export interface DeliveryRequest {
  * `<P>-Message-Id`, `<P>-Retried`, `<P>-Caller-Ip`, `<P>-Topic-Name` (URL groups), the workflow
  * headers, a `User-Agent`, and `<P>-Signature` signed with the current key for this exact URL and body.
  */
-export function buildDeliveryRequest(message: MessageRecord, retried: number, headerPrefix: string, sign: DeliverySigner): DeliveryRequest {
+export function buildDeliveryRequest(message: MessageRecord, retried: number, headerPrefix: string, sign: TokenSigner): DeliveryRequest {
   const body = Buffer.from(message.bodyBase64, 'base64');
-  const names = serviceHeaderNames(headerPrefix);
+  const names = headerNames(headerPrefix);
   const headers: Record<string, string> = { 'User-Agent': DELIVERY_USER_AGENT };
   if (message.contentType !== undefined) headers['Content-Type'] = message.contentType;
   headers[names.messageId] = message.id;
@@ -50,36 +51,4 @@ function withForwarded(own: Record<string, string>, forwarded: Record<string, st
   for (const [name, value] of ownEntries.slice(defaults)) set(name, value);
   // fromEntries defines own properties: a forwarded header named `__proto__` stays a header.
   return Object.fromEntries(headers.values());
-}
-
-interface ServiceHeaderNames {
-  messageId: string;
-  retried: string;
-  callerIp: string;
-  topicName: string;
-  workflowRunId: string;
-  workflowUrl: string;
-  workflowCreatedAt: string;
-  signature: string;
-}
-
-// Built once per prefix rather than once per delivery.
-const namesByPrefix = new Map<string, ServiceHeaderNames>();
-
-function serviceHeaderNames(p: string): ServiceHeaderNames {
-  let names = namesByPrefix.get(p);
-  if (!names) {
-    names = {
-      messageId: `${p}-Message-Id`,
-      retried: `${p}-Retried`,
-      callerIp: `${p}-Caller-Ip`,
-      topicName: `${p}-Topic-Name`,
-      workflowRunId: `${p}-Workflow-RunId`,
-      workflowUrl: `${p}-Workflow-Url`,
-      workflowCreatedAt: `${p}-Workflow-CreatedAt`,
-      signature: `${p}-Signature`,
-    };
-    namesByPrefix.set(p, names);
-  }
-  return names;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { forwardedHeaders, parseDuration, parseRetryDelay, type DurationUnit } from '@mailroom/core';
+import { headerNames as protocolHeaderNames, type CallbackHeaders, type ProtocolHeaderNames } from '@mailroom/core/protocol';
 import type { PlanLimits } from '../plans';
 import type { CallbackSettings, HeaderValues } from '../state/records';
 import { headerValuesFromRaw } from './header-names';
@@ -36,26 +37,25 @@ const NOT_SOURCE_HEADERS = new Set(['authorization', 'host', 'connection', 'cont
  */
 export function readEnqueueSettings(req: IncomingMessage, prefix: string, plan: PlanLimits, now: number): EnqueueSettings {
   const get = headerReader(req);
-  const p = prefix;
   const n = headerNames(prefix);
   const forwards = hasForwardedHeaders(req);
-  const retries = readRetries(get(n.retries), `${p}-Retries`, plan) ?? plan.defaultRetries;
-  const retryDelay = readRetryDelay(get(n.retryDelay), `${p}-Retry-Delay`);
-  const notBefore = readNotBefore(get, p, n, plan, now);
+  const retries = readRetries(get(n.retries), n.wire.delivery.retries, plan) ?? plan.defaultRetries;
+  const retryDelay = readRetryDelay(get(n.retryDelay), n.wire.delivery.retryDelay);
+  const notBefore = readNotBefore(get, n, plan, now);
   const deduplicationId = get(n.deduplicationId);
   const label = get(n.label);
   const contentType = get(n.contentType);
   const callback = readCallback(req, get, n.callback, plan, forwards);
   const failureCallback = readCallback(req, get, n.failureCallback, plan, forwards);
-  const workflow = readWorkflow(get, p, n, now);
+  const workflow = readWorkflow(get, n, now);
   return {
-    method: readMethod(get(n.method), `${p}-Method`) ?? 'POST',
+    method: readMethod(get(n.method), n.wire.delivery.method) ?? 'POST',
     ...(contentType !== undefined ? { contentType } : {}),
-    forwardHeaders: forwards ? forwardedHeaders(req.headers, { headerPrefix: p }) : {},
+    forwardHeaders: forwards ? forwardedHeaders(req.headers, { headerPrefix: prefix }) : {},
     sourceHeader: headerValuesFromRaw(req.rawHeaders, NOT_SOURCE_HEADERS),
     maxRetries: retries,
     ...(retryDelay !== undefined ? { retryDelay } : {}),
-    timeoutSeconds: readTimeout(get(n.timeout), `${p}-Timeout`, plan) ?? plan.timeout,
+    timeoutSeconds: readTimeout(get(n.timeout), n.wire.delivery.timeout, plan) ?? plan.timeout,
     notBefore,
     ...(callback ? { callback } : {}),
     ...(failureCallback ? { failureCallback } : {}),
@@ -86,8 +86,9 @@ function hasForwardedHeaders(req: IncomingMessage): boolean {
   return false;
 }
 
-/** The lower-case names of every header an enqueue may carry, for one prefix. */
+/** The lower-case names of every header an enqueue may carry, for one prefix; `wire` spells them for messages. */
 interface HeaderNames {
+  wire: ProtocolHeaderNames;
   retries: string;
   retryDelay: string;
   notBefore: string;
@@ -105,9 +106,9 @@ interface HeaderNames {
   failureCallback: CallbackHeaderNames;
 }
 
-/** The names of one callback's headers: `stem` as messages print it, the rest lower-case keys. */
+/** The lower-case names of one callback's headers. */
 interface CallbackHeaderNames {
-  stem: string;
+  wire: CallbackHeaders;
   url: string;
   retries: string;
   retryDelay: string;
@@ -116,39 +117,40 @@ interface CallbackHeaderNames {
   method: string;
 }
 
-// Built once per prefix: every enqueue looks up about fifteen headers, and building and lower-casing
-// their names each time cost more than the lookups.
+// Node's `req.headers` keys are lower case: the protocol table's names, lowered once per prefix.
 const namesByPrefix = new Map<string, HeaderNames>();
 
 function headerNames(prefix: string): HeaderNames {
   let names = namesByPrefix.get(prefix);
   if (!names) {
-    const key = (suffix: string) => `${prefix}-${suffix}`.toLowerCase();
+    const wire = protocolHeaderNames(prefix);
+    const key = (name: string) => name.toLowerCase();
     names = {
-      retries: key('Retries'),
-      retryDelay: key('Retry-Delay'),
-      notBefore: key('Not-Before'),
-      delay: key('Delay'),
-      deduplicationId: key('Deduplication-Id'),
-      label: key('Label'),
+      wire,
+      retries: key(wire.delivery.retries),
+      retryDelay: key(wire.delivery.retryDelay),
+      notBefore: key(wire.notBefore),
+      delay: key(wire.delivery.delay),
+      deduplicationId: key(wire.deduplicationId),
+      label: key(wire.label),
       contentType: 'content-type',
-      method: key('Method'),
-      timeout: key('Timeout'),
-      contentBasedDeduplication: key('Content-Based-Deduplication'),
-      workflowRunId: key('Workflow-RunId'),
-      workflowUrl: key('Workflow-Url'),
-      workflowCreatedAt: key('Workflow-CreatedAt'),
-      callback: callbackNames(`${prefix}-Callback`),
-      failureCallback: callbackNames(`${prefix}-Failure-Callback`),
+      method: key(wire.delivery.method),
+      timeout: key(wire.delivery.timeout),
+      contentBasedDeduplication: key(wire.contentBasedDeduplication),
+      workflowRunId: key(wire.workflowRunId),
+      workflowUrl: key(wire.workflowUrl),
+      workflowCreatedAt: key(wire.workflowCreatedAt),
+      callback: callbackNames(wire.callback),
+      failureCallback: callbackNames(wire.failureCallback),
     };
     namesByPrefix.set(prefix, names);
   }
   return names;
 }
 
-function callbackNames(stem: string): CallbackHeaderNames {
-  const key = (suffix: string) => `${stem}${suffix}`.toLowerCase();
-  return { stem, url: key(''), retries: key('-Retries'), retryDelay: key('-Retry-Delay'), timeout: key('-Timeout'), delay: key('-Delay'), method: key('-Method') };
+function callbackNames(wire: CallbackHeaders): CallbackHeaderNames {
+  const key = (name: string) => name.toLowerCase();
+  return { wire, url: key(wire.url), retries: key(wire.retries), retryDelay: key(wire.retryDelay), timeout: key(wire.timeout), delay: key(wire.delay), method: key(wire.method) };
 }
 
 function readMethod(value: string | undefined, header: string): string | undefined {
@@ -196,35 +198,35 @@ function readTimeout(value: string | undefined, header: string, plan: PlanLimits
   return Math.min(seconds, plan.timeout);
 }
 
-function readNotBefore(get: HeaderGet, p: string, n: HeaderNames, plan: PlanLimits, now: number): number {
+function readNotBefore(get: HeaderGet, n: HeaderNames, plan: PlanLimits, now: number): number {
   const notBefore = get(n.notBefore);
   if (notBefore !== undefined && notBefore.trim() !== '') {
     // Not-Before wins over Delay, as on the service.
-    if (!/^\d+$/.test(notBefore.trim())) throw badRequest(`invalid ${p}-Not-Before header ${JSON.stringify(notBefore)}: expected Unix seconds`);
+    if (!/^\d+$/.test(notBefore.trim())) throw badRequest(`invalid ${n.wire.notBefore} header ${JSON.stringify(notBefore)}: expected Unix seconds`);
     const at = Number(notBefore.trim()) * 1000;
-    if (at - now > plan.max_delay * 1000) throw planLimit(`${p}-Not-Before is more than the max delay of the ${plan.type} plan (${plan.max_delay}s) away`);
+    if (at - now > plan.max_delay * 1000) throw planLimit(`${n.wire.notBefore} is more than the max delay of the ${plan.type} plan (${plan.max_delay}s) away`);
     return Math.max(at, now);
   }
-  const delay = readDurationSeconds(get(n.delay), `${p}-Delay`) ?? 0;
-  if (delay > plan.max_delay) throw planLimit(`${p}-Delay ${delay}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
+  const delay = readDurationSeconds(get(n.delay), n.wire.delivery.delay) ?? 0;
+  if (delay > plan.max_delay) throw planLimit(`${n.wire.delivery.delay} ${delay}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
   return now + delay * 1000;
 }
 
 function readCallback(req: IncomingMessage, get: HeaderGet, names: CallbackHeaderNames, plan: PlanLimits, forwards: boolean): CallbackSettings | undefined {
   const url = get(names.url);
   if (url === undefined || url.trim() === '') return undefined;
-  const stem = names.stem;
+  const stem = names.wire.url;
   checkUrl(url.trim(), stem);
-  const retries = readRetries(get(names.retries), `${stem}-Retries`, plan);
-  const retryDelay = readRetryDelay(get(names.retryDelay), `${stem}-Retry-Delay`);
-  const timeoutSeconds = readTimeout(get(names.timeout), `${stem}-Timeout`, plan);
-  const delaySeconds = readDurationSeconds(get(names.delay), `${stem}-Delay`);
+  const retries = readRetries(get(names.retries), names.wire.retries, plan);
+  const retryDelay = readRetryDelay(get(names.retryDelay), names.wire.retryDelay);
+  const timeoutSeconds = readTimeout(get(names.timeout), names.wire.timeout, plan);
+  const delaySeconds = readDurationSeconds(get(names.delay), names.wire.delay);
   if (delaySeconds !== undefined && delaySeconds > plan.max_delay) {
-    throw planLimit(`${stem}-Delay ${delaySeconds}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
+    throw planLimit(`${names.wire.delay} ${delaySeconds}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
   }
   return {
     url: url.trim(),
-    method: readMethod(get(names.method), `${stem}-Method`) ?? 'POST',
+    method: readMethod(get(names.method), names.wire.method) ?? 'POST',
     ...(retries !== undefined ? { retries } : {}),
     ...(retryDelay !== undefined ? { retryDelay } : {}),
     ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
@@ -234,14 +236,14 @@ function readCallback(req: IncomingMessage, get: HeaderGet, names: CallbackHeade
   };
 }
 
-function readWorkflow(get: HeaderGet, p: string, n: HeaderNames, now: number): EnqueueSettings['workflow'] {
+function readWorkflow(get: HeaderGet, n: HeaderNames, now: number): EnqueueSettings['workflow'] {
   const runId = get(n.workflowRunId)?.trim();
   if (runId === undefined || runId === '') return undefined;
   const url = get(n.workflowUrl)?.trim();
-  if (url !== undefined && url !== '') checkUrl(url, `${p}-Workflow-Url`);
+  if (url !== undefined && url !== '') checkUrl(url, n.wire.workflowUrl);
   const createdAtText = get(n.workflowCreatedAt)?.trim();
   if (createdAtText !== undefined && createdAtText !== '' && !/^\d+$/.test(createdAtText)) {
-    throw badRequest(`invalid ${p}-Workflow-CreatedAt header ${JSON.stringify(createdAtText)}: expected Unix milliseconds`);
+    throw badRequest(`invalid ${n.wire.workflowCreatedAt} header ${JSON.stringify(createdAtText)}: expected Unix milliseconds`);
   }
   return {
     runId,

@@ -1,6 +1,6 @@
-import { createVerifier, sign } from '@mailroom/core';
+import { createVerifier, sign } from '../../src/signature';
 import { describe, expect, it } from 'vitest';
-import { createDeliverySigner } from '../src/engine/delivery-signer';
+import { createTokenSigner } from '../../src/protocol';
 
 const KEY = 'sig_current_key_for_tests';
 const NOW = 1_800_000_123_456;
@@ -12,18 +12,18 @@ const cases: Array<{ name: string; url: string; body: Uint8Array; issuer: string
   { name: 'binary bytes', url: 'https://app.test/bin', body: Uint8Array.from({ length: 300 }, (_, i) => (i * 37) % 256), issuer: 'Iss "quoted"' },
 ];
 
-describe('the delivery signer', () => {
+describe('the synchronous node:crypto signer', () => {
   for (const { name, url, body, issuer } of cases) {
     it(`writes the same token as core sign() for ${name}`, async () => {
       const jti = 'jwt_0123456789abcdef0123456789abcdef';
-      const signer = createDeliverySigner({ key: KEY, issuer, now: () => NOW, jti: () => jti });
+      const signer = createTokenSigner({ key: KEY, issuer, now: () => NOW, jti: () => jti });
       const expected = await sign({ key: KEY, url, rawBody: body, issuer, now: () => NOW, jti });
       expect(signer(url, body)).toBe(expected);
     });
   }
 
   it('writes a fresh jti per token, verified by core', async () => {
-    const signer = createDeliverySigner({ key: KEY, issuer: 'Service', now: () => NOW });
+    const signer = createTokenSigner({ key: KEY, issuer: 'Service', now: () => NOW });
     const body = Buffer.from('{"n":1}');
     const first = signer('https://app.test/hook', body);
     const second = signer('https://app.test/hook', body);

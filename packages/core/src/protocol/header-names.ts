@@ -1,0 +1,96 @@
+/**
+ * Every `<Prefix>-*` header of the service's wire, in one table. The sender's options, the receiver's
+ * reader, the testing helpers and the dev server all take their names from here, so a name cannot
+ * drift between the side that writes it and the side that reads it.
+ */
+
+/** The settings a message, its callback and its failure callback each carry under their own stem. */
+export interface DeliverySettingHeaders {
+  method: string;
+  timeout: string;
+  retries: string;
+  retryDelay: string;
+  delay: string;
+  /** Prefix of a forwarded header: `<stem>Forward-X: v` reaches the destination as `X: v`. */
+  forwardPrefix: string;
+}
+
+/** A callback's URL header and its own settings. */
+export interface CallbackHeaders extends DeliverySettingHeaders {
+  url: string;
+}
+
+/** The header names for one prefix, in the service's canonical spelling (`Service-Retries`). */
+export interface ProtocolHeaderNames {
+  readonly prefix: string;
+  // Set by the sender on an enqueue or publish.
+  readonly delivery: DeliverySettingHeaders;
+  readonly notBefore: string;
+  readonly deduplicationId: string;
+  readonly contentBasedDeduplication: string;
+  readonly label: string;
+  readonly callback: CallbackHeaders;
+  readonly failureCallback: CallbackHeaders;
+  // Set by the sender of a workflow step, and carried on to its deliveries.
+  readonly workflowRunId: string;
+  readonly workflowUrl: string;
+  readonly workflowCreatedAt: string;
+  // Set by the service on each delivery.
+  readonly signature: string;
+  readonly messageId: string;
+  readonly retried: string;
+  readonly callerIp: string;
+  readonly topicName: string;
+  readonly scheduleId: string;
+  // Set by a destination on its answer: never retry this message.
+  readonly nonRetryableError: string;
+}
+
+// Built once per prefix: receivers and the dev server look names up on every request.
+const byPrefix = new Map<string, ProtocolHeaderNames>();
+
+/**
+ * The wire's header names for `prefix` (`Service` by default, `Upstash` on the real service).
+ *
+ * @example headerNames('Upstash').signature // 'Upstash-Signature'
+ */
+export function headerNames(prefix: string): ProtocolHeaderNames {
+  let names = byPrefix.get(prefix);
+  if (!names) {
+    const p = `${prefix}-`;
+    names = {
+      prefix,
+      delivery: settings(p),
+      notBefore: `${p}Not-Before`,
+      deduplicationId: `${p}Deduplication-Id`,
+      contentBasedDeduplication: `${p}Content-Based-Deduplication`,
+      label: `${p}Label`,
+      callback: { url: `${p}Callback`, ...settings(`${p}Callback-`) },
+      failureCallback: { url: `${p}Failure-Callback`, ...settings(`${p}Failure-Callback-`) },
+      workflowRunId: `${p}Workflow-RunId`,
+      workflowUrl: `${p}Workflow-Url`,
+      workflowCreatedAt: `${p}Workflow-CreatedAt`,
+      signature: `${p}Signature`,
+      messageId: `${p}Message-Id`,
+      retried: `${p}Retried`,
+      callerIp: `${p}Caller-Ip`,
+      topicName: `${p}Topic-Name`,
+      scheduleId: `${p}Schedule-Id`,
+      nonRetryableError: `${p}NonRetryable-Error`,
+    };
+    // Prefixes come from settings, not requests: a handful per process.
+    byPrefix.set(prefix, names);
+  }
+  return names;
+}
+
+function settings(stem: string): DeliverySettingHeaders {
+  return {
+    method: `${stem}Method`,
+    timeout: `${stem}Timeout`,
+    retries: `${stem}Retries`,
+    retryDelay: `${stem}Retry-Delay`,
+    delay: `${stem}Delay`,
+    forwardPrefix: `${stem}Forward-`,
+  };
+}

@@ -1,0 +1,9 @@
+/**
+ * `@mailroom/core/protocol`: the service's wire as Mailroom's own packages share it (header names,
+ * the synchronous token signer, token limits). For the dev server and the adapters; not part of the
+ * public API an application should use, and not covered by semver.
+ */
+export { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type ProtocolHeaderNames } from './header-names';
+export { createTokenSigner, type TokenSigner, type TokenSignerOptions } from '../signature/sign-node';
+export { DEFAULT_SIGNATURE_TTL_SECONDS } from '../signature/sign';
+export { MAX_TOKEN_LENGTH } from '../signature/parse-token';
