@@ -1,19 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { always, failTimes, startDestination, type TestDestination } from './helpers/destination';
+import { describe, expect, it } from 'vitest';
+import { always, failTimes } from './helpers/destination';
 import { receiverFor } from './helpers/receive';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { destination, t, useTestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
-
-beforeEach(async () => {
-  t = await startTestServer();
-  destination = await startDestination();
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer();
 
 describe('callbacks', () => {
   it('calls the callback after every attempt with the service-facts body, signed for the callback URL', async () => {

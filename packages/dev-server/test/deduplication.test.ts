@@ -1,21 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDestination, type TestDestination } from './helpers/destination';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { destination, t, useTestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
 let clock: number;
 
-beforeEach(async () => {
+// A clock the test moves, to step past the 10-minute window without waiting for it.
+beforeEach(() => {
   clock = Date.now();
-  // A clock the test moves, to step past the 10-minute window without waiting for it.
-  t = await startTestServer({ plan: 'paid', now: () => clock });
-  destination = await startDestination();
 });
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer({ plan: 'paid', now: () => clock });
 
 describe('deduplication', () => {
   it('answers a repeated Deduplication-Id with the existing messageId and deduplicated: true, and delivers once', async () => {

@@ -1,20 +1,10 @@
 import http from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDestination, type TestDestination } from './helpers/destination';
+import { describe, expect, it } from 'vitest';
+
 import { raw } from './helpers/raw';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { destination, t, useTestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
-
-beforeEach(async () => {
-  t = await startTestServer();
-  destination = await startDestination();
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer();
 
 describe('delivery', () => {
   it('delivers the raw body with its content type, forwarded headers and the service headers, signed for the exact URL', async () => {

@@ -1,23 +1,15 @@
 import type { DlqWorkflowMessage } from '@mailroom/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { always, startDestination, type TestDestination } from './helpers/destination';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { always } from './helpers/destination';
 import { raw } from './helpers/raw';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { destination, t, useTestServer, type TestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
-
-beforeEach(async () => {
-  t = await startTestServer();
-  destination = await startDestination();
+useTestServer();
+beforeEach(() => {
   destination.script('/s500', always(500, { 'X-Answer': 'no' }, 'server error'));
   destination.script('/s404', always(404, {}, 'missing'));
   destination.script('/fc-fail', always(500, {}, 'callback down'));
   destination.script('/fc-ok', always(200, {}, 'noted'));
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
 });
 
 /** Enqueues one workflow message that fails at once, and waits until its failure callback settled. */

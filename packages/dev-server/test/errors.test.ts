@@ -1,20 +1,10 @@
 import { ApiError, AuthError, createManagementClient, createMessagingClient, NotFoundError, PlanLimitError } from '@mailroom/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDestination, type TestDestination } from './helpers/destination';
+import { describe, expect, it } from 'vitest';
+
 import { raw } from './helpers/raw';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { destination, startTestServer, t, useTestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
-
-beforeEach(async () => {
-  t = await startTestServer();
-  destination = await startDestination();
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer();
 
 describe('errors', () => {
   it('answers 401 for a wrong or missing token, as {"error": ...}', async () => {

@@ -1,20 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { always, startDestination, type TestDestination } from './helpers/destination';
+import { describe, expect, it } from 'vitest';
+import { always } from './helpers/destination';
 import { raw } from './helpers/raw';
 import { receiverFor } from './helpers/receive';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { destination, t, useTestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
-
-beforeEach(async () => {
-  t = await startTestServer({ headerPrefix: 'Upstash', issuer: 'Upstash' });
-  destination = await startDestination();
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer({ headerPrefix: 'Upstash', issuer: 'Upstash' });
 
 describe('a custom header prefix (Upstash)', () => {
   it('reads Upstash-* settings and sends Upstash-* headers, verified by a receiver with the same prefix', async () => {

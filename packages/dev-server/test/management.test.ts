@@ -1,19 +1,9 @@
 import { parseServiceTimestamp, type Series } from '@mailroom/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { always, startDestination, type TestDestination } from './helpers/destination';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { describe, expect, it } from 'vitest';
+import { always } from './helpers/destination';
+import { destination, startTestServer, t, useTestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
-
-beforeEach(async () => {
-  t = await startTestServer();
-  destination = await startDestination();
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer();
 
 const sum = (points: Array<{ y: number }>) => points.reduce((total, point) => total + point.y, 0);
 const series = (list: Series[], id: string) => list.find((entry) => entry.id === id)?.data_points ?? [];

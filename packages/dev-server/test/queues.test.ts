@@ -1,18 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDestination, type TestDestination } from './helpers/destination';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { describe, expect, it } from 'vitest';
 
-let t: TestServer;
-let destination: TestDestination;
+import { destination, t, useTestServer } from './helpers/test-server';
 
-beforeEach(async () => {
-  t = await startTestServer();
-  destination = await startDestination();
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer();
 
 /** Tracks how many requests the destination is handling at once. */
 function trackConcurrency(path: string, delayMs: number): () => number {

@@ -1,19 +1,9 @@
 import { defaultBackoffMs } from '@mailroom/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { always, failTimes, startDestination, type TestDestination } from './helpers/destination';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { describe, expect, it } from 'vitest';
+import { always, failTimes, startDestination } from './helpers/destination';
+import { destination, startTestServer, t, useTestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
-
-beforeEach(async () => {
-  t = await startTestServer();
-  destination = await startDestination();
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer();
 
 const retriedHeaders = (requests: Array<{ headers: Record<string, unknown> }>) => requests.map((request) => request.headers['service-retried']);
 

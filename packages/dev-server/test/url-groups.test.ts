@@ -1,20 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDestination, type TestDestination } from './helpers/destination';
+import { describe, expect, it } from 'vitest';
+
 import { raw } from './helpers/raw';
 import { receiverFor } from './helpers/receive';
-import { startTestServer, type TestServer } from './helpers/test-server';
+import { destination, startTestServer, t, useTestServer } from './helpers/test-server';
 
-let t: TestServer;
-let destination: TestDestination;
-
-beforeEach(async () => {
-  t = await startTestServer({ plan: 'paid' });
-  destination = await startDestination();
-});
-afterEach(async () => {
-  await t.close();
-  await destination.close();
-});
+useTestServer({ plan: 'paid' });
 
 describe('URL groups', () => {
   it('creates a group by adding endpoints, lists it, and deletes it when emptied', async () => {

@@ -1,5 +1,7 @@
 import { createManagementClient, createMessagingClient, createVerifier, type ManagementClient, type MessagingClient } from '@mailroom/core';
 import { startDevServer, type DevServer, type DevServerEvent, type DevServerOptions } from '../../src/index';
+import { afterEach, beforeEach } from 'vitest';
+import { startDestination, type TestDestination } from './destination';
 import { waitUntil } from './wait';
 
 /** A dev server for one test, with core's real clients and every event recorded. */
@@ -44,4 +46,25 @@ export async function startTestServer(options: DevServerOptions = {}): Promise<T
     verify: (signature, body, url) => verifier.verify({ signature, rawBody: typeof body === 'string' ? body : new Uint8Array(body), url }),
     close: () => server.close(),
   };
+}
+
+/** The running dev server and destination of the current test; see {@link useTestServer}. */
+export let t: TestServer;
+export let destination: TestDestination;
+
+/**
+ * Gives every test of the calling file a fresh dev server (`t`) and destination, closed after it:
+ * import `t` and `destination` from this module next to this call (live bindings follow each test).
+ *
+ * @example useTestServer({ plan: 'paid' });
+ */
+export function useTestServer(options: DevServerOptions = {}): void {
+  beforeEach(async () => {
+    t = await startTestServer(options);
+    destination = await startDestination();
+  });
+  afterEach(async () => {
+    await t.close();
+    await destination.close();
+  });
 }
