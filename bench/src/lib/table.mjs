@@ -34,8 +34,8 @@ export function textTable(rows, options) {
 }
 
 export function markdownTable(rows, options) {
-  const escape = (c) => c.replaceAll('|', '\\|');
+  const escapeCell = (c) => c.replaceAll('|', '\\|');
   const out = [`| ${HEAD.join(' | ')} |`, `|${HEAD.map((_, i) => (i >= 3 && i <= 4 ? '---:' : '---')).join('|')}|`];
-  for (const r of cells(rows, options)) out.push(`| ${r.map(escape).join(' | ')} |`);
+  for (const r of cells(rows, options)) out.push(`| ${r.map(escapeCell).join(' | ')} |`);
   return out.join('\n');
 }

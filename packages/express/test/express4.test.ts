@@ -1,4 +1,4 @@
-import express5 from 'express';
+import type express5 from 'express';
 import express4 from 'express4';
 import { captureRawBody, createMailroom, destination } from '../src';
 import { describeExpressAdapter } from './express-cases';

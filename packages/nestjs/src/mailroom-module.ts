@@ -40,6 +40,7 @@ export class MailroomModule extends ConfigurableModuleClass {
    * MailroomModule.forRoot({ isGlobal: true, currentSigningKey: 'sig_...', nextSigningKey: 'sig_...', publicUrl: 'https://app.example.com' })
    */
   static override forRoot(options: MailroomModuleOptions & MailroomModuleExtras = {}): DynamicModule {
+    // biome-ignore lint/complexity/noThisInStatic: `super` is Nest's generated module class, which this one extends
     return super.forRoot(checkOptions(options, 'MailroomModule.forRoot'));
   }
 
@@ -56,6 +57,7 @@ export class MailroomModule extends ConfigurableModuleClass {
    * })
    */
   static override forRootAsync(options: ConfigurableModuleAsyncOptions<MailroomModuleOptions> & MailroomModuleExtras): DynamicModule {
+    // biome-ignore lint/complexity/noThisInStatic: as in forRoot
     return super.forRootAsync(options);
   }
 }

@@ -23,6 +23,7 @@ import { SignatureGuard } from './signature-guard';
  * }
  */
 export function OnMessage(definition: DestinationDefinition): MethodDecorator {
+  // biome-ignore lint/complexity/noArguments: tells `@OnX()` from `@OnX(undefined)`, to say which mistake it is
   return mailroomRoute('message', arguments.length, definition);
 }
 
@@ -39,6 +40,7 @@ export function OnMessage(definition: DestinationDefinition): MethodDecorator {
  * }
  */
 export function OnCallback(options?: CallbackOptions<SourceSchema, ResponseSchema>): MethodDecorator {
+  // biome-ignore lint/complexity/noArguments: tells `@OnX()` from `@OnX(undefined)`, to say which mistake it is
   return mailroomRoute('callback', arguments.length, options);
 }
 
@@ -54,6 +56,7 @@ export function OnCallback(options?: CallbackOptions<SourceSchema, ResponseSchem
  * }
  */
 export function OnFailureCallback(options?: CallbackOptions<SourceSchema, ResponseSchema>): MethodDecorator {
+  // biome-ignore lint/complexity/noArguments: tells `@OnX()` from `@OnX(undefined)`, to say which mistake it is
   return mailroomRoute('failureCallback', arguments.length, options);
 }
 

@@ -16,7 +16,7 @@ import {
 import { base64, closeApps, delivery, mailroom, order, orderPlaced, orderPlacedAt, post, startApp } from './fixtures';
 
 const SPY = 'SPY';
-// `any`: one spy sees messages, callbacks and failure callbacks alike.
+// biome-ignore lint/suspicious/noExplicitAny: one spy sees messages, callbacks and failure callbacks alike
 type Spy = Mock<(message: any) => unknown>;
 
 @Controller()

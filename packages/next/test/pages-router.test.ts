@@ -8,7 +8,9 @@ import { base64, keys, options, order, orderPlaced } from './fixtures';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => unknown;
 const servers: { close(): void }[] = [];
-afterEach(() => servers.splice(0).forEach((server) => server.close()));
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close();
+});
 
 /** Serves one API route on port 0, as Next's Pages Router would call it, and returns its origin. */
 async function serve(route: Route): Promise<string> {

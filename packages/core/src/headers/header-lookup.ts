@@ -10,7 +10,9 @@ export type HeaderLookup =
 export function headerEntries(headers: HeaderLookup): Array<[string, string]> {
   if (typeof (headers as Headers).forEach === 'function' && typeof (headers as Headers).get === 'function') {
     const out: Array<[string, string]> = [];
-    (headers as Headers).forEach((value, name) => out.push([name, value]));
+    (headers as Headers).forEach((value, name) => {
+      out.push([name, value]);
+    });
     return out;
   }
   // Object.keys and an index loop rather than Object.entries: no intermediate pair per header, which

@@ -37,6 +37,7 @@ function assertCredential(path: string, value: unknown, what: string): asserts v
   }
   // A trailing newline from a copied secret or an env file is the usual culprit; fetch would reject
   // it anyway, with a message that names neither the option nor the cause.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) {
     throw new ValidationError(path, 'contains leading/trailing whitespace or a control character; check how the secret was copied');
   }

@@ -21,7 +21,9 @@ export function mergeRequestHeaders(target: Record<string, string>, given: Reado
   if (given === undefined) return;
   if (given instanceof Headers) {
     // Already checked and normalised when it was built.
-    given.forEach((value, name) => setHeader(target, name, value));
+    given.forEach((value, name) => {
+      setHeader(target, name, value);
+    });
     return;
   }
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {

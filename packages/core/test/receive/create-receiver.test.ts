@@ -4,7 +4,7 @@ import {
   ConfigError,
   NonRetryableError,
   RetryAfterError,
-  SignatureError,
+  type SignatureError,
   ValidationError,
   createReceiver,
   defineDestination,

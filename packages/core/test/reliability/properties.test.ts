@@ -190,7 +190,7 @@ describe('parseRetryDelay on hostile input', () => {
 
   it('accepts the deepest allowed nesting and refuses one level more, for every kind of nesting', () => {
     for (const [open, close] of [['(', ')'], ['abs(', ')'], ['min(1,', ')'], ['-', '']] as const) {
-      const depthOf = (levels: number) => open.repeat(levels) + 'retried' + close.repeat(levels);
+      const depthOf = (levels: number) => `${open.repeat(levels)}retried${close.repeat(levels)}`;
       let deepest = 0;
       while (outcome(depthOf(deepest + 1)) === 'parsed') deepest += 1;
       expect(deepest, `nesting with ${open}`).toBeGreaterThan(10);
