@@ -78,7 +78,12 @@ const pagerServer = createServer(async (req, res) => writeOutbound(res, await ha
 const pagerUrl = await listenOn(pagerServer, 0);
 
 const client = createMessagingClient({ baseUrl: dev.url, token: dev.token, appUrl, env: {} });
-const management = createManagementClient({ baseUrl: dev.managementUrl, user: dev.managementUser, password: dev.managementPassword, env: {} });
+const management = createManagementClient({
+  baseUrl: dev.managementUrl,
+  user: dev.managementUser,
+  password: dev.managementPassword,
+  env: {},
+});
 
 console.log(bold('Mailroom tour'));
 console.log(dim(`dev server ${dev.url} (management ${dev.managementUrl}); example app ${appUrl}`));
@@ -86,33 +91,45 @@ console.log(dim(`dev server ${dev.url} (management ${dev.managementUrl}); exampl
 await scene('1. A typed message is delivered, verified and handled', async (say) => {
   const { messageId } = await client.send(orderPlaced, { orderId: 'tour-1', total: 42 });
   say(`client.send(orderPlaced, { orderId: 'tour-1', total: 42 }) -> ${messageId}`);
-  const stored = await until('the order to be stored', () => events.find((e) => e.kind === 'order' && e.orderId === 'tour-1' && e.outcome === 'stored'));
+  const stored = await until('the order to be stored', () =>
+    events.find((e) => e.kind === 'order' && e.orderId === 'tour-1' && e.outcome === 'stored'),
+  );
   say(`the app verified the signature and stored order ${stored.orderId} (attempt ${stored.retried + 1})`);
 });
 
 await scene('2. A message fails twice, is retried, then succeeds; a callback after every attempt', async (say) => {
-  await client.send(orderPlaced, { orderId: 'tour-2', total: 7, failTimes: 2 }, { retries: 3, retryDelay: '200 * (1 + retried)', callback: `${appUrl}/callbacks` });
+  await client.send(
+    orderPlaced,
+    { orderId: 'tour-2', total: 7, failTimes: 2 },
+    { retries: 3, retryDelay: '200 * (1 + retried)', callback: `${appUrl}/callbacks` },
+  );
   say(`retries: 3, retryDelay: '200 * (1 + retried)' ms, callback: ${appUrl}/callbacks`);
   await until('three attempts', () => events.filter((e) => e.kind === 'order' && e.orderId === 'tour-2').length === 3);
   const callbacks = await until('three callbacks', () => {
     const seen = events.filter((e) => e.kind === 'callback' && e.orderId === 'tour-2');
     return seen.length === 3 && seen;
   });
-  for (const event of events.filter((e) => e.kind === 'order' && e.orderId === 'tour-2')) say(`attempt ${event.retried + 1}: ${event.outcome}`);
+  for (const event of events.filter((e) => e.kind === 'order' && e.orderId === 'tour-2'))
+    say(`attempt ${event.retried + 1}: ${event.outcome}`);
   for (const cb of callbacks) say(`callback: status ${cb.status}, retried ${cb.retried}, final ${cb.isFinalAttempt}`);
-  if (callbacks.map((c) => c.status).join() !== '500,500,200') throw new Error(`unexpected callback statuses ${callbacks.map((c) => c.status).join()}`);
+  if (callbacks.map((c) => c.status).join() !== '500,500,200')
+    throw new Error(`unexpected callback statuses ${callbacks.map((c) => c.status).join()}`);
 });
 
 await scene('3. A message fails for good: failure callback, workflow DLQ entry, manual re-trigger', async (say) => {
   const runId = `wfr_tour_${Date.now().toString(36)}`;
-  await client.send(orderPlaced, { orderId: 'tour-3', total: 1, failTimes: 99 }, {
-    queue: 'tour-failures',
-    retries: 1,
-    retryDelay: '100',
-    failureCallback: { url: pagerUrl, retries: 0 },
-    workflow: { runId, url: `${appUrl}${orderPlaced.path}` },
-    label: 'tour',
-  });
+  await client.send(
+    orderPlaced,
+    { orderId: 'tour-3', total: 1, failTimes: 99 },
+    {
+      queue: 'tour-failures',
+      retries: 1,
+      retryDelay: '100',
+      failureCallback: { url: pagerUrl, retries: 0 },
+      workflow: { runId, url: `${appUrl}${orderPlaced.path}` },
+      label: 'tour',
+    },
+  );
   say('retries: 1 -> two failed attempts, then the failure callback (the pager is down on its first call)');
   const entry = await until('a DLQ entry with a failed failure callback', async () => {
     const page = await client.workflowDlq.list({ label: 'tour' });

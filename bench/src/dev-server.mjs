@@ -103,7 +103,11 @@ async function sustained(client, destination, { seconds, concurrency }) {
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < stopAt) {
         const seq = n++;
-        const { messageId } = await client.enqueueJSON({ queue: `bench-${seq % QUEUES}`, destination: destination.url, body: { seq, sentAt: performance.now() } });
+        const { messageId } = await client.enqueueJSON({
+          queue: `bench-${seq % QUEUES}`,
+          destination: destination.url,
+          body: { seq, sentAt: performance.now() },
+        });
         ids.add(messageId);
       }
     }),
@@ -111,7 +115,13 @@ async function sustained(client, destination, { seconds, concurrency }) {
   const enqueuedAt = performance.now();
   const doneAt = await destination.drained(ids, 60_000);
   const counts = tally(ids, destination);
-  return { accepted: ids.size, enqueueRate: ids.size / ((enqueuedAt - start) / 1000), rate: doneAt ? ids.size / ((doneAt - start) / 1000) : 0, drained: Boolean(doneAt), ...counts };
+  return {
+    accepted: ids.size,
+    enqueueRate: ids.size / ((enqueuedAt - start) / 1000),
+    rate: doneAt ? ids.size / ((doneAt - start) / 1000) : 0,
+    drained: Boolean(doneAt),
+    ...counts,
+  };
 }
 
 async function fixedRate(client, destination, { seconds }) {
@@ -124,13 +134,24 @@ async function fixedRate(client, destination, { seconds }) {
     const due = start + (seq * 1000) / RATE;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    sends.push(client.enqueueJSON({ queue: `bench-${seq % QUEUES}`, destination: destination.url, body: { seq, sentAt: performance.now() } }).then(({ messageId }) => ids.add(messageId)));
+    sends.push(
+      client
+        .enqueueJSON({ queue: `bench-${seq % QUEUES}`, destination: destination.url, body: { seq, sentAt: performance.now() } })
+        .then(({ messageId }) => ids.add(messageId)),
+    );
   }
   await Promise.all(sends);
   const achievedRate = total / ((performance.now() - start) / 1000);
   const doneAt = await destination.drained(ids, 30_000);
   const latencies = [...ids].map((id) => destination.deliveries.get(id)?.latencyMs).filter((v) => v !== undefined);
-  return { accepted: ids.size, achievedRate, drained: Boolean(doneAt), p50: percentile(latencies, 50), p99: percentile(latencies, 99), ...tally(ids, destination) };
+  return {
+    accepted: ids.size,
+    achievedRate,
+    drained: Boolean(doneAt),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ...tally(ids, destination),
+  };
 }
 
 async function scenario({ dataDir, smoke }) {
@@ -142,10 +163,20 @@ async function scenario({ dataDir, smoke }) {
   try {
     const client = createMessagingClient({ baseUrl: host.info.url, token: host.info.token, headerPrefix: 'Upstash', env: {}, transport });
     // Correctness: one message arrives, verified, exactly once; a forged delivery is refused.
-    const probe = await client.enqueueJSON({ queue: 'bench-probe', destination: destination.url, body: { seq: -1, sentAt: performance.now() } });
-    check((await destination.drained(new Set([probe.messageId]), 10_000)) !== undefined, `dev server${dataDir ? ' --data-dir' : ''}: a probe message was not delivered within 10 s`);
+    const probe = await client.enqueueJSON({
+      queue: 'bench-probe',
+      destination: destination.url,
+      body: { seq: -1, sentAt: performance.now() },
+    });
+    check(
+      (await destination.drained(new Set([probe.messageId]), 10_000)) !== undefined,
+      `dev server${dataDir ? ' --data-dir' : ''}: a probe message was not delivered within 10 s`,
+    );
     check(destination.refused() === 0, 'dev server: the destination refused a delivery signed by the dev server');
-    const forged = await post(destination.url, { headers: { 'content-type': 'application/json', 'upstash-signature': 'forged.token.value' }, body: '{"seq":0,"sentAt":0}' });
+    const forged = await post(destination.url, {
+      headers: { 'content-type': 'application/json', 'upstash-signature': 'forged.token.value' },
+      body: '{"seq":0,"sentAt":0}',
+    });
     check(forged.status === 401, `dev server destination answered ${forged.status} to a forged signature`);
 
     const before = await host.call({ cmd: 'stats' });
@@ -155,13 +186,27 @@ async function scenario({ dataDir, smoke }) {
     const stats = await host.call({ cmd: 'stats' });
     // Where the CPU went during the sustained run: the dev server's process, and this one (the
     // enqueuing client plus the verifying destination).
-    load.cpuPerMessageMicros = { devServer: Math.round(((stats.cpuMs - before.cpuMs) * 1000) / load.accepted), clientAndDestination: Math.round((own.user + own.system) / load.accepted) };
-    check(load.drained && load.lost === 0, `dev server: ${load.lost} of ${load.accepted} accepted messages were not delivered within 60 s (${JSON.stringify(stats)})`);
-    check(load.duplicated === 0 && load.unexpected === 0, `dev server: ${load.duplicated} duplicate and ${load.unexpected} unexpected deliveries`);
+    load.cpuPerMessageMicros = {
+      devServer: Math.round(((stats.cpuMs - before.cpuMs) * 1000) / load.accepted),
+      clientAndDestination: Math.round((own.user + own.system) / load.accepted),
+    };
+    check(
+      load.drained && load.lost === 0,
+      `dev server: ${load.lost} of ${load.accepted} accepted messages were not delivered within 60 s (${JSON.stringify(stats)})`,
+    );
+    check(
+      load.duplicated === 0 && load.unexpected === 0,
+      `dev server: ${load.duplicated} duplicate and ${load.unexpected} unexpected deliveries`,
+    );
     check(destination.refused() === 0, 'dev server: the destination refused deliveries under load');
     const latency = await fixedRate(client, destination, { seconds: smoke ? 0.5 : 4 });
-    check(latency.drained && latency.lost === 0 && latency.duplicated === 0, `dev server at ${RATE}/s: ${latency.lost} lost, ${latency.duplicated} duplicated`);
-    log(`dev server${dataDir ? ' --data-dir' : ''}: sustained ${load.rate.toFixed(0)} msg/s (${load.accepted} msgs, enqueue ${load.enqueueRate.toFixed(0)}/s, CPU µs/msg ${JSON.stringify(load.cpuPerMessageMicros)}); at ${latency.achievedRate.toFixed(0)}/s p50 ${latency.p50.toFixed(2)} ms p99 ${latency.p99.toFixed(2)} ms; server ${JSON.stringify(stats)}`);
+    check(
+      latency.drained && latency.lost === 0 && latency.duplicated === 0,
+      `dev server at ${RATE}/s: ${latency.lost} lost, ${latency.duplicated} duplicated`,
+    );
+    log(
+      `dev server${dataDir ? ' --data-dir' : ''}: sustained ${load.rate.toFixed(0)} msg/s (${load.accepted} msgs, enqueue ${load.enqueueRate.toFixed(0)}/s, CPU µs/msg ${JSON.stringify(load.cpuPerMessageMicros)}); at ${latency.achievedRate.toFixed(0)}/s p50 ${latency.p50.toFixed(2)} ms p99 ${latency.p99.toFixed(2)} ms; server ${JSON.stringify(stats)}`,
+    );
     return { load, latency, stats };
   } finally {
     await destination.close();
@@ -203,15 +248,31 @@ await report(async ({ smoke }) => {
         targets: [{ text: 'p50 < 5 ms', met: latency.p50 < 5 }],
         detail: latency,
       });
-      rows.push({ section: '5. Dev server', case: `latency p99 at ${RATE}/s`, contender: label, unit: 'ms', higherIsBetter: false, value: summarise([latency.p99]), ratios: [], targets: [] });
-      checks.push(`dev server ${label}: a probe delivered and verified; forged signature 401; ${load.accepted + latency.accepted} messages each delivered exactly once`);
+      rows.push({
+        section: '5. Dev server',
+        case: `latency p99 at ${RATE}/s`,
+        contender: label,
+        unit: 'ms',
+        higherIsBetter: false,
+        value: summarise([latency.p99]),
+        ratios: [],
+        targets: [],
+      });
+      checks.push(
+        `dev server ${label}: a probe delivered and verified; forged signature 401; ${load.accepted + latency.accepted} messages each delivered exactly once`,
+      );
     } finally {
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     }
   }
   const notes = [
     `Dev server: started by startDevServer (plan "paid", 100 deliveries in flight, header prefix and issuer Upstash) in its own process; a MessagingClient (createUndiciTransport) and a node:http destination verifying every delivery with Mailroom's receiver share the other process. Sustained: 64 enqueues in flight spread over ${QUEUES} queues for 4 s, then until the last accepted message is delivered; the rate is accepted messages over that whole time. Latency: ${RATE} enqueues/s for 4 s, from the enqueue call to the delivery reaching the handler.`,
-    ...rows.filter((r) => r.detail?.cpuPerMessageMicros).map((r) => `Dev server ${r.contender}: ${r.detail.accepted} messages, enqueue rate ${r.detail.enqueueRate.toFixed(0)}/s, CPU per message ${r.detail.cpuPerMessageMicros.devServer} µs in the dev server and ${r.detail.cpuPerMessageMicros.clientAndDestination} µs in the client + destination process.`),
+    ...rows
+      .filter((r) => r.detail?.cpuPerMessageMicros)
+      .map(
+        (r) =>
+          `Dev server ${r.contender}: ${r.detail.accepted} messages, enqueue rate ${r.detail.enqueueRate.toFixed(0)}/s, CPU per message ${r.detail.cpuPerMessageMicros.devServer} µs in the dev server and ${r.detail.cpuPerMessageMicros.clientAndDestination} µs in the client + destination process.`,
+      ),
   ];
   return { id: 'dev-server', rows, checks, notes };
 });

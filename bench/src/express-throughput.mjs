@@ -10,7 +10,12 @@ const SERVER = new URL('./servers/express-app.mjs', import.meta.url).pathname;
 const CONNECTIONS = 10;
 
 function deliveryHeaders(token) {
-  const headers = { 'content-type': 'application/json', 'user-agent': 'Upstash-QStash', 'upstash-message-id': 'msg_26hZCxZCuWyyTWPmSVBrNCtiJBPMRnMNQ3KDRsqsN9SoRqekZbNXqBs8KbhJ6Yj', 'upstash-retried': '0' };
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Upstash-QStash',
+    'upstash-message-id': 'msg_26hZCxZCuWyyTWPmSVBrNCtiJBPMRnMNQ3KDRsqsN9SoRqekZbNXqBs8KbhJ6Yj',
+    'upstash-retried': '0',
+  };
   if (token) headers['upstash-signature'] = token;
   return headers;
 }
@@ -23,8 +28,14 @@ await report(async ({ smoke }) => {
     const base = `http://127.0.0.1:${server.info.port}`;
     const routes = {
       bare: { path: '/bare', token: undefined },
-      mailroom: { path: '/mailroom/orders', token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/mailroom/orders`, rawBody: body }) },
-      vendor: { path: '/vendor/orders', token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/vendor/orders`, rawBody: body }) },
+      mailroom: {
+        path: '/mailroom/orders',
+        token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/mailroom/orders`, rawBody: body }),
+      },
+      vendor: {
+        path: '/vendor/orders',
+        token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/vendor/orders`, rawBody: body }),
+      },
     };
 
     // Correctness first: a broken path must never report a speed.
@@ -40,26 +51,55 @@ await report(async ({ smoke }) => {
       await expect(`${name}, valid token`, base + path, { headers: deliveryHeaders(token), body }, 200);
       await expect(`${name}, next-key token`, base + path, { headers: deliveryHeaders(nextToken), body }, 200);
       await expect(`${name}, tampered body`, base + path, { headers: deliveryHeaders(token), body: tamper(body) }, 401);
-      await expect(`${name}, token for another route`, base + path, { headers: deliveryHeaders(routes[name === 'mailroom' ? 'vendor' : 'mailroom'].token), body }, 401);
+      await expect(
+        `${name}, token for another route`,
+        base + path,
+        { headers: deliveryHeaders(routes[name === 'mailroom' ? 'vendor' : 'mailroom'].token), body },
+        401,
+      );
     }
-    checks.push('express: bare 200; mailroom and vendor routes 200 for valid and next-key tokens, 401 for a tampered body and for a token signed for another URL');
+    checks.push(
+      'express: bare 200; mailroom and vendor routes 200 for valid and next-key tokens, 401 for a tampered body and for a token signed for another URL',
+    );
 
     const durationSeconds = smoke ? 1 : 1.5;
     const contenders = Object.entries(routes).map(([name, { path, token }]) => ({
       name,
       async measure() {
-        const result = await loader.call({ options: { url: base + path, headers: deliveryHeaders(token), body: body.toString(), connections: CONNECTIONS, durationSeconds } });
-        check(result.non2xx === 0 && result.errors === 0, `${name} under load: ${result.non2xx} non-2xx answers and ${result.errors} errors (${JSON.stringify(result.statusCodes)})`);
+        const result = await loader.call({
+          options: { url: base + path, headers: deliveryHeaders(token), body: body.toString(), connections: CONNECTIONS, durationSeconds },
+        });
+        check(
+          result.non2xx === 0 && result.errors === 0,
+          `${name} under load: ${result.non2xx} non-2xx answers and ${result.errors} errors (${JSON.stringify(result.statusCodes)})`,
+        );
         return result.rate;
       },
     }));
     const samples = await alternate(contenders, { rounds: smoke ? 1 : 8, warmup: !smoke, log: (line) => log(`express ${line}`) });
     checks.push('express: no non-2xx answer or socket error during any load run');
-    log(`express req/s: ${Object.keys(routes).map((n) => `${n} ${summarise(samples[n]).median.toFixed(0)}`).join(', ')}`);
+    log(
+      `express req/s: ${Object.keys(routes)
+        .map((n) => `${n} ${summarise(samples[n]).median.toFixed(0)}`)
+        .join(', ')}`,
+    );
 
-    const label = { bare: 'bare express.json() (no check)', mailroom: 'mailroom destination (sig+JSON+zod)', vendor: 'vendor Receiver (sig+JSON+zod)' };
+    const label = {
+      bare: 'bare express.json() (no check)',
+      mailroom: 'mailroom destination (sig+JSON+zod)',
+      vendor: 'vendor Receiver (sig+JSON+zod)',
+    };
     const rows = Object.keys(routes).map((name) => {
-      const row = { section: '2. Express', case: `${CONNECTIONS} conns, 1 KiB JSON`, contender: label[name], unit: 'req/s', higherIsBetter: true, value: summarise(samples[name]), ratios: [], targets: [] };
+      const row = {
+        section: '2. Express',
+        case: `${CONNECTIONS} conns, 1 KiB JSON`,
+        contender: label[name],
+        unit: 'req/s',
+        higherIsBetter: true,
+        value: summarise(samples[name]),
+        ratios: [],
+        targets: [],
+      };
       if (name !== 'bare') row.ratios.push({ vs: 'bare', ...pairedRatio(samples[name], samples.bare) });
       if (name === 'mailroom') {
         row.ratios.push({ vs: 'vendor', ...pairedRatio(samples.mailroom, samples.vendor) });

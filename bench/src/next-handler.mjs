@@ -26,21 +26,30 @@ async function plain(request) {
 
 const handlers = {
   plain,
-  mailroom: destination(defineDestination({ name: 'orders', path: '/api/orders', schema: orderSchema }), (message) => handle(message.body), {
-    currentSigningKey: CURRENT_KEY,
-    nextSigningKey: NEXT_KEY,
-    headerPrefix: HEADER_PREFIX,
-    issuer: ISSUER,
-    publicUrl: PUBLIC_URL,
-    onError: () => {},
-  }),
+  mailroom: destination(
+    defineDestination({ name: 'orders', path: '/api/orders', schema: orderSchema }),
+    (message) => handle(message.body),
+    {
+      currentSigningKey: CURRENT_KEY,
+      nextSigningKey: NEXT_KEY,
+      headerPrefix: HEADER_PREFIX,
+      issuer: ISSUER,
+      publicUrl: PUBLIC_URL,
+      onError: () => {},
+    },
+  ),
   vendor: verifySignatureAppRouter(plain, { currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY }),
 };
 
 const request = (token, body) =>
   new Request(URL, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'user-agent': 'Upstash-QStash', 'upstash-retried': '0', ...(token ? { 'upstash-signature': token } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'Upstash-QStash',
+      'upstash-retried': '0',
+      ...(token ? { 'upstash-signature': token } : {}),
+    },
     body,
   });
 
@@ -66,9 +75,14 @@ await report(async ({ smoke }) => {
     check((await status(h, next, text)) === 200, `${name}: next-key token not answered 200`);
     const rejected = await status(h, valid, tampered);
     // The vendor's wrapper throws on a bad signature (Next turns that into a 500); ours answers 401.
-    check(name === 'mailroom' ? rejected === 401 : rejected === 'threw' || rejected === 401 || rejected === 403, `${name}: tampered body answered ${rejected}`);
+    check(
+      name === 'mailroom' ? rejected === 401 : rejected === 'threw' || rejected === 401 || rejected === 403,
+      `${name}: tampered body answered ${rejected}`,
+    );
   }
-  const checks = ['next: plain 200; mailroom 200 for valid and next-key tokens and 401 for a tampered body; vendor 200 for valid and next-key, rejects (throws) a tampered body'];
+  const checks = [
+    'next: plain 200; mailroom 200 for valid and next-key tokens and 401 for a tampered body; vendor 200 for valid and next-key, rejects (throws) a tampered body',
+  ];
 
   const sliceMs = smoke ? 60 : 150;
   const samples = await alternate(
@@ -86,15 +100,35 @@ await report(async ({ smoke }) => {
     })),
     { rounds: smoke ? 1 : 15, warmup: true },
   );
-  log(`next calls/s: ${Object.keys(handlers).map((n) => `${n} ${summarise(samples[n]).median.toFixed(0)}`).join(', ')}`);
+  log(
+    `next calls/s: ${Object.keys(handlers)
+      .map((n) => `${n} ${summarise(samples[n]).median.toFixed(0)}`)
+      .join(', ')}`,
+  );
 
-  const label = { plain: 'plain handler (JSON+zod, no verification)', mailroom: 'mailroom destination (sig+JSON+zod)', vendor: 'vendor verifySignatureAppRouter(plain)' };
+  const label = {
+    plain: 'plain handler (JSON+zod, no verification)',
+    mailroom: 'mailroom destination (sig+JSON+zod)',
+    vendor: 'vendor verifySignatureAppRouter(plain)',
+  };
   const rows = Object.keys(handlers).map((name) => {
-    const row = { section: '3. Next App Router', case: 'in-process, 1 KiB JSON', contender: label[name], unit: 'calls/s', higherIsBetter: true, value: summarise(samples[name]), ratios: [], targets: [] };
+    const row = {
+      section: '3. Next App Router',
+      case: 'in-process, 1 KiB JSON',
+      contender: label[name],
+      unit: 'calls/s',
+      higherIsBetter: true,
+      value: summarise(samples[name]),
+      ratios: [],
+      targets: [],
+    };
     if (name !== 'plain') row.ratios.push({ vs: 'plain', ...pairedRatio(samples[name], samples.plain) });
     if (name === 'mailroom') {
       row.ratios.push({ vs: 'vendor', ...pairedRatio(samples.mailroom, samples.vendor) });
-      row.targets.push({ text: '>= 0.8x plain', met: row.ratios[0].median >= 0.8 }, { text: '>= 3x vendor', met: row.ratios[1].median >= 3 });
+      row.targets.push(
+        { text: '>= 0.8x plain', met: row.ratios[0].median >= 0.8 },
+        { text: '>= 3x vendor', met: row.ratios[1].median >= 3 },
+      );
     }
     return row;
   });

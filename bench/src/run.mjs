@@ -15,7 +15,10 @@ import { textTable } from './lib/table.mjs';
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const enforce = args.includes('--enforce-targets');
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const here = (path) => new URL(path, import.meta.url);
 const root = here('../../');
 
@@ -40,7 +43,8 @@ async function devServerStatus() {
       env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
       timeout: 180_000,
     });
-    if (build.status !== 0) return `pending: @mailroom/dev-server does not build yet (${(build.stderr?.toString().trim().split('\n').pop() ?? 'error').slice(0, 120)})`;
+    if (build.status !== 0)
+      return `pending: @mailroom/dev-server does not build yet (${(build.stderr?.toString().trim().split('\n').pop() ?? 'error').slice(0, 120)})`;
   }
   if (!existsSync(dist)) return 'pending: packages/dev-server/dist is not built';
   try {
@@ -90,7 +94,10 @@ for (const m of MEASUREMENTS) {
     }
   }
   try {
-    const result = await runChild(here(m.file).pathname, smoke ? ['--smoke'] : [], { timeoutMs: smoke ? 90_000 : 420_000, execArgv: m.execArgv ?? [] });
+    const result = await runChild(here(m.file).pathname, smoke ? ['--smoke'] : [], {
+      timeoutMs: smoke ? 90_000 : 420_000,
+      execArgv: m.execArgv ?? [],
+    });
     rows.push(...result.rows);
     checks.push(...result.checks);
     notes.push(...(result.notes ?? []));
@@ -114,9 +121,12 @@ const run = {
 };
 
 process.stdout.write(`\n${textTable(rows, { smoke })}\n\n`);
-const missed = rows.flatMap((r) => (r.targets ?? []).filter((t) => !t.met && !t.pending).map((t) => `${r.contender} [${r.case}] ${t.text}`));
+const missed = rows.flatMap((r) =>
+  (r.targets ?? []).filter((t) => !t.met && !t.pending).map((t) => `${r.contender} [${r.case}] ${t.text}`),
+);
 process.stdout.write(`${checks.length} correctness checks passed; ${failures.length} measurement(s) failed.\n`);
-if (!smoke) process.stdout.write(missed.length ? `Targets missed:\n${missed.map((m) => `  - ${m}`).join('\n')}\n` : 'Every target was met.\n');
+if (!smoke)
+  process.stdout.write(missed.length ? `Targets missed:\n${missed.map((m) => `  - ${m}`).join('\n')}\n` : 'Every target was met.\n');
 process.stdout.write(`Load average ${run.loadAverage.start.join(' ')} -> ${run.loadAverage.end.join(' ')}; ${run.durationSeconds} s.\n`);
 
 if (smoke) {

@@ -14,7 +14,12 @@ import { pairedRatio, summarise } from './lib/stats.mjs';
 const STUB = new URL('./servers/enqueue-stub.mjs', import.meta.url).pathname;
 const CONCURRENCY = 10;
 const DESTINATION = 'https://bench.mailroom.test/api/orders';
-const PAYLOAD = { orderId: 'ord_01HZX3K9Q7Y2', customer: { id: 'cus_42', email: 'ada@example.com' }, items: [{ sku: 'SKU-000001', quantity: 2, priceCents: 1299 }], currency: 'EUR' };
+const PAYLOAD = {
+  orderId: 'ord_01HZX3K9Q7Y2',
+  customer: { id: 'cus_42', email: 'ada@example.com' },
+  items: [{ sku: 'SKU-000001', quantity: 2, priceCents: 1299 }],
+  currency: 'EUR',
+};
 
 /** The floor under any client: one POST and its JSON answer straight over a keep-alive pool. */
 function rawNodeHttp(agent, url, token) {
@@ -72,12 +77,36 @@ await report(async ({ smoke }) => {
     const vendor = new Client({ baseUrl, token, enableTelemetry: false });
     const contenders = [
       { name: 'mailroom enqueueJSON (global fetch)', key: 'fetch', send: enqueue(client()) },
-      { name: 'mailroom enqueueJSON + createUndiciTransport()', key: 'undiciTransport', send: enqueue(client({ transport: undiciTransport })) },
+      {
+        name: 'mailroom enqueueJSON + createUndiciTransport()',
+        key: 'undiciTransport',
+        send: enqueue(client({ transport: undiciTransport })),
+      },
       { name: 'vendor publishJSON (global fetch)', key: 'vendor', send: () => vendor.publishJSON({ url: DESTINATION, body: PAYLOAD }) },
-      { name: 'floor: global fetch, no client', key: 'rawFetch', raw: true, send: rawFetch(`${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token) },
-      { name: 'floor: global fetch + timeout signal, no client', key: 'rawFetchTimeout', raw: true, send: rawFetchWithTimeout(`${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token) },
-      { name: 'floor: node:http Agent, no client', key: 'rawHttp', raw: true, send: rawNodeHttp(agent, `${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token) },
-      { name: 'floor: undici Pool.request, no client', key: 'rawUndici', raw: true, send: rawUndici(pool, `/v2/enqueue/orders/${DESTINATION}`, token) },
+      {
+        name: 'floor: global fetch, no client',
+        key: 'rawFetch',
+        raw: true,
+        send: rawFetch(`${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token),
+      },
+      {
+        name: 'floor: global fetch + timeout signal, no client',
+        key: 'rawFetchTimeout',
+        raw: true,
+        send: rawFetchWithTimeout(`${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token),
+      },
+      {
+        name: 'floor: node:http Agent, no client',
+        key: 'rawHttp',
+        raw: true,
+        send: rawNodeHttp(agent, `${baseUrl}/v2/enqueue/orders/${DESTINATION}`, token),
+      },
+      {
+        name: 'floor: undici Pool.request, no client',
+        key: 'rawUndici',
+        raw: true,
+        send: rawUndici(pool, `/v2/enqueue/orders/${DESTINATION}`, token),
+      },
     ];
 
     // Correctness: each client reaches the stub with the right path, content type and body, and
@@ -88,17 +117,30 @@ await report(async ({ smoke }) => {
         throw new Error(`${c.name}: ${error.message} (${error.cause?.message ?? error.cause})`);
       });
       const { last, bad } = await stub.call({ cmd: 'stats' });
-      check(typeof result?.messageId === 'string' && result.messageId.startsWith('msg_'), `${c.name}: no messageId in ${JSON.stringify(result)}`);
+      check(
+        typeof result?.messageId === 'string' && result.messageId.startsWith('msg_'),
+        `${c.name}: no messageId in ${JSON.stringify(result)}`,
+      );
       check(bad === 0, `${c.name}: the stub refused a request`);
       const path = c.key === 'vendor' ? `/v2/publish/${DESTINATION}` : `/v2/enqueue/orders/${DESTINATION}`;
       check(last?.method === 'POST' && last.url === path, `${c.name}: sent ${last?.method} ${last?.url}, expected POST ${path}`);
-      check(last.contentType?.startsWith('application/json') && JSON.stringify(JSON.parse(last.body)) === JSON.stringify(PAYLOAD), `${c.name}: body or content type differs`);
+      check(
+        last.contentType?.startsWith('application/json') && JSON.stringify(JSON.parse(last.body)) === JSON.stringify(PAYLOAD),
+        `${c.name}: body or content type differs`,
+      );
     }
     const deadTransport = createUndiciTransport();
     try {
-      for (const [name, option] of [['global fetch', {}], ['createUndiciTransport', { transport: deadTransport }]]) {
+      for (const [name, option] of [
+        ['global fetch', {}],
+        ['createUndiciTransport', { transport: deadTransport }],
+      ]) {
         try {
-          await createMessagingClient({ baseUrl: 'http://127.0.0.1:9', token, env: {}, retry: false, ...option }).enqueueJSON({ queue: 'q', destination: DESTINATION, body: {} });
+          await createMessagingClient({ baseUrl: 'http://127.0.0.1:9', token, env: {}, retry: false, ...option }).enqueueJSON({
+            queue: 'q',
+            destination: DESTINATION,
+            body: {},
+          });
           check(false, `${name}: an unreachable port did not fail`);
         } catch (error) {
           check(error instanceof NetworkError, `${name}: an unreachable port gave ${error?.name}, expected NetworkError`);
@@ -107,7 +149,9 @@ await report(async ({ smoke }) => {
     } finally {
       await deadTransport.close();
     }
-    const checks = [`sending: ${contenders.length} clients reach the stub with POST, the right path, JSON content type and body, and return its messageId; global fetch and createUndiciTransport map a refused connection to NetworkError`];
+    const checks = [
+      `sending: ${contenders.length} clients reach the stub with POST, the right path, JSON content type and body, and return its messageId; global fetch and createUndiciTransport map a refused connection to NetworkError`,
+    ];
 
     const before = (await stub.call({ cmd: 'stats' })).count;
     let sent = 0;
@@ -119,10 +163,13 @@ await report(async ({ smoke }) => {
         async measure() {
           const callsBefore = sent;
           const usage = process.cpuUsage();
-          const rate = await throughput(async () => {
-            await c.send();
-            sent++;
-          }, { concurrency: CONCURRENCY, durationMs: smoke ? 250 : 600 });
+          const rate = await throughput(
+            async () => {
+              await c.send();
+              sent++;
+            },
+            { concurrency: CONCURRENCY, durationMs: smoke ? 250 : 600 },
+          );
           const used = process.cpuUsage(usage);
           cpu[c.key].push((used.user + used.system) / (sent - callsBefore));
           return rate;
@@ -131,12 +178,24 @@ await report(async ({ smoke }) => {
       { rounds: smoke ? 1 : 7, warmup: true },
     );
     const after = await stub.call({ cmd: 'stats' });
-    check(after.count - before === sent && after.bad === 0, `sending: the stub counted ${after.count - before} enqueues for ${sent} resolved calls (${after.bad} refused)`);
+    check(
+      after.count - before === sent && after.bad === 0,
+      `sending: the stub counted ${after.count - before} enqueues for ${sent} resolved calls (${after.bad} refused)`,
+    );
     checks.push('sending: every resolved call was counted once by the stub, none refused');
     log(`sending calls/s: ${contenders.map((c) => `${c.key} ${summarise(samples[c.key]).median.toFixed(0)}`).join(', ')}`);
 
     const rows = contenders.map((c) => {
-      const row = { section: '4. Sending', case: `${CONCURRENCY} in flight, local stub`, contender: c.name, unit: 'calls/s', higherIsBetter: true, value: summarise(samples[c.key]), ratios: [], targets: [] };
+      const row = {
+        section: '4. Sending',
+        case: `${CONCURRENCY} in flight, local stub`,
+        contender: c.name,
+        unit: 'calls/s',
+        higherIsBetter: true,
+        value: summarise(samples[c.key]),
+        ratios: [],
+        targets: [],
+      };
       if (c.key !== 'vendor') row.ratios.push({ vs: 'vendor', ...pairedRatio(samples[c.key], samples.vendor) });
       if (c.key === 'fetch') row.targets.push({ text: '>= 1.25x vendor', met: row.ratios[0].median >= 1.25 });
       if (c.key === 'undiciTransport') row.targets.push({ text: '>= 5x vendor', met: row.ratios[0].median >= 5 });

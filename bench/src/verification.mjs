@@ -22,7 +22,12 @@ const KINDS = ['valid', 'next-key', 'tampered', 'alternating'];
 function contenders() {
   const ours = createVerifier({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY, issuer: ISSUER });
   if (ours.implementation !== 'node') throw new Error(`expected the node:crypto verifier, got ${ours.implementation}`);
-  const oursJose = createVerifier({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY, issuer: ISSUER, implementation: 'webcrypto' });
+  const oursJose = createVerifier({
+    currentSigningKey: CURRENT_KEY,
+    nextSigningKey: NEXT_KEY,
+    issuer: ISSUER,
+    implementation: 'webcrypto',
+  });
   const vendor = new Receiver({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY });
   const encoder = new TextEncoder();
   const joseKeys = [encoder.encode(CURRENT_KEY), encoder.encode(NEXT_KEY)];
@@ -84,7 +89,12 @@ async function outcome(run) {
 /** Before any timing: every contender accepts valid, next-key and unpadded tokens and rejects tampered ones. */
 async function checkCorrectness(list, inputs, label) {
   for (const contender of list) {
-    for (const [kind, expected] of [['valid', 'accepted'], ['next-key', 'accepted'], ['unpadded', 'accepted'], ['tampered', 'rejected']]) {
+    for (const [kind, expected] of [
+      ['valid', 'accepted'],
+      ['next-key', 'accepted'],
+      ['unpadded', 'accepted'],
+      ['tampered', 'rejected'],
+    ]) {
       const got = await outcome(() => contender.verify(inputs[kind]));
       check(got === expected, `${contender.name} ${got} a ${kind} token at ${label}, expected ${expected}`);
     }
@@ -112,19 +122,33 @@ await report(async ({ smoke }) => {
           name: c.name,
           measure: (round) => {
             const ms = round === 0 ? sliceMs * 4 : sliceMs;
-            return c.sync ? microsPerSyncOp(() => swallow(c.verify, pick()), ms) : microsPerOp(() => c.verify(pick()), ms, { expect: kind === 'tampered' ? 'reject' : 'resolve' });
+            return c.sync
+              ? microsPerSyncOp(() => swallow(c.verify, pick()), ms)
+              : microsPerOp(() => c.verify(pick()), ms, { expect: kind === 'tampered' ? 'reject' : 'resolve' });
           },
         })),
         { rounds, warmup: true },
       );
-      log(`verification ${size.label} ${kind}: ${list.map((c) => `${c.name} ${summarise(samples[c.name]).median.toFixed(1)} µs`).join(', ')}`);
+      log(
+        `verification ${size.label} ${kind}: ${list.map((c) => `${c.name} ${summarise(samples[c.name]).median.toFixed(1)} µs`).join(', ')}`,
+      );
       const vendorName = list.find((c) => c.vendor).name;
       for (const c of list) {
         const value = summarise(samples[c.name]);
-        const row = { section: '1. Verification', case: `${size.label} ${kind}`, contender: c.name, unit: 'µs/msg', higherIsBetter: false, value, ratios: [], targets: [] };
+        const row = {
+          section: '1. Verification',
+          case: `${size.label} ${kind}`,
+          contender: c.name,
+          unit: 'µs/msg',
+          higherIsBetter: false,
+          value,
+          ratios: [],
+          targets: [],
+        };
         if (!c.vendor) row.ratios.push({ vs: 'vendor', ...speedup(samples[c.name], samples[vendorName], false) });
         if (c.primary && kind !== 'alternating') {
-          if (size.target.maxMicros !== undefined) row.targets.push({ text: `<= ${size.target.maxMicros} µs`, met: value.median <= size.target.maxMicros });
+          if (size.target.maxMicros !== undefined)
+            row.targets.push({ text: `<= ${size.target.maxMicros} µs`, met: value.median <= size.target.maxMicros });
           row.targets.push({ text: `>= ${size.target.minSpeedup}x vendor`, met: row.ratios[0].median >= size.target.minSpeedup });
         }
         rows.push(row);

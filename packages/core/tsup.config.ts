@@ -1,7 +1,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', node: 'src/node/index.ts', testing: 'src/testing/index.ts', undici: 'src/undici/index.ts', protocol: 'src/protocol/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    node: 'src/node/index.ts',
+    testing: 'src/testing/index.ts',
+    undici: 'src/undici/index.ts',
+    protocol: 'src/protocol/index.ts',
+  },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -25,7 +25,13 @@ export function orderBody(bytes) {
   const items = [];
   const itemCount = Math.max(1, Math.floor(bytes / 1024) * 8 || 3);
   for (let i = 0; i < itemCount; i++) items.push({ sku: `SKU-${String(i).padStart(6, '0')}`, quantity: 1 + (i % 4), priceCents: 1299 + i });
-  const order = { orderId: 'ord_01HZX3K9Q7Y2', customer: { id: 'cus_42', email: 'ada@example.com', name: 'Ada Lovelace' }, items, currency: 'EUR', note: '' };
+  const order = {
+    orderId: 'ord_01HZX3K9Q7Y2',
+    customer: { id: 'cus_42', email: 'ada@example.com', name: 'Ada Lovelace' },
+    items,
+    currency: 'EUR',
+    note: '',
+  };
   const base = Buffer.byteLength(JSON.stringify(order));
   if (base > bytes) {
     // Too many items for the size: drop some until it fits, then pad.

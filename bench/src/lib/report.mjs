@@ -25,7 +25,9 @@ export function writeResults({ file, run }) {
 
 export function writeMarkdown({ file, run }) {
   const { machine: m, date, loadAverage: load, rows, checks, failures, durationSeconds } = run;
-  const missed = rows.flatMap((r) => (r.targets ?? []).filter((t) => !t.met && !t.pending).map((t) => `${r.contender} (${r.case}): ${t.text}`));
+  const missed = rows.flatMap((r) =>
+    (r.targets ?? []).filter((t) => !t.met && !t.pending).map((t) => `${r.contender} (${r.case}): ${t.text}`),
+  );
   const pending = rows.filter((r) => (r.targets ?? []).some((t) => t.pending));
   const text = `# Benchmarks
 

@@ -50,7 +50,10 @@ export async function microsPerOp(op, sliceMs, { expect = 'resolve' } = {}) {
   }
   // A path that starts failing (or stops failing) mid-measurement must not report a speed.
   const wanted = expect === 'reject' ? calls : 0;
-  if (rejected !== wanted) throw Object.assign(new Error(`expected ${expect === 'reject' ? 'every' : 'no'} call to reject, ${rejected} of ${calls} did`), { correctness: true });
+  if (rejected !== wanted)
+    throw Object.assign(new Error(`expected ${expect === 'reject' ? 'every' : 'no'} call to reject, ${rejected} of ${calls} did`), {
+      correctness: true,
+    });
   return (elapsed * 1000) / calls;
 }
 

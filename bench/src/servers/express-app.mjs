@@ -32,7 +32,10 @@ const mailroom = createMailroom({
   onError: () => {},
 });
 const orders = defineDestination({ name: 'orders', path: '/mailroom/orders', schema: orderSchema });
-app.post('/mailroom/orders', mailroom.destination(orders, (message) => handle(message.body)));
+app.post(
+  '/mailroom/orders',
+  mailroom.destination(orders, (message) => handle(message.body)),
+);
 
 const receiver = new Receiver({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY });
 app.post('/vendor/orders', express.text({ type: () => true }), async (req, res, next) => {

@@ -25,7 +25,14 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
     mailroom.destination(orderPlaced, (message) => {
       const { orderId, total, failTimes = 0 } = message.body;
       const failing = message.retried < failTimes;
-      events.push({ kind: 'order', orderId, total, retried: message.retried, messageId: message.messageId, outcome: failing ? 'failed' : 'stored' });
+      events.push({
+        kind: 'order',
+        orderId,
+        total,
+        retried: message.retried,
+        messageId: message.messageId,
+        outcome: failing ? 'failed' : 'stored',
+      });
       if (failing) throw new Error(`payment provider unavailable (attempt ${message.retried + 1})`);
       return { stored: orderId };
     }),
@@ -35,7 +42,13 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
     '/callbacks',
     mailroom.callback(
       (message) => {
-        events.push({ kind: 'callback', status: message.status, retried: message.retried, isFinalAttempt: message.isFinalAttempt, orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined });
+        events.push({
+          kind: 'callback',
+          status: message.status,
+          retried: message.retried,
+          isFinalAttempt: message.isFinalAttempt,
+          orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined,
+        });
       },
       { source: orderPlaced },
     ),
@@ -45,7 +58,12 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
     '/failures',
     mailroom.failureCallback(
       (message) => {
-        events.push({ kind: 'failure-callback', dlqId: message.dlqId, status: message.status, orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined });
+        events.push({
+          kind: 'failure-callback',
+          dlqId: message.dlqId,
+          status: message.status,
+          orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined,
+        });
       },
       { source: orderPlaced },
     ),
@@ -57,7 +75,10 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
 
   // Handler failures reach the app's own error middleware (so the service sees 500 and retries).
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    res.status(500).type('text/plain').send(error instanceof Error ? error.message : 'failed');
+    res
+      .status(500)
+      .type('text/plain')
+      .send(error instanceof Error ? error.message : 'failed');
   });
 
   return { app, events };

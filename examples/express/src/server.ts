@@ -1,7 +1,9 @@
 import { createApp } from './app';
 
 const port = Number(process.env.PORT ?? 3000);
-const { app } = createApp({ onError: (error, { stage }) => stage !== 'handler' && console.warn(`[example] refused at ${stage}: ${String(error)}`) });
+const { app } = createApp({
+  onError: (error, { stage }) => stage !== 'handler' && console.warn(`[example] refused at ${stage}: ${String(error)}`),
+});
 const server = app.listen(port, '127.0.0.1', () => {
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;

@@ -5,7 +5,12 @@ import { createApp } from '../src/app';
 
 const keys = { currentSigningKey: 'sig_example_current', nextSigningKey: 'sig_example_next' };
 
-async function deliver(app: Parameters<typeof request>[0], path: string, body: unknown, extra: Partial<Parameters<typeof signRequest>[0]> = {}) {
+async function deliver(
+  app: Parameters<typeof request>[0],
+  path: string,
+  body: unknown,
+  extra: Partial<Parameters<typeof signRequest>[0]> = {},
+) {
   const server = request(app);
   const signed = await signRequest({ url: `http://example.test${path}`, body, key: keys.currentSigningKey, ...extra });
   // Send the text: supertest would JSON-serialise a Buffer under a JSON content type.
@@ -40,7 +45,16 @@ describe('example-express', () => {
   it('decodes callbacks and failure callbacks', async () => {
     const { app } = createApp({ ...keys, onError: () => {} });
     const source = btoa(JSON.stringify({ orderId: 'o-3', total: 3 }));
-    const callback = { status: 500, body: btoa('payment provider unavailable'), retried: 1, maxRetries: 3, sourceMessageId: 'msg_3', sourceBody: source, url: 'http://example.test/orders', method: 'POST' };
+    const callback = {
+      status: 500,
+      body: btoa('payment provider unavailable'),
+      retried: 1,
+      maxRetries: 3,
+      sourceMessageId: 'msg_3',
+      sourceBody: source,
+      url: 'http://example.test/orders',
+      method: 'POST',
+    };
     expect((await deliver(app, '/callbacks', callback)).status).toBe(200);
     expect((await deliver(app, '/failures', { ...callback, retried: 3, dlqId: '1760000000000-0' })).status).toBe(200);
     const events = (await request(app).get('/events')).body;

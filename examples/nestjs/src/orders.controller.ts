@@ -21,13 +21,22 @@ export class OrdersController {
   @Post('callbacks')
   @OnCallback({ source: orderPlaced })
   attempted(@ReceivedMessage() message: CallbackMessage<Order>) {
-    this.log.events.push({ kind: 'callback', status: message.status, isFinalAttempt: message.isFinalAttempt, orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined });
+    this.log.events.push({
+      kind: 'callback',
+      status: message.status,
+      isFinalAttempt: message.isFinalAttempt,
+      orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined,
+    });
   }
 
   @Post('failures')
   @OnFailureCallback({ source: orderPlaced })
   failed(@ReceivedMessage() message: FailureCallbackMessage<Order>) {
-    this.log.events.push({ kind: 'failure-callback', dlqId: message.dlqId, orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined });
+    this.log.events.push({
+      kind: 'failure-callback',
+      dlqId: message.dlqId,
+      orderId: message.sourceBody.valid ? message.sourceBody.data.orderId : undefined,
+    });
   }
 
   @Get('events')

@@ -57,6 +57,8 @@ describe('example-nestjs', () => {
   });
 
   it('refuses to start without signing keys, naming the variable', async () => {
-    await expect(start({ currentSigningKey: undefined, nextSigningKey: undefined, env: {} })).rejects.toThrow(/MAILROOM_CURRENT_SIGNING_KEY/);
+    await expect(start({ currentSigningKey: undefined, nextSigningKey: undefined, env: {} })).rejects.toThrow(
+      /MAILROOM_CURRENT_SIGNING_KEY/,
+    );
   });
 });

@@ -27,7 +27,9 @@ describe('example-next routes', () => {
     const sourceBody = btoa(JSON.stringify({ orderId: 'o-3', total: 7 }));
     const callback = { status: 200, body: btoa('{"stored":"o-3"}'), retried: 0, maxRetries: 3, sourceMessageId: 'msg_3', sourceBody };
     expect((await callbacks(await signed('/api/callbacks', callback), undefined)).status).toBe(200);
-    expect((await failures(await signed('/api/failures', { ...callback, status: 500, dlqId: '1760000000000-1' }), undefined)).status).toBe(200);
+    expect((await failures(await signed('/api/failures', { ...callback, status: 500, dlqId: '1760000000000-1' }), undefined)).status).toBe(
+      200,
+    );
     const events = await listEvents().json();
     expect(events).toEqual([
       { kind: 'order', orderId: 'o-1', total: 5, retried: 0 },

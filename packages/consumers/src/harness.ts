@@ -53,7 +53,10 @@ export interface App {
 export async function createApp(template: string, dependencies: string[]): Promise<App> {
   const dir = await mkdtemp(join(tmpdir(), `mailroom-consumer-${template}-`));
   await cp(join(APPS, template), dir, { recursive: true });
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${template}`, private: true, ...(await templateManifest(template)) }, null, 2));
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: `consumer-${template}`, private: true, ...(await templateManifest(template)) }, null, 2),
+  );
   const install = ['install', '--no-audit', '--no-fund', '--loglevel=error', ...dependencies];
   try {
     await run('npm', [...install, '--offline'], { cwd: dir, timeoutMs: 180_000 });
@@ -117,8 +120,17 @@ export interface Running {
 }
 
 /** Starts a long-running command and resolves once its output matches `ready`. */
-export function start(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready: RegExp; timeoutMs?: number }): Promise<Running> {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function start(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; ready: RegExp; timeoutMs?: number },
+): Promise<Running> {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const running: Running = {
     child,
@@ -146,7 +158,11 @@ export function start(command: string, args: string[], options: { cwd: string; e
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void running.stop();
-      reject(new Error(`${command} ${args.join(' ')} did not print ${options.ready} within ${options.timeoutMs ?? 60_000} ms:\n${output.slice(-3000)}`));
+      reject(
+        new Error(
+          `${command} ${args.join(' ')} did not print ${options.ready} within ${options.timeoutMs ?? 60_000} ms:\n${output.slice(-3000)}`,
+        ),
+      );
     }, options.timeoutMs ?? 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;

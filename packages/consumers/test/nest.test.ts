@@ -1,6 +1,16 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, createApp, freePort, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
+import {
+  cleanEnv,
+  createApp,
+  freePort,
+  lockedVersion,
+  run,
+  startDevServer,
+  tarball,
+  type App,
+  type DevServerProcess,
+} from '../src/harness';
 
 // A NestJS 11 app with the Nest CLI's default tsconfig: CommonJS, decorators with emitted metadata,
 // and node10 module resolution (no `moduleResolution`, `module: commonjs`), compiled by tsc.
@@ -14,8 +24,14 @@ beforeAll(async () => {
     await tarball(packed, 'core'),
     await tarball(packed, 'nestjs'),
     await tarball(packed, 'dev-server'),
-    ...(await Promise.all(['@nestjs/common', '@nestjs/core', '@nestjs/platform-express'].map(async (name) => `${name}@${await previousMajor(name)}`))),
-    ...(await Promise.all(['reflect-metadata', 'rxjs', 'zod', 'typescript', '@types/node', '@types/express'].map(async (name) => `${name}@${await lockedVersion(name)}`))),
+    ...(await Promise.all(
+      ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express'].map(async (name) => `${name}@${await previousMajor(name)}`),
+    )),
+    ...(await Promise.all(
+      ['reflect-metadata', 'rxjs', 'zod', 'typescript', '@types/node', '@types/express'].map(
+        async (name) => `${name}@${await lockedVersion(name)}`,
+      ),
+    )),
   ]);
 });
 
@@ -26,7 +42,10 @@ afterAll(async () => {
 
 describe('a NestJS 11 app with the Nest CLI defaults', () => {
   it('compiles with tsc (node10 resolution finds and types @mailroom/core/testing and the Nest package)', async () => {
-    const result = await run(process.execPath, [join(app.dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app.dir, allowFailure: true });
+    const result = await run(process.execPath, [join(app.dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+      cwd: app.dir,
+      allowFailure: true,
+    });
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
   });
@@ -36,9 +55,16 @@ describe('a NestJS 11 app with the Nest CLI defaults', () => {
     dev = await startDevServer(app, appUrl);
     const result = await run(process.execPath, ['dist/main.js'], { cwd: app.dir, env: cleanEnv(dev.env), allowFailure: true });
     expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout.split('\n').find((line) => line.startsWith('REPORT '))!.slice(7));
+    const report = JSON.parse(
+      result.stdout
+        .split('\n')
+        .find((line) => line.startsWith('REPORT '))!
+        .slice(7),
+    );
     expect(report.received).toEqual([{ orderId: 'nest-1' }]);
     expect(report.startupError.name).toBe('MailroomSetupError');
-    expect(report.startupError.message).toContain('MisroutedController.placed serves /orders, but destination "order-placed" is delivered to /order-placed');
+    expect(report.startupError.message).toContain(
+      'MisroutedController.placed serves /orders, but destination "order-placed" is delivered to /order-placed',
+    );
   });
 });

@@ -15,7 +15,9 @@ beforeAll(async () => {
     await tarball(packed, 'next'),
     await tarball(packed, 'dev-server'),
     ...(await Promise.all(
-      ['next', 'react', 'react-dom', 'zod', 'typescript', '@types/react', '@types/react-dom', '@types/node'].map(async (name) => `${name}@${await lockedVersion(name)}`),
+      ['next', 'react', 'react-dom', 'zod', 'typescript', '@types/react', '@types/react-dom', '@types/node'].map(
+        async (name) => `${name}@${await lockedVersion(name)}`,
+      ),
     )),
   ]);
 });
@@ -27,7 +29,12 @@ afterAll(async () => {
 
 describe('a Next.js App Router app', () => {
   it('builds with next build', async () => {
-    const result = await run(process.execPath, [next(), 'build'], { cwd: app.dir, env: cleanEnv(), timeoutMs: 240_000, allowFailure: true });
+    const result = await run(process.execPath, [next(), 'build'], {
+      cwd: app.dir,
+      env: cleanEnv(),
+      timeoutMs: 240_000,
+      allowFailure: true,
+    });
     expect(result.code, result.stdout + result.stderr).toBe(0);
   });
 
@@ -36,7 +43,11 @@ describe('a Next.js App Router app', () => {
     const appUrl = `http://127.0.0.1:${port}`;
     const dev = await startDevServer(app, appUrl);
     running.push(dev);
-    const server = await start(process.execPath, [next(), 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: app.dir, env: cleanEnv(dev.env), ready: /Ready in|started server/i });
+    const server = await start(process.execPath, [next(), 'start', '-p', String(port), '-H', '127.0.0.1'], {
+      cwd: app.dir,
+      env: cleanEnv(dev.env),
+      ready: /Ready in|started server/i,
+    });
     running.push(server);
 
     const sent = await run(process.execPath, ['send.mjs'], { cwd: app.dir, env: cleanEnv(dev.env) });
@@ -48,10 +59,15 @@ describe('a Next.js App Router app', () => {
     }
     expect(received).toEqual([{ orderId: 'next-1' }]);
 
-    const unsigned = await fetch(`${appUrl}/api/order-placed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"orderId":"x"}' });
+    const unsigned = await fetch(`${appUrl}/api/order-placed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"orderId":"x"}',
+    });
     expect(unsigned.status).toBe(401);
     // The production bundle is minified; the log still names the error class.
-    for (let waited = 0; !server.output().includes('SignatureError') && waited < 5000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let waited = 0; !server.output().includes('SignatureError') && waited < 5000; waited += 100)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(server.output()).toMatch(/request refused at signature: SignatureError: /);
   });
 });

@@ -1,6 +1,16 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, createApp, freePort, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
+import {
+  cleanEnv,
+  createApp,
+  freePort,
+  lockedVersion,
+  run,
+  startDevServer,
+  tarball,
+  type App,
+  type DevServerProcess,
+} from '../src/harness';
 
 // Express 5 (ESM, nodenext), a CommonJS consumer, the three moduleResolution modes, and a minified
 // bundle, all from one fresh install of the packed packages.
@@ -8,9 +18,17 @@ let app: App;
 let compiled: { code: number | null; output: string };
 const running: DevServerProcess[] = [];
 
-const node = (args: string[], env: Record<string, string> = {}) => run(process.execPath, args, { cwd: app.dir, env: cleanEnv(env), allowFailure: true });
-const tsc = (project: string) => run(process.execPath, [join(app.dir, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: app.dir, allowFailure: true });
-const report = (stdout: string) => JSON.parse(stdout.split('\n').find((line) => line.startsWith('REPORT '))!.slice('REPORT '.length));
+const node = (args: string[], env: Record<string, string> = {}) =>
+  run(process.execPath, args, { cwd: app.dir, env: cleanEnv(env), allowFailure: true });
+const tsc = (project: string) =>
+  run(process.execPath, [join(app.dir, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: app.dir, allowFailure: true });
+const report = (stdout: string) =>
+  JSON.parse(
+    stdout
+      .split('\n')
+      .find((line) => line.startsWith('REPORT '))!
+      .slice('REPORT '.length),
+  );
 
 beforeAll(async () => {
   const packed = inject('tarballs');
@@ -18,7 +36,11 @@ beforeAll(async () => {
     await tarball(packed, 'core'),
     await tarball(packed, 'express'),
     await tarball(packed, 'dev-server'),
-    ...(await Promise.all(['express', 'zod', 'typescript', 'esbuild', 'undici', '@types/node', '@types/express'].map(async (name) => `${name}@${await lockedVersion(name)}`))),
+    ...(await Promise.all(
+      ['express', 'zod', 'typescript', 'esbuild', 'undici', '@types/node', '@types/express'].map(
+        async (name) => `${name}@${await lockedVersion(name)}`,
+      ),
+    )),
   ]);
   // The app's own build (nodenext): the runs below start its output.
   const result = await tsc('tsconfig.json');
@@ -49,7 +71,17 @@ describe('an Express 5 ESM app configured only by what `mailroom dev` printed', 
     const dev = await startDevServer(app, appUrl);
     running.push(dev);
     expect(Object.keys(dev.env).sort()).toEqual(
-      ['APP_URL', 'CURRENT_SIGNING_KEY', 'HEADER_PREFIX', 'MANAGEMENT_PASSWORD', 'MANAGEMENT_URL', 'MANAGEMENT_USER', 'NEXT_SIGNING_KEY', 'TOKEN', 'URL'].map((name) => `MAILROOM_${name}`),
+      [
+        'APP_URL',
+        'CURRENT_SIGNING_KEY',
+        'HEADER_PREFIX',
+        'MANAGEMENT_PASSWORD',
+        'MANAGEMENT_URL',
+        'MANAGEMENT_USER',
+        'NEXT_SIGNING_KEY',
+        'TOKEN',
+        'URL',
+      ].map((name) => `MAILROOM_${name}`),
     );
     const result = await node(['dist/main.js'], dev.env);
     expect(result.code, result.stderr).toBe(0);
@@ -86,7 +118,11 @@ describe('a CommonJS consumer', () => {
 
 describe('a minified bundle', () => {
   it('keeps the error names', async () => {
-    await run(join(app.dir, 'node_modules/.bin/esbuild'), ['src/minified.ts', '--bundle', '--minify', '--platform=node', '--format=esm', '--outfile=bundle/minified.mjs', '--log-level=error'], { cwd: app.dir });
+    await run(
+      join(app.dir, 'node_modules/.bin/esbuild'),
+      ['src/minified.ts', '--bundle', '--minify', '--platform=node', '--format=esm', '--outfile=bundle/minified.mjs', '--log-level=error'],
+      { cwd: app.dir },
+    );
     const result = await node(['bundle/minified.mjs']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(['ConfigError:true', 'SignatureError']);

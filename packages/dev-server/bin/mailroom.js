@@ -5,7 +5,9 @@ import { existsSync } from 'node:fs';
 
 const cli = new URL('../dist/cli.js', import.meta.url);
 if (!existsSync(cli)) {
-  process.stderr.write('mailroom: @mailroom/dev-server is not built yet. In the Mailroom repository run `npm run build` (or `npm start`) first.\n');
+  process.stderr.write(
+    'mailroom: @mailroom/dev-server is not built yet. In the Mailroom repository run `npm run build` (or `npm start`) first.\n',
+  );
   process.exit(1);
 }
 await import(cli.href);

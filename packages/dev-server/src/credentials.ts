@@ -92,10 +92,20 @@ async function readCredentials(file: string): Promise<DevCredentials | undefined
     throw error;
   }
   const value = JSON.parse(text) as Partial<DevCredentials>;
-  const keys: Array<keyof DevCredentials> = ['token', 'readOnlyToken', 'managementUser', 'managementPassword', 'currentSigningKey', 'nextSigningKey', 'userId'];
+  const keys: Array<keyof DevCredentials> = [
+    'token',
+    'readOnlyToken',
+    'managementUser',
+    'managementPassword',
+    'currentSigningKey',
+    'nextSigningKey',
+    'userId',
+  ];
   for (const key of keys) {
     if (typeof value[key] !== 'string' || value[key] === '') {
-      throw new Error(`${file} is damaged: "${key}" is missing. Delete the file to generate new credentials (apps will need the new ones).`);
+      throw new Error(
+        `${file} is damaged: "${key}" is missing. Delete the file to generate new credentials (apps will need the new ones).`,
+      );
     }
   }
   return { ...(value as DevCredentials), createdAt: typeof value.createdAt === 'number' ? value.createdAt : 0 };

@@ -6,7 +6,16 @@ import type { MessageKind } from './state/records';
  */
 export type DevServerEvent =
   | { type: 'listening'; url: string; managementUrl: string; dataDir: string | undefined; recovered: number }
-  | { type: 'accepted'; messageId: string; kind: MessageKind; url: string; queue?: string; topicName?: string; sourceMessageId?: string; delayMs: number }
+  | {
+      type: 'accepted';
+      messageId: string;
+      kind: MessageKind;
+      url: string;
+      queue?: string;
+      topicName?: string;
+      sourceMessageId?: string;
+      delayMs: number;
+    }
   | { type: 'deduplicated'; messageId: string; url: string }
   | { type: 'delivered'; messageId: string; kind: MessageKind; url: string; status: number; retried: number }
   | {
@@ -24,7 +33,16 @@ export type DevServerEvent =
       /** Where the delay came from. */
       delaySource: 'retry-delay' | 'default-backoff' | 'retry-after';
     }
-  | { type: 'failed'; messageId: string; kind: MessageKind; url: string; retried: number; status?: number; error?: string; reason: 'retries-exhausted' | 'non-retryable' }
+  | {
+      type: 'failed';
+      messageId: string;
+      kind: MessageKind;
+      url: string;
+      retried: number;
+      status?: number;
+      error?: string;
+      reason: 'retries-exhausted' | 'non-retryable';
+    }
   | { type: 'dlq'; dlqId: string; messageId: string; workflowRunId?: string }
   | { type: 'callback'; messageId: string; kind: 'callback' | 'failure-callback'; url: string; sourceMessageId: string; retried?: number }
   | { type: 'failure-callback-state'; dlqId: string; state: string }

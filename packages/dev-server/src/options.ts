@@ -53,7 +53,8 @@ export const DEFAULT_PORT = 8288;
 /** Applies defaults and refuses bad values with a message naming the option. */
 export function resolveOptions(options: DevServerOptions = {}, env: Environment = process.env): ResolvedOptions {
   const port = options.port ?? DEFAULT_PORT;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new TypeError(`port must be a whole number from 0 to 65535, got ${String(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new TypeError(`port must be a whole number from 0 to 65535, got ${String(port)}`);
   const timeScale = options.timeScale ?? 1;
   if (typeof timeScale !== 'number' || !Number.isFinite(timeScale) || timeScale < 0) {
     throw new TypeError(`timeScale must be a number >= 0, got ${String(timeScale)}`);
@@ -63,8 +64,10 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
   const issuer = options.issuer ?? 'Service';
   if (typeof issuer !== 'string' || issuer === '') throw new TypeError('issuer must be a non-empty string');
   const log = options.log ?? 'text';
-  if (typeof log !== 'function' && !['text', 'json', 'silent'].includes(log)) throw new TypeError(`log must be "text", "json", "silent" or a function, got ${JSON.stringify(log)}`);
-  if (options.dataDir !== undefined && (typeof options.dataDir !== 'string' || options.dataDir === '')) throw new TypeError('dataDir must be a non-empty path');
+  if (typeof log !== 'function' && !['text', 'json', 'silent'].includes(log))
+    throw new TypeError(`log must be "text", "json", "silent" or a function, got ${JSON.stringify(log)}`);
+  if (options.dataDir !== undefined && (typeof options.dataDir !== 'string' || options.dataDir === ''))
+    throw new TypeError('dataDir must be a non-empty path');
   return {
     port,
     host: options.host ?? '127.0.0.1',

@@ -74,7 +74,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   });
   const engine = createEngine(store, config, events);
   const ctx: ServerContext = { store, engine, events, credentials, plan, config };
-  const server = createHttpServer([...topicRoutes(ctx), ...enqueueRoutes(ctx), ...dlqRoutes(ctx), ...managementRoutes(ctx)], credentials, events);
+  const server = createHttpServer(
+    [...topicRoutes(ctx), ...enqueueRoutes(ctx), ...dlqRoutes(ctx), ...managementRoutes(ctx)],
+    credentials,
+    events,
+  );
   try {
     await listen(server, resolved.port, resolved.host);
   } catch (error) {
@@ -105,7 +109,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     subscribe: (listener) => events.subscribe(listener),
     close() {
       // HTTP first (no new acceptance), then the engine (no new attempt), then the journal.
-      closing ??= stopServer(server).then(() => engine.close()).then(() => store.close());
+      closing ??= stopServer(server)
+        .then(() => engine.close())
+        .then(() => store.close());
       return closing;
     },
   };

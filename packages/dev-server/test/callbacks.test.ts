@@ -18,14 +18,22 @@ describe('callbacks', () => {
       callback: `${destination.url}/cb`,
     });
     const requests = await destination.waitFor('/cb', 3);
-    const callbacks = (await Promise.all(requests.map((request) => receive.callback(request)))).sort((a, b) => (a.retried ?? 0) - (b.retried ?? 0));
+    const callbacks = (await Promise.all(requests.map((request) => receive.callback(request)))).sort(
+      (a, b) => (a.retried ?? 0) - (b.retried ?? 0),
+    );
     expect(callbacks.map((callback) => [callback.retried, callback.status, callback.body.text])).toEqual([
       [0, 500, 'failure 1'],
       [1, 500, 'failure 2'],
       [2, 200, 'ok'],
     ]);
     for (const callback of callbacks) {
-      expect(callback).toMatchObject({ sourceMessageId: messageId, maxRetries: 3, url: `${destination.url}/flaky?x=1`, method: 'POST', callerIP: '127.0.0.1' });
+      expect(callback).toMatchObject({
+        sourceMessageId: messageId,
+        maxRetries: 3,
+        url: `${destination.url}/flaky?x=1`,
+        method: 'POST',
+        callerIP: '127.0.0.1',
+      });
       expect(callback.sourceBody).toMatchObject({ valid: true, data: { hello: 'world' } });
       expect(callback.header?.['Content-Type']).toEqual(['text/plain']);
       expect(callback.sourceHeader?.['Content-Type']).toEqual(['application/json']);
@@ -44,7 +52,13 @@ describe('callbacks', () => {
   it('reports the final attempt with retried equal to maxRetries', async () => {
     destination.script('/down', always(500));
     const receive = receiverFor(t, destination.url);
-    await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/down`, body: 'x', retries: 1, callback: `${destination.url}/cb` });
+    await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/down`,
+      body: 'x',
+      retries: 1,
+      callback: `${destination.url}/cb`,
+    });
     const requests = await destination.waitFor('/cb', 2);
     const last = (await Promise.all(requests.map((request) => receive.callback(request)))).find((callback) => callback.retried === 1);
     expect(last?.isFinalAttempt).toBe(true);
@@ -73,7 +87,13 @@ describe('callbacks', () => {
   });
 
   it('sends no failure callback when delivery succeeds', async () => {
-    await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'x', failureCallback: `${destination.url}/failed`, callback: `${destination.url}/cb` });
+    await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/ok`,
+      body: 'x',
+      failureCallback: `${destination.url}/failed`,
+      callback: `${destination.url}/cb`,
+    });
     await t.waitForEvents('delivered', 2);
     expect(destination.received('/failed')).toHaveLength(0);
   });
@@ -101,7 +121,14 @@ describe('callbacks', () => {
       destination: `${destination.url}/ok`,
       body: 'x',
       retries: 4,
-      callback: { url: `${destination.url}/cb`, method: 'PUT', retries: 1, retryDelay: '500', delay: '20s', headers: { 'X-Callback-Secret': 's3' } },
+      callback: {
+        url: `${destination.url}/cb`,
+        method: 'PUT',
+        retries: 1,
+        retryDelay: '500',
+        delay: '20s',
+        headers: { 'X-Callback-Secret': 's3' },
+      },
     });
     const [delivered] = await t.waitForEvents('delivered', 1, (event) => event.messageId === messageId);
     await t.waitForEvents('failed', 1, (event) => event.kind === 'callback');
@@ -119,7 +146,13 @@ describe('callbacks', () => {
 
   it('gives a callback the retries of the original message when it sets none', async () => {
     destination.script('/cb', always(500));
-    await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'x', retries: 2, callback: `${destination.url}/cb` });
+    await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/ok`,
+      body: 'x',
+      retries: 2,
+      callback: `${destination.url}/cb`,
+    });
     await t.waitForEvents('failed', 1, (event) => event.kind === 'callback');
     expect(destination.received('/cb')).toHaveLength(3);
   });

@@ -9,13 +9,41 @@ import { z } from 'zod';
 import { waitUntil } from './helpers/wait';
 import { parseCliArgs, USAGE } from '../src/cli/parse-cli-args';
 import { runCli } from '../src/cli/run-cli';
-import { DEV_CURRENT_SIGNING_KEY, DEV_MANAGEMENT_PASSWORD, DEV_MANAGEMENT_USER, DEV_NEXT_SIGNING_KEY, DEV_READ_ONLY_TOKEN, DEV_TOKEN } from '../src/index';
+import {
+  DEV_CURRENT_SIGNING_KEY,
+  DEV_MANAGEMENT_PASSWORD,
+  DEV_MANAGEMENT_USER,
+  DEV_NEXT_SIGNING_KEY,
+  DEV_READ_ONLY_TOKEN,
+  DEV_TOKEN,
+} from '../src/index';
 
 describe('mailroom CLI', () => {
   it('parses every option of mailroom dev', () => {
     expect(parseCliArgs(['dev'], {})).toEqual({ kind: 'dev', options: {}, appUrl: 'http://localhost:3000' });
     expect(
-      parseCliArgs(['dev', '--port', '0', '--host', '0.0.0.0', '--data-dir', '/tmp/x', '--header-prefix', 'Upstash', '--issuer', 'Upstash', '--plan', 'paid', '--log', 'json', '--app-url', 'https://app.test:8443/base/'], {}),
+      parseCliArgs(
+        [
+          'dev',
+          '--port',
+          '0',
+          '--host',
+          '0.0.0.0',
+          '--data-dir',
+          '/tmp/x',
+          '--header-prefix',
+          'Upstash',
+          '--issuer',
+          'Upstash',
+          '--plan',
+          'paid',
+          '--log',
+          'json',
+          '--app-url',
+          'https://app.test:8443/base/',
+        ],
+        {},
+      ),
     ).toEqual({
       kind: 'dev',
       options: { port: 0, host: '0.0.0.0', dataDir: '/tmp/x', headerPrefix: 'Upstash', issuer: 'Upstash', plan: 'paid', log: 'json' },
@@ -27,7 +55,17 @@ describe('mailroom CLI', () => {
   });
 
   it('refuses bad input with a message', () => {
-    for (const argv of [[], ['serve'], ['dev', '--port', 'abc'], ['dev', '--port', '70000'], ['dev', '--plan', 'gold'], ['dev', '--log', 'xml'], ['dev', '--nope'], ['dev', '--app-url', 'localhost:3000'], ['dev', '--app-url', 'ftp://x.test']]) {
+    for (const argv of [
+      [],
+      ['serve'],
+      ['dev', '--port', 'abc'],
+      ['dev', '--port', '70000'],
+      ['dev', '--plan', 'gold'],
+      ['dev', '--log', 'xml'],
+      ['dev', '--nope'],
+      ['dev', '--app-url', 'localhost:3000'],
+      ['dev', '--app-url', 'ftp://x.test'],
+    ]) {
       const command = parseCliArgs(argv, {});
       expect([argv, command.kind]).toEqual([argv, 'error']);
     }
@@ -39,7 +77,9 @@ describe('mailroom CLI', () => {
     expect(await runCli(['--help'], { out: (text) => out.push(text), err: (text) => err.push(text) })).toEqual({ exitCode: 0 });
     expect(out.join('')).toBe(USAGE);
     expect(USAGE).toContain('--data-dir');
-    expect(await runCli(['dev', '--plan', 'gold'], { out: (text) => out.push(text), err: (text) => err.push(text) })).toEqual({ exitCode: 2 });
+    expect(await runCli(['dev', '--plan', 'gold'], { out: (text) => out.push(text), err: (text) => err.push(text) })).toEqual({
+      exitCode: 2,
+    });
     expect(err.join('')).toContain('--plan must be free or paid');
   });
 
@@ -50,7 +90,16 @@ describe('mailroom CLI', () => {
     try {
       const text = out.join('\n');
       const { server } = result;
-      for (const value of [server.url, server.managementUrl, DEV_TOKEN, DEV_READ_ONLY_TOKEN, DEV_MANAGEMENT_USER, DEV_MANAGEMENT_PASSWORD, DEV_CURRENT_SIGNING_KEY, DEV_NEXT_SIGNING_KEY]) {
+      for (const value of [
+        server.url,
+        server.managementUrl,
+        DEV_TOKEN,
+        DEV_READ_ONLY_TOKEN,
+        DEV_MANAGEMENT_USER,
+        DEV_MANAGEMENT_PASSWORD,
+        DEV_CURRENT_SIGNING_KEY,
+        DEV_NEXT_SIGNING_KEY,
+      ]) {
         expect(text).toContain(value);
       }
       expect(text).toContain(`MAILROOM_URL=${server.url}\n`);
@@ -92,14 +141,22 @@ describe('mailroom CLI', () => {
     let receiverEnv!: ReturnType<typeof createReceiver>;
     try {
       const env = Object.fromEntries(
-        out.join('\n').split('\n').map((line) => line.trim()).filter((line) => line.startsWith('MAILROOM_')).map((line) => line.split(/=(.*)/s).slice(0, 2)),
+        out
+          .join('\n')
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line.startsWith('MAILROOM_'))
+          .map((line) => line.split(/=(.*)/s).slice(0, 2)),
       );
       expect(env.MAILROOM_APP_URL).toBe(appUrl);
       receiverEnv = createReceiver({ env, onError: () => {} });
       const client = createMessagingClient({ env, retry: false });
       const { messageId } = await client.send(orderPlaced, { orderId: 'o-1' });
       expect(messageId).toMatch(/^msg_/);
-      await waitUntil(() => delivered.length > 0, () => 'a delivery to the app');
+      await waitUntil(
+        () => delivered.length > 0,
+        () => 'a delivery to the app',
+      );
       expect(delivered).toEqual([{ path: '/order-placed', body: { orderId: 'o-1' } }]);
     } finally {
       await result.server.close();
@@ -108,7 +165,10 @@ describe('mailroom CLI', () => {
   });
 
   it('links its bin to a committed file, so npm creates the link before the first build', async () => {
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string>; files: string[] };
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      bin: Record<string, string>;
+      files: string[];
+    };
     const bin = manifest.bin.mailroom!;
     expect(bin.startsWith('./dist/')).toBe(false);
     expect(manifest.files).toContain(bin.replace(/^\.\//, '').split('/')[0]);

@@ -75,7 +75,12 @@ describe('a dev server killed mid-stream', () => {
       const writer = async (lane: number) => {
         for (let index = 0; ; index += 1) {
           try {
-            const { messageId } = await client.enqueue({ queue: `lane${lane}`, destination: `${destination.url}/crash`, body: `${lane}-${index}`, delay: '3m' });
+            const { messageId } = await client.enqueue({
+              queue: `lane${lane}`,
+              destination: `${destination.url}/crash`,
+              body: `${lane}-${index}`,
+              delay: '3m',
+            });
             answered.push(messageId);
             if (answered.length === 60) child.kill('SIGKILL');
           } catch {
@@ -94,7 +99,11 @@ describe('a dev server killed mid-stream', () => {
           const delivered = new Set(destination.received('/crash').map((request) => request.headers['service-message-id']));
           return answered.filter((id) => !delivered.has(id));
         };
-        await waitUntil(() => missing().length === 0, () => `${missing().length} answered message(s) to be delivered`, 10_000);
+        await waitUntil(
+          () => missing().length === 0,
+          () => `${missing().length} answered message(s) to be delivered`,
+          10_000,
+        );
       } finally {
         await restarted.close();
       }

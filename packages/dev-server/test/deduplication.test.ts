@@ -14,7 +14,12 @@ describe('deduplication', () => {
     const send = () => t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/d`, body: 'one', deduplicationId: 'order-7' });
     const first = await send();
     const second = await send();
-    const third = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/d`, body: 'other body', deduplicationId: 'order-7' });
+    const third = await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/d`,
+      body: 'other body',
+      deduplicationId: 'order-7',
+    });
     expect(first.deduplicated).toBeUndefined();
     expect(second).toEqual({ messageId: first.messageId, deduplicated: true });
     expect(third).toEqual({ messageId: first.messageId, deduplicated: true });
@@ -25,9 +30,19 @@ describe('deduplication', () => {
   });
 
   it('deduplicates by content: destination, body, content type and forwarded headers', async () => {
-    const base = { queue: 'q', destination: `${destination.url}/c` as const, body: '{"a":1}', contentType: 'application/json', headers: { 'X-A': '1', 'X-B': '2' }, contentBasedDeduplication: true };
+    const base = {
+      queue: 'q',
+      destination: `${destination.url}/c` as const,
+      body: '{"a":1}',
+      contentType: 'application/json',
+      headers: { 'X-A': '1', 'X-B': '2' },
+      contentBasedDeduplication: true,
+    };
     const first = await t.messaging.enqueue(base);
-    expect(await t.messaging.enqueue({ ...base, headers: { 'X-B': '2', 'X-A': '1' } })).toEqual({ messageId: first.messageId, deduplicated: true });
+    expect(await t.messaging.enqueue({ ...base, headers: { 'X-B': '2', 'X-A': '1' } })).toEqual({
+      messageId: first.messageId,
+      deduplicated: true,
+    });
     const variants = [
       { ...base, body: '{"a":2}' },
       { ...base, contentType: 'text/plain' },
@@ -41,7 +56,8 @@ describe('deduplication', () => {
   });
 
   it('forgets a key after 10 minutes', async () => {
-    const send = () => t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/w`, body: 'x', deduplicationId: 'k', delay: '1d' });
+    const send = () =>
+      t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/w`, body: 'x', deduplicationId: 'k', delay: '1d' });
     const first = await send();
     clock += 9 * 60_000;
     expect((await send()).deduplicated).toBe(true);

@@ -28,7 +28,9 @@ describe('delivery', () => {
     expect(received!.headers['service-retried']).toBe('0');
     expect(received!.headers['service-caller-ip']).toBe('127.0.0.1');
     expect(received!.headers['user-agent']).toMatch(/mailroom/);
-    const verified = (await t.verify(received!.headers['service-signature'], received!.body, url)) as { claims: { sub: string; iss: string } };
+    const verified = (await t.verify(received!.headers['service-signature'], received!.body, url)) as {
+      claims: { sub: string; iss: string };
+    };
     expect(verified.claims.sub).toBe(url);
     expect(verified.claims.iss).toBe('Service');
   });
@@ -61,7 +63,10 @@ describe('delivery', () => {
 
   it('lets Not-Before win over Delay', async () => {
     const notBefore = Math.floor(Date.now() / 1000) + 20;
-    const answer = await raw(t, 'POST', `/v2/enqueue/q/${destination.url}/nb`, { headers: { 'Service-Not-Before': String(notBefore), 'Service-Delay': '7d' }, body: 'x' });
+    const answer = await raw(t, 'POST', `/v2/enqueue/q/${destination.url}/nb`, {
+      headers: { 'Service-Not-Before': String(notBefore), 'Service-Delay': '7d' },
+      body: 'x',
+    });
     const { messageId } = answer.body as { messageId: string };
     const [accepted] = await t.waitForEvents('accepted', 1, (event) => event.messageId === messageId);
     expect(accepted!.delayMs).toBeGreaterThan(15_000);
@@ -75,7 +80,12 @@ describe('delivery', () => {
   });
 
   it('sends the workflow headers of a workflow message', async () => {
-    await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/step`, body: 'x', workflow: { runId: 'wfr_9', url: `${destination.url}/wf`, createdAt: 1_700_000_000_000 } });
+    await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/step`,
+      body: 'x',
+      workflow: { runId: 'wfr_9', url: `${destination.url}/wf`, createdAt: 1_700_000_000_000 },
+    });
     const [received] = await destination.waitFor('/step', 1);
     expect(received!.headers['service-workflow-runid']).toBe('wfr_9');
     expect(received!.headers['service-workflow-url']).toBe(`${destination.url}/wf`);

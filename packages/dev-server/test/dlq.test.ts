@@ -13,7 +13,12 @@ beforeEach(() => {
 });
 
 /** Enqueues one workflow message that fails at once, and waits until its failure callback settled. */
-async function failWorkflow(options: { runId: string; path?: string; label?: string; failureCallback?: 'ok' | 'fail' | 'none' }): Promise<string> {
+async function failWorkflow(options: {
+  runId: string;
+  path?: string;
+  label?: string;
+  failureCallback?: 'ok' | 'fail' | 'none';
+}): Promise<string> {
   const { messageId } = await t.messaging.enqueue({
     queue: `q-${options.runId}`,
     destination: `${destination.url}${options.path ?? '/s500'}`,
@@ -27,7 +32,12 @@ async function failWorkflow(options: { runId: string; path?: string; label?: str
     workflow: { runId: options.runId, url: `${destination.url}/workflow`, createdAt: 1_700_000_000_000 },
   });
   await t.waitForEvents('dlq', 1, (event) => event.messageId === messageId);
-  if (options.failureCallback !== 'none') await t.waitForEvents('failure-callback-state', 1, (event) => event.state !== 'CALLBACK_INPROGRESS' && dlqIdOf(messageId) === event.dlqId);
+  if (options.failureCallback !== 'none')
+    await t.waitForEvents(
+      'failure-callback-state',
+      1,
+      (event) => event.state !== 'CALLBACK_INPROGRESS' && dlqIdOf(messageId) === event.dlqId,
+    );
   return messageId;
 }
 
@@ -121,7 +131,8 @@ describe('workflow DLQ', () => {
     await failWorkflow({ runId: 'wfr_b', label: 'blue', path: '/s404', failureCallback: 'fail' });
     await failWorkflow({ runId: 'wfr_c', label: 'red', path: '/s404', failureCallback: 'fail' });
     const after = Date.now();
-    const list = async (filter: Parameters<TestServer['messaging']['workflowDlq']['list']>[0]) => ids((await t.messaging.workflowDlq.list(filter)).messages);
+    const list = async (filter: Parameters<TestServer['messaging']['workflowDlq']['list']>[0]) =>
+      ids((await t.messaging.workflowDlq.list(filter)).messages);
     expect(await list({ workflowRunId: 'wfr_b' })).toEqual(['wfr_b']);
     expect(await list({ workflowUrl: `${destination.url}/workflow` })).toEqual(['wfr_c', 'wfr_b', 'wfr_a']);
     expect(await list({ workflowUrl: 'http://elsewhere.test/' })).toEqual([]);
@@ -140,7 +151,11 @@ describe('workflow DLQ', () => {
     expect(newer.status).toBe(200);
     const body = newer.body as { messages: DlqWorkflowMessage[]; cursor?: string };
     expect(ids(body.messages)).toEqual(['wfr_c']);
-    const next = await raw(t, 'GET', `/v2/dlq?source=workflow&callerIp=127.0.0.1&failureFunctionState=CALLBACK_FAIL&count=1&cursor=${body.cursor}`);
+    const next = await raw(
+      t,
+      'GET',
+      `/v2/dlq?source=workflow&callerIp=127.0.0.1&failureFunctionState=CALLBACK_FAIL&count=1&cursor=${body.cursor}`,
+    );
     expect(ids((next.body as { messages: DlqWorkflowMessage[] }).messages)).toEqual(['wfr_b']);
     expect(next.body).not.toHaveProperty('cursor');
     expect((await raw(t, 'GET', '/v2/workflows/dlq?responseStatus=abc')).status).toBe(400);

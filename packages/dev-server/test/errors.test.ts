@@ -44,7 +44,10 @@ describe('errors', () => {
     const error = await t.messaging.enqueue({ queue: 'q', destination: 'no-such-group', body: 'x' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ status: 404, serviceMessage: 'topic no-such-group not found' });
-    await expect(t.messaging.urlGroups.removeEndpoints('no-such-group', [{ name: 'a' }])).rejects.toMatchObject({ status: 404, serviceMessage: 'topic no-such-group not found' });
+    await expect(t.messaging.urlGroups.removeEndpoints('no-such-group', [{ name: 'a' }])).rejects.toMatchObject({
+      status: 404,
+      serviceMessage: 'topic no-such-group not found',
+    });
   });
 
   it('answers 400 for an invalid retry-delay expression and other malformed headers', async () => {
@@ -74,26 +77,45 @@ describe('errors', () => {
   it('answers 412 for retries above the plan maximum (free 999, paid 20)', async () => {
     const answer = await raw(t, 'POST', `/v2/enqueue/q/${destination.url}/x`, { headers: { 'Service-Retries': '1000' }, body: 'x' });
     expect(answer.status).toBe(412);
-    await expect(t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', retries: 999, delay: '1h' })).resolves.toHaveProperty('messageId');
+    await expect(
+      t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', retries: 999, delay: '1h' }),
+    ).resolves.toHaveProperty('messageId');
     const paid = await startTestServer({ plan: 'paid' });
     try {
-      const error = await paid.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', retries: 21 }).catch((caught: unknown) => caught);
+      const error = await paid.messaging
+        .enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', retries: 21 })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PlanLimitError);
-      await expect(paid.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', callback: { url: `${destination.url}/cb`, retries: 21 } })).rejects.toMatchObject({ status: 412 });
-      await expect(paid.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', retries: 20 })).resolves.toHaveProperty('messageId');
+      await expect(
+        paid.messaging.enqueue({
+          queue: 'q',
+          destination: `${destination.url}/x`,
+          body: 'x',
+          callback: { url: `${destination.url}/cb`, retries: 21 },
+        }),
+      ).rejects.toMatchObject({ status: 412 });
+      await expect(
+        paid.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', retries: 20 }),
+      ).resolves.toHaveProperty('messageId');
     } finally {
       await paid.close();
     }
   });
 
   it('answers 412 for a delay beyond the plan maximum and a body above the message size', async () => {
-    await expect(t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', delay: '8d' })).rejects.toMatchObject({ status: 412 });
+    await expect(t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', delay: '8d' })).rejects.toMatchObject({
+      status: 412,
+    });
     const big = 'x'.repeat(1_048_577);
-    await expect(t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: big })).rejects.toMatchObject({ status: 412 });
+    await expect(t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: big })).rejects.toMatchObject({
+      status: 412,
+    });
   });
 
   it('answers 400 for api/llm, which the dev server does not emulate', async () => {
-    const error = await t.messaging.enqueue({ queue: 'q', destination: 'api/llm', body: '{}', callback: `${destination.url}/cb` }).catch((caught: unknown) => caught);
+    const error = await t.messaging
+      .enqueue({ queue: 'q', destination: 'api/llm', body: '{}', callback: `${destination.url}/cb` })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 400 });
     expect((error as ApiError).serviceMessage).toMatch(/not supported by the dev server/);
@@ -106,7 +128,13 @@ describe('errors', () => {
   });
 
   it('guards the management interface with Basic auth', async () => {
-    const wrong = createManagementClient({ baseUrl: t.server.managementUrl, user: t.server.managementUser, password: 'wrong', retry: false, env: {} });
+    const wrong = createManagementClient({
+      baseUrl: t.server.managementUrl,
+      user: t.server.managementUser,
+      password: 'wrong',
+      retry: false,
+      env: {},
+    });
     await expect(wrong.users()).rejects.toMatchObject({ status: 401 });
     // The messaging token is not a management credential.
     expect((await raw(t, 'GET', '/management/v2/messaging/users')).status).toBe(401);

@@ -39,7 +39,10 @@ describe('a custom header prefix (Upstash)', () => {
     await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/reject`, body: 'x', retries: 3 });
     await t.waitForEvents('failed', 1);
     expect(destination.received('/reject')).toHaveLength(1);
-    const answer = await raw(t, 'POST', `/v2/enqueue/q/${destination.url}/plain`, { headers: { 'Service-Retries': 'not a number', 'Service-Forward-X-A': '1' }, body: 'x' });
+    const answer = await raw(t, 'POST', `/v2/enqueue/q/${destination.url}/plain`, {
+      headers: { 'Service-Retries': 'not a number', 'Service-Forward-X-A': '1' },
+      body: 'x',
+    });
     expect(answer.status).toBe(200);
     const [received] = await destination.waitFor('/plain', 1);
     expect(received!.headers['x-a']).toBeUndefined();

@@ -26,7 +26,10 @@ async function scenario(format: 'text' | 'json'): Promise<{ lines: string[]; sec
       workflow: { runId: 'wfr_log', url: `${destination.url}/wf` },
     });
     await waitUntil(() => lines.filter((line) => line.includes('delivered')).length >= 4, 'four deliveries in the log');
-    return { lines, secrets: [server.token, server.readOnlyToken, server.managementPassword, server.currentSigningKey, server.nextSigningKey] };
+    return {
+      lines,
+      secrets: [server.token, server.readOnlyToken, server.managementPassword, server.currentSigningKey, server.nextSigningKey],
+    };
   } finally {
     await server.close();
     await destination.close();
@@ -52,14 +55,23 @@ describe('logs', () => {
   it('prints JSON lines with --log json', async () => {
     const { lines, secrets } = await scenario('json');
     const events = lines.map((line) => JSON.parse(line) as { type: string; time: string });
-    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['listening', 'accepted', 'delivered', 'retry', 'failed', 'dlq', 'callback']));
+    expect(events.map((event) => event.type)).toEqual(
+      expect.arrayContaining(['listening', 'accepted', 'delivered', 'retry', 'failed', 'dlq', 'callback']),
+    );
     expect(events.find((event) => event.type === 'retry')).toMatchObject({ delayMs: 2000, scaledDelayMs: 2, delaySource: 'retry-delay' });
     for (const secret of secrets) expect(lines.join('\n')).not.toContain(secret);
   });
 
   it('redacts credentials embedded in a URL', async () => {
     const lines: string[] = [];
-    createLogger('text', (line) => lines.push(line))!({ type: 'delivered', messageId: 'msg_1', kind: 'message', url: 'https://user:pw@app.test/x', status: 200, retried: 0 });
+    createLogger('text', (line) => lines.push(line))!({
+      type: 'delivered',
+      messageId: 'msg_1',
+      kind: 'message',
+      url: 'https://user:pw@app.test/x',
+      status: 200,
+      retried: 0,
+    });
     expect(lines[0]).toContain('https://***@app.test/x');
   });
 });

@@ -52,7 +52,8 @@ describe('management', () => {
 
   it('counts what the server really did in the statistics', async () => {
     destination.script('/down', always(500));
-    for (let index = 0; index < 3; index += 1) await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'hello' });
+    for (let index = 0; index < 3; index += 1)
+      await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'hello' });
     await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/down`, body: 'x', retries: 1 });
     await t.waitForEvents('delivered', 3);
     await t.waitForEvents('failed', 1);
@@ -84,7 +85,9 @@ describe('management', () => {
     }
     const month = await t.management.stats(user!.id, { period: '30d' });
     expect(month.daily_used).toHaveLength(240);
-    expect(parseServiceTimestamp(month.daily_used[1]!.x).getTime() - parseServiceTimestamp(month.daily_used[0]!.x).getTime()).toBe(3 * 3_600_000);
+    expect(parseServiceTimestamp(month.daily_used[1]!.x).getTime() - parseServiceTimestamp(month.daily_used[0]!.x).getTime()).toBe(
+      3 * 3_600_000,
+    );
   });
 
   it('answers 404 for an unknown user and 400 for an unknown period', async () => {
@@ -96,7 +99,15 @@ describe('management', () => {
 
   it('creates and reads search indexes with the limits of their plan', async () => {
     const created = await t.management.searchIndexes.create({ name: 'docs', region: 'us-central1', type: 'payg' });
-    expect(created).toMatchObject({ name: 'docs', region: 'us-central1', type: 'payg', customer_id: t.server.managementUser, integration_email: '', max_daily_queries: -1, max_monthly_bandwidth: -1 });
+    expect(created).toMatchObject({
+      name: 'docs',
+      region: 'us-central1',
+      type: 'payg',
+      customer_id: t.server.managementUser,
+      integration_email: '',
+      max_daily_queries: -1,
+      max_monthly_bandwidth: -1,
+    });
     expect(created.endpoint).toMatch(/^[a-z]+-[a-z]+-\d+-us1$/);
     expect(Math.abs(created.creation_time - Date.now() / 1000)).toBeLessThan(5);
     const read = await t.management.searchIndexes.get(created.id);
@@ -109,8 +120,18 @@ describe('management', () => {
 
   it('refuses an invalid search index body with 400', async () => {
     const auth = Buffer.from(`${t.server.managementUser}:${t.server.managementPassword}`).toString('base64');
-    for (const body of ['{"name":"x","region":"mars","type":"free"}', '{"name":"x","region":"eu-west-1"}', '{"name":"","region":"eu-west-1","type":"free"}', '[]', 'nope']) {
-      const response = await fetch(`${t.server.managementUrl}/search`, { method: 'POST', headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' }, body });
+    for (const body of [
+      '{"name":"x","region":"mars","type":"free"}',
+      '{"name":"x","region":"eu-west-1"}',
+      '{"name":"","region":"eu-west-1","type":"free"}',
+      '[]',
+      'nope',
+    ]) {
+      const response = await fetch(`${t.server.managementUrl}/search`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' },
+        body,
+      });
       expect([body, response.status]).toEqual([body, 400]);
       expect(await response.json()).toEqual({ error: expect.any(String) });
     }

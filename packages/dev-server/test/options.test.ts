@@ -4,7 +4,16 @@ import { resolveOptions } from '../src/options';
 
 describe('startDevServer options', () => {
   it('applies the documented defaults', () => {
-    expect(resolveOptions({}, {})).toMatchObject({ port: 8288, host: '127.0.0.1', dataDir: undefined, headerPrefix: 'Service', issuer: 'Service', plan: 'free', timeScale: 1, log: 'text' });
+    expect(resolveOptions({}, {})).toMatchObject({
+      port: 8288,
+      host: '127.0.0.1',
+      dataDir: undefined,
+      headerPrefix: 'Service',
+      issuer: 'Service',
+      plan: 'free',
+      timeScale: 1,
+      log: 'text',
+    });
   });
 
   it('takes the header prefix from the argument, then MAILROOM_HEADER_PREFIX', () => {

@@ -20,7 +20,8 @@ function trackConcurrency(path: string, delayMs: number): () => number {
 describe('queues', () => {
   it('delivers one message at a time per queue, in order', async () => {
     const peak = trackConcurrency('/serial', 15);
-    for (let index = 0; index < 5; index += 1) await t.messaging.enqueue({ queue: 'serial', destination: `${destination.url}/serial`, body: String(index) });
+    for (let index = 0; index < 5; index += 1)
+      await t.messaging.enqueue({ queue: 'serial', destination: `${destination.url}/serial`, body: String(index) });
     const requests = await destination.waitFor('/serial', 5);
     expect(requests.map((request) => request.text)).toEqual(['0', '1', '2', '3', '4']);
     expect(peak()).toBe(1);
@@ -36,7 +37,11 @@ describe('queues', () => {
 
   it('delivers different queues concurrently', async () => {
     const peak = trackConcurrency('/parallel', 60);
-    await Promise.all([0, 1, 2, 3].map((index) => t.messaging.enqueue({ queue: `q${index}`, destination: `${destination.url}/parallel`, body: String(index) })));
+    await Promise.all(
+      [0, 1, 2, 3].map((index) =>
+        t.messaging.enqueue({ queue: `q${index}`, destination: `${destination.url}/parallel`, body: String(index) }),
+      ),
+    );
     await destination.waitFor('/parallel', 4);
     expect(peak()).toBeGreaterThan(1);
   });

@@ -44,7 +44,12 @@ describe('restart with a data directory', () => {
     const first = await startTestServer({ dataDir, timeScale: 1, now: () => startedAt });
     const accepted: string[] = [];
     for (let index = 0; index < 10; index += 1) {
-      const { messageId } = await first.messaging.enqueue({ queue: `q${index % 3}`, destination: `${destination.url}/later`, body: String(index), delay: '5m' });
+      const { messageId } = await first.messaging.enqueue({
+        queue: `q${index % 3}`,
+        destination: `${destination.url}/later`,
+        body: String(index),
+        delay: '5m',
+      });
       accepted.push(messageId);
     }
     await first.close();
@@ -55,7 +60,9 @@ describe('restart with a data directory', () => {
       const requests = await destination.waitFor('/later', 10);
       expect(new Set(requests.map((request) => request.headers['service-message-id']))).toEqual(new Set(accepted));
       // Still signed with the keys of the data directory.
-      await expect(second.verify(requests[0]!.headers['service-signature'], requests[0]!.body, `${destination.url}/later`)).resolves.toBeDefined();
+      await expect(
+        second.verify(requests[0]!.headers['service-signature'], requests[0]!.body, `${destination.url}/later`),
+      ).resolves.toBeDefined();
       expect(second.events.find((event) => event.type === 'listening')).toMatchObject({ recovered: 10 });
     } finally {
       await second.close();
@@ -91,10 +98,21 @@ describe('restart with a data directory', () => {
     destination.script('/down', always(500));
     const first = await startTestServer({ dataDir });
     await first.messaging.urlGroups.addEndpoints('team', [{ name: 'a', url: `${destination.url}/a` }]);
-    await first.messaging.enqueue({ queue: 'q', destination: `${destination.url}/down`, body: 'x', retries: 0, workflow: { runId: 'wfr_keep', url: `${destination.url}/wf` } });
+    await first.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/down`,
+      body: 'x',
+      retries: 0,
+      workflow: { runId: 'wfr_keep', url: `${destination.url}/wf` },
+    });
     await first.waitForEvents('dlq', 1);
     const index = await first.management.searchIndexes.create({ name: 'kept', region: 'eu-west-1', type: 'free' });
-    const { messageId } = await first.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'x', deduplicationId: 'once' });
+    const { messageId } = await first.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/ok`,
+      body: 'x',
+      deduplicationId: 'once',
+    });
     await first.waitForEvents('delivered', 1);
     const userId = (await first.management.users())[0]!.id;
     await first.close();
@@ -106,9 +124,13 @@ describe('restart with a data directory', () => {
         expect((await next.messaging.urlGroups.list()).map((group) => group.name)).toEqual(['team']);
         expect((await next.messaging.workflowDlq.list()).messages.map((entry) => entry.workflowRunId)).toEqual(['wfr_keep']);
         expect(await next.management.searchIndexes.get(index.id)).toEqual(index);
-        expect(await next.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'x', deduplicationId: 'once' })).toEqual({ messageId, deduplicated: true });
+        expect(
+          await next.messaging.enqueue({ queue: 'q', destination: `${destination.url}/ok`, body: 'x', deduplicationId: 'once' }),
+        ).toEqual({ messageId, deduplicated: true });
         const stats = await next.management.stats(userId);
-        expect(stats.daily_messaging_messages.find((series) => series.id === 'delivered')?.data_points.reduce((sum, point) => sum + point.y, 0)).toBe(1);
+        expect(
+          stats.daily_messaging_messages.find((series) => series.id === 'delivered')?.data_points.reduce((sum, point) => sum + point.y, 0),
+        ).toBe(1);
         expect(stats.dlq_message_count).toBe(1);
       } finally {
         await next.close();

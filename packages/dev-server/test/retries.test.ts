@@ -5,7 +5,8 @@ import { destination, startTestServer, t, useTestServer } from './helpers/test-s
 
 useTestServer();
 
-const retriedHeaders = (requests: Array<{ headers: Record<string, unknown> }>) => requests.map((request) => request.headers['service-retried']);
+const retriedHeaders = (requests: Array<{ headers: Record<string, unknown> }>) =>
+  requests.map((request) => request.headers['service-retried']);
 
 describe('retries', () => {
   it('makes exactly 1 + retries attempts with Retried 0..retries, then fails', async () => {
@@ -43,7 +44,13 @@ describe('retries', () => {
 
   it('schedules retries with the Retry-Delay expression (ms, retried from 0), scaled by the time scale', async () => {
     destination.script('/down', always(500));
-    const { messageId } = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/down`, body: 'x', retries: 3, retryDelay: '1000 * (1 + retried)' });
+    const { messageId } = await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/down`,
+      body: 'x',
+      retries: 3,
+      retryDelay: '1000 * (1 + retried)',
+    });
     await t.waitForEvents('failed', 1, (event) => event.messageId === messageId);
     const retries = t.events.filter((event) => event.type === 'retry');
     expect(retries.map((event) => [event.retried, event.delayMs, event.delaySource])).toEqual([
@@ -59,7 +66,13 @@ describe('retries', () => {
 
   it('uses pow and max in the expression', async () => {
     destination.script('/down', always(500));
-    const { messageId } = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/down`, body: 'x', retries: 4, retryDelay: 'max(1000, pow(2, retried) * 300)' });
+    const { messageId } = await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/down`,
+      body: 'x',
+      retries: 4,
+      retryDelay: 'max(1000, pow(2, retried) * 300)',
+    });
     await t.waitForEvents('failed', 1, (event) => event.messageId === messageId);
     expect(t.events.filter((event) => event.type === 'retry').map((event) => event.delayMs)).toEqual([1000, 1000, 1200, 2400]);
   });
@@ -77,7 +90,13 @@ describe('retries', () => {
 
   it("honours the destination's Retry-After over the expression", async () => {
     destination.script('/busy', failTimes(1, 503, { 'Retry-After': '7' }));
-    const { messageId } = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/busy`, body: 'x', retries: 2, retryDelay: '1000' });
+    const { messageId } = await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/busy`,
+      body: 'x',
+      retries: 2,
+      retryDelay: '1000',
+    });
     await t.waitForEvents('delivered', 1, (event) => event.messageId === messageId);
     const [retry] = t.events.filter((event) => event.type === 'retry');
     expect(retry).toMatchObject({ delayMs: 7000, delaySource: 'retry-after', status: 503 });
@@ -89,7 +108,11 @@ describe('retries', () => {
       destination.script('/later', failTimes(1, 429, { 'Retry-After': '999999' }));
       const { messageId } = await zero.messaging.enqueue({ queue: 'q', destination: `${destination.url}/later`, body: 'x', retries: 1 });
       await zero.waitForEvents('delivered', 1, (event) => event.messageId === messageId);
-      expect(zero.events.find((event) => event.type === 'retry')).toMatchObject({ delayMs: 86_400_000, delaySource: 'retry-after', scaledDelayMs: 0 });
+      expect(zero.events.find((event) => event.type === 'retry')).toMatchObject({
+        delayMs: 86_400_000,
+        delaySource: 'retry-after',
+        scaledDelayMs: 0,
+      });
     } finally {
       await zero.close();
     }
@@ -112,7 +135,13 @@ describe('retries', () => {
 
   it('counts a timeout (Timeout header) as a failed attempt', async () => {
     destination.script('/slow', (_, index) => (index === 0 ? { status: 200, delayMs: 1500 } : { status: 200 }));
-    const { messageId } = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/slow`, body: 'x', retries: 1, timeout: '1s' });
+    const { messageId } = await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/slow`,
+      body: 'x',
+      retries: 1,
+      timeout: '1s',
+    });
     await t.waitForEvents('delivered', 1, (event) => event.messageId === messageId, 8000);
     const [retry] = t.events.filter((event) => event.type === 'retry');
     expect(retry?.error).toMatch(/timeout/);

@@ -37,8 +37,23 @@ function replay(records: DevRecord[]): DevState {
 
 const history: DevRecord[] = [
   { type: 'group.updated', name: 'g', group: { name: 'g', createdAt: NOW, updatedAt: NOW, endpoints: [{ url: 'https://a.test/' }] } },
-  { type: 'messages.accepted', at: NOW, messages: [message('msg_a', 1), message('msg_b', 2, { failureCallback: { url: 'https://cb.test/', method: 'POST', headers: {} } })], dedupKeys: ['id:k'] },
-  { type: 'attempt', id: 'msg_a', at: NOW + 1, retried: 0, outcome: 'retry', dueAt: NOW + 1000, bytes: 10, spawned: [], response: { status: 500, headers: {}, bodyBase64: '' } },
+  {
+    type: 'messages.accepted',
+    at: NOW,
+    messages: [message('msg_a', 1), message('msg_b', 2, { failureCallback: { url: 'https://cb.test/', method: 'POST', headers: {} } })],
+    dedupKeys: ['id:k'],
+  },
+  {
+    type: 'attempt',
+    id: 'msg_a',
+    at: NOW + 1,
+    retried: 0,
+    outcome: 'retry',
+    dueAt: NOW + 1000,
+    bytes: 10,
+    spawned: [],
+    response: { status: 500, headers: {}, bodyBase64: '' },
+  },
   {
     type: 'attempt',
     id: 'msg_b',
@@ -48,9 +63,26 @@ const history: DevRecord[] = [
     bytes: 3,
     error: 'timeout',
     spawned: [message('msg_fc', 3, { kind: 'failure-callback', dlqId: `${NOW + 2}-1`, queue: undefined })],
-    dlq: { dlqId: `${NOW + 2}-1`, order: 1, at: NOW + 2, message: message('msg_b', 2), retried: 0, error: 'timeout', failureCallbackInfo: { state: 'CALLBACK_INPROGRESS' } },
+    dlq: {
+      dlqId: `${NOW + 2}-1`,
+      order: 1,
+      at: NOW + 2,
+      message: message('msg_b', 2),
+      retried: 0,
+      error: 'timeout',
+      failureCallbackInfo: { state: 'CALLBACK_INPROGRESS' },
+    },
   },
-  { type: 'attempt', id: 'msg_fc', at: NOW + 3, retried: 0, outcome: 'delivered', bytes: 5, spawned: [], response: { status: 200, headers: {}, bodyBase64: 'b2s=' } },
+  {
+    type: 'attempt',
+    id: 'msg_fc',
+    at: NOW + 3,
+    retried: 0,
+    outcome: 'delivered',
+    bytes: 5,
+    spawned: [],
+    response: { status: 200, headers: {}, bodyBase64: 'b2s=' },
+  },
   { type: 'index.created', index: { id: 'idx', name: 'docs' } },
 ];
 
@@ -59,7 +91,12 @@ describe('state', () => {
     const state = replay(history);
     expect([...state.messages.keys()]).toEqual(['msg_a']);
     expect(state.messages.get('msg_a')).toMatchObject({ retried: 1, dueAt: NOW + 1000, started: true });
-    expect(state.dlq.get(`${NOW + 2}-1`)?.failureCallbackInfo).toEqual({ state: 'CALLBACK_SUCCESS', responseStatus: 200, responseBodyBase64: 'b2s=', responseHeaders: {} });
+    expect(state.dlq.get(`${NOW + 2}-1`)?.failureCallbackInfo).toEqual({
+      state: 'CALLBACK_SUCCESS',
+      responseStatus: 200,
+      responseBodyBase64: 'b2s=',
+      responseHeaders: {},
+    });
     expect(state.dedup.get('id:k')?.results.map((result) => result.messageId)).toEqual(['msg_a', 'msg_b']);
     const [bucket] = state.stats.values();
     expect(bucket).toMatchObject({ requests: 3, delivered: 1, failed: 1, bandwidth: 18 });
@@ -92,7 +129,10 @@ describe('state', () => {
   });
 
   it('ignores an attempt of a message that is no longer pending', () => {
-    const state = replay([...history, { type: 'attempt', id: 'msg_b', at: NOW + 5, retried: 1, outcome: 'delivered', bytes: 1, spawned: [] }]);
+    const state = replay([
+      ...history,
+      { type: 'attempt', id: 'msg_b', at: NOW + 5, retried: 1, outcome: 'delivered', bytes: 1, spawned: [] },
+    ]);
     expect(state.messages.has('msg_b')).toBe(false);
     expect([...state.stats.values()][0]?.delivered).toBe(1);
   });

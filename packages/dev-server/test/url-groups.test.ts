@@ -10,10 +10,15 @@ describe('URL groups', () => {
   it('creates a group by adding endpoints, lists it, and deletes it when emptied', async () => {
     const before = Date.now();
     await t.messaging.urlGroups.addEndpoints('orders', [{ name: 'a', url: `${destination.url}/a` }, { url: `${destination.url}/b` }]);
-    const added = await raw(t, 'POST', '/v2/topics/orders/endpoints', { body: JSON.stringify({ endpoints: [{ name: 'c', url: `${destination.url}/c` }] }) });
+    const added = await raw(t, 'POST', '/v2/topics/orders/endpoints', {
+      body: JSON.stringify({ endpoints: [{ name: 'c', url: `${destination.url}/c` }] }),
+    });
     expect(added).toMatchObject({ status: 200, body: undefined });
     const [group] = await t.messaging.urlGroups.list();
-    expect(group).toMatchObject({ name: 'orders', endpoints: [{ name: 'a', url: `${destination.url}/a` }, { url: `${destination.url}/b` }, { name: 'c', url: `${destination.url}/c` }] });
+    expect(group).toMatchObject({
+      name: 'orders',
+      endpoints: [{ name: 'a', url: `${destination.url}/a` }, { url: `${destination.url}/b` }, { name: 'c', url: `${destination.url}/c` }],
+    });
     expect(group!.createdAt).toBeGreaterThanOrEqual(before);
     expect(group!.updatedAt).toBeGreaterThanOrEqual(group!.createdAt);
 
@@ -26,13 +31,22 @@ describe('URL groups', () => {
   });
 
   it('refuses bad endpoint bodies with 400', async () => {
-    for (const body of ['{}', '{"endpoints":[]}', '{"endpoints":[{"url":"ftp://x.test"}]}', 'not json', '{"endpoints":[{"url":"http://a.test","name":"a b"}]}']) {
+    for (const body of [
+      '{}',
+      '{"endpoints":[]}',
+      '{"endpoints":[{"url":"ftp://x.test"}]}',
+      'not json',
+      '{"endpoints":[{"url":"http://a.test","name":"a b"}]}',
+    ]) {
       expect([body, (await raw(t, 'POST', '/v2/topics/g/endpoints', { body })).status]).toEqual([body, 400]);
     }
   });
 
   it('fans an enqueue out to one message per endpoint, answered as an array', async () => {
-    await t.messaging.urlGroups.addEndpoints('fan', [{ name: 'one', url: `${destination.url}/one` }, { name: 'two', url: `${destination.url}/two?v=2` }]);
+    await t.messaging.urlGroups.addEndpoints('fan', [
+      { name: 'one', url: `${destination.url}/one` },
+      { name: 'two', url: `${destination.url}/two?v=2` },
+    ]);
     const receive = receiverFor(t, destination.url);
     const results = await t.messaging.enqueue({ queue: 'q', destination: 'fan', body: 'hello', callback: `${destination.url}/cb` });
     expect(results).toEqual([
@@ -60,7 +74,9 @@ describe('URL groups', () => {
     try {
       await free.messaging.urlGroups.addEndpoints('first', [{ url: `${destination.url}/a` }]);
       await free.messaging.urlGroups.addEndpoints('first', [{ url: `${destination.url}/b` }]);
-      await expect(free.messaging.urlGroups.addEndpoints('second', [{ url: `${destination.url}/a` }])).rejects.toMatchObject({ status: 412 });
+      await expect(free.messaging.urlGroups.addEndpoints('second', [{ url: `${destination.url}/a` }])).rejects.toMatchObject({
+        status: 412,
+      });
     } finally {
       await free.close();
     }

@@ -56,7 +56,10 @@ describe('a crashing handler', () => {
 describe('signatures bound to the endpoint', () => {
   it('includes the mount path of a router: a token for /hooks/orders works there, one for /orders does not', async () => {
     const router = express.Router();
-    router.post('/orders', createMailroom(options).destination(orderPlaced, () => {}));
+    router.post(
+      '/orders',
+      createMailroom(options).destination(orderPlaced, () => {}),
+    );
     const app = express();
     app.use('/hooks', router);
     expect((await post(app, '/hooks/orders', await delivery('http://127.0.0.1/hooks/orders', order))).status).toBe(200);

@@ -52,7 +52,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
     it('shows forwarded headers under their own names', async () => {
       let forwarded: Record<string, string> = {};
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), options));
+      app.post(
+        '/orders',
+        destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), options),
+      );
       const { headers, body } = await delivery(url('/orders'), order, {
         headers: { 'X-Tenant': 'acme', 'Service-Forward-X-Trace': 'trace-1' },
       });
@@ -65,7 +68,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const seenUrls: (string | undefined)[] = [];
       const mailroom = createMailroom({ ...options, publicUrl: 'https://app.example.com' });
       const router = expressModule.Router();
-      router.post('/orders', mailroom.destination(orderPlaced, (message) => void seenUrls.push(message.url)));
+      router.post(
+        '/orders',
+        mailroom.destination(orderPlaced, (message) => void seenUrls.push(message.url)),
+      );
       const app = expressModule();
       app.use('/hooks', router);
 
@@ -82,7 +88,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       let raw = '';
       const app = expressModule();
       app.use(expressModule.json({ verify: captureRawBody }));
-      app.post('/orders', destination(orderPlaced, (message) => void (raw = message.text()), options));
+      app.post(
+        '/orders',
+        destination(orderPlaced, (message) => void (raw = message.text()), options),
+      );
       // Equal in meaning to `order` but not in bytes: only the captured bytes can match the signature.
       const text = '{ "total": 12.5,\n  "orderId": "o_1" }';
       const { headers, body } = await delivery(url('/orders'), text, { contentType: 'application/json' });
@@ -106,7 +115,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
     it('still reads bodies a global express.json() skipped (not JSON)', async () => {
       const app = expressModule();
       app.use(expressModule.json());
-      app.post('/text', destination(orderPlaced, () => {}, options));
+      app.post(
+        '/text',
+        destination(orderPlaced, () => {}, options),
+      );
       const plain = await delivery(url('/text'), 'hello', { contentType: 'text/plain' });
       const res = await post(app, '/text', plain);
       // The pipeline got the exact bytes: the signature passed, then the schema refused the text.
@@ -117,7 +129,11 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
     it('takes the bytes a route-level express.raw() left in req.body', async () => {
       const seen = vi.fn();
       const app = expressModule();
-      app.post('/orders', expressModule.raw({ type: () => true }), destination(orderPlaced, (m) => seen(m.body), options));
+      app.post(
+        '/orders',
+        expressModule.raw({ type: () => true }),
+        destination(orderPlaced, (m) => seen(m.body), options),
+      );
       const { headers, body } = await delivery(url('/orders'), order);
       expect((await post(app, '/orders', { headers, body })).status).toBe(200);
       expect(seen).toHaveBeenCalledWith(order);
@@ -127,7 +143,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const failure = new Error('database down');
       const caught = vi.fn();
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, () => Promise.reject(failure), { ...options, forwardErrors: true }));
+      app.post(
+        '/orders',
+        destination(orderPlaced, () => Promise.reject(failure), { ...options, forwardErrors: true }),
+      );
       const onError: ErrorRequestHandler = (error, _req, res, _next) => {
         caught(error);
         res.status(503).json({ caught: (error as Error).message });
@@ -143,7 +162,16 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
     it('answers 500 through Express’s default error handler when the app has none', async () => {
       const app = expressModule();
       app.set('env', 'test'); // keeps finalhandler from logging the stack during tests
-      app.post('/orders', destination(orderPlaced, () => { throw new Error('boom'); }, options));
+      app.post(
+        '/orders',
+        destination(
+          orderPlaced,
+          () => {
+            throw new Error('boom');
+          },
+          options,
+        ),
+      );
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await post(app, '/orders', { headers, body });
       expect(res.status).toBe(500);
@@ -164,7 +192,16 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
 
     it('answers 500 itself when a handler throws a value Express would not read as an error', async () => {
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, () => { throw undefined; }, options));
+      app.post(
+        '/orders',
+        destination(
+          orderPlaced,
+          () => {
+            throw undefined;
+          },
+          options,
+        ),
+      );
       const res = await post(app, '/orders', await delivery(url('/orders'), order));
       expect(res.status).toBe(500);
       expect(res.text).toBe('{"error":"handler failed"}');
@@ -172,7 +209,16 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
 
     it('answers 489 with the non-retryable header when the handler throws NonRetryableError', async () => {
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, () => { throw new NonRetryableError('unknown order'); }, options));
+      app.post(
+        '/orders',
+        destination(
+          orderPlaced,
+          () => {
+            throw new NonRetryableError('unknown order');
+          },
+          options,
+        ),
+      );
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await post(app, '/orders', { headers, body });
       expect(res.status).toBe(489);
@@ -181,7 +227,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
 
     it('answers 500 with a clear message when no signing key is configured', async () => {
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, () => {}, { env: {}, onError: () => {} }));
+      app.post(
+        '/orders',
+        destination(orderPlaced, () => {}, { env: {}, onError: () => {} }),
+      );
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await post(app, '/orders', { headers, body });
       expect(res.status).toBe(500);
@@ -202,8 +251,19 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           { ...options, source: orderPlaced },
         ),
       );
-      app.post('/failure', failureCallback((message) => failures(message.dlqId, message.sourceBody.data), { ...options, source: orderPlaced }));
-      const payload = { status: 200, sourceMessageId: 'msg_1', sourceBody: base64(order), body: base64('ok'), retried: 3, maxRetries: 3, extra: 1 };
+      app.post(
+        '/failure',
+        failureCallback((message) => failures(message.dlqId, message.sourceBody.data), { ...options, source: orderPlaced }),
+      );
+      const payload = {
+        status: 200,
+        sourceMessageId: 'msg_1',
+        sourceBody: base64(order),
+        body: base64('ok'),
+        retried: 3,
+        maxRetries: 3,
+        extra: 1,
+      };
       const cb = await delivery(url('/callback'), payload);
       expect((await post(app, '/callback', cb)).status).toBe(200);
       expect(callbacks).toHaveBeenCalledWith(200, order, 'ok', true);
@@ -214,7 +274,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
 
     it('sends what the handler returns as JSON', async () => {
       const app = expressModule();
-      app.post('/orders', createMailroom(options).destination(orderPlaced, (message) => ({ saved: message.body.orderId })));
+      app.post(
+        '/orders',
+        createMailroom(options).destination(orderPlaced, (message) => ({ saved: message.body.orderId })),
+      );
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await post(app, '/orders', { headers, body });
       expect(res.status).toBe(200);

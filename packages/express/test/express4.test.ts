@@ -8,8 +8,17 @@ import { options, orderPlaced } from './fixtures';
 // (@types/express 4 and 5 are not assignable to each other, so this fails with types from `express`).
 const app4: express4.Express = express4();
 app4.use(express4.json({ verify: captureRawBody }));
-app4.post(orderPlaced.path, destination(orderPlaced, () => {}, options));
-app4.use('/hooks', express4.Router().post('/orders', createMailroom(options).callback(() => {})));
+app4.post(
+  orderPlaced.path,
+  destination(orderPlaced, () => {}, options),
+);
+app4.use(
+  '/hooks',
+  express4.Router().post(
+    '/orders',
+    createMailroom(options).callback(() => {}),
+  ),
+);
 const handler4: express4.RequestHandler = destination(orderPlaced, () => {}, options);
 const handler5: express5.RequestHandler = destination(orderPlaced, () => {}, options);
 void [app4, handler4, handler5];

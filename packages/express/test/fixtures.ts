@@ -30,7 +30,11 @@ export function base64(value: unknown): string {
  * Posts a delivery's exact bytes. superagent would re-serialise a Buffer as JSON under a JSON
  * content type, which is the very thing a signature must catch, so its serialiser is bypassed.
  */
-export function post(app: Parameters<typeof request>[0], path: string, { headers, body }: { headers: Record<string, string>; body: Buffer }) {
+export function post(
+  app: Parameters<typeof request>[0],
+  path: string,
+  { headers, body }: { headers: Record<string, string>; body: Buffer },
+) {
   return request(app)
     .post(path)
     .set(headers)

@@ -5,7 +5,10 @@ import type { MailroomModuleOptions } from './mailroom-module-options';
 export function checkOptions<T extends MailroomModuleOptions>(options: T, source: string): T {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     const got = options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options;
-    throw new ValidationError('options', `${source} must give an options object, got ${got}. Pass {} to read every setting from MAILROOM_* variables.`);
+    throw new ValidationError(
+      'options',
+      `${source} must give an options object, got ${got}. Pass {} to read every setting from MAILROOM_* variables.`,
+    );
   }
   return options;
 }

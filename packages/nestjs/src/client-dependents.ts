@@ -10,7 +10,12 @@ const PROPERTY_DEPENDENCIES = 'self:properties_metadata';
  * constructor parameter or a property, or `inject: [token]` on a factory provider. Type-based
  * injection cannot name a string token, so nothing else can reach it.
  */
-export function dependentsOf(reflector: Reflector, wrappers: readonly DiscoveredWrapper[], token: string, ignore: readonly Function[]): string[] {
+export function dependentsOf(
+  reflector: Reflector,
+  wrappers: readonly DiscoveredWrapper[],
+  token: string,
+  ignore: readonly Function[],
+): string[] {
   const names = new Set<string>();
   for (const wrapper of wrappers) {
     const { metatype } = wrapper;

@@ -39,7 +39,14 @@ export const managementClientProvider: Provider<ManagementClient> = {
 
 function receiverOptions(options: MailroomModuleOptions): ReceiverOptions {
   // The clients' settings stay out, so the receiver sees only its own.
-  const { baseUrl: _baseUrl, token: _token, appUrl: _appUrl, messaging: _messaging, management: _management, ...receiver } = checkOptions(options);
+  const {
+    baseUrl: _baseUrl,
+    token: _token,
+    appUrl: _appUrl,
+    messaging: _messaging,
+    management: _management,
+    ...receiver
+  } = checkOptions(options);
   return { ...receiver, onError: receiver.onError ?? logThroughNest };
 }
 

@@ -66,7 +66,9 @@ function scanClass(
 ): void {
   for (const [kind, key] of Object.entries(ROUTE_METADATA_KEYS)) {
     if (reflector.get(key, type) !== undefined) {
-      scan.problems.push(`${type.name}: ${decoratorName(kind as keyof typeof ROUTE_METADATA_KEYS)} is on the class; put it on a route method.`);
+      scan.problems.push(
+        `${type.name}: ${decoratorName(kind as keyof typeof ROUTE_METADATA_KEYS)} is on the class; put it on a route method.`,
+      );
     }
   }
   const classGuarded = hasSignatureGuard(reflector.get(GUARDS_METADATA, type));
@@ -79,7 +81,9 @@ function scanClass(
     const guarded = classGuarded || hasSignatureGuard(reflector.get(GUARDS_METADATA, method));
     if (found.length === 0 && !guarded) {
       if (usesReceivedMessage(type, methodName)) {
-        scan.problems.push(`${name} has a @ReceivedMessage() parameter but no SignatureGuard: mark it with @OnMessage(definition), @OnCallback() or @OnFailureCallback().`);
+        scan.problems.push(
+          `${name} has a @ReceivedMessage() parameter but no SignatureGuard: mark it with @OnMessage(definition), @OnCallback() or @OnFailureCallback().`,
+        );
       }
       continue;
     }
@@ -149,7 +153,10 @@ function pathList(value: unknown): string[] {
 }
 
 function joinPaths(prefix: string, path: string): string {
-  return `/${[prefix, path].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+  return `/${[prefix, path]
+    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
 }
 
 function classOf(wrapper: DiscoveredWrapper): Function | undefined {

@@ -84,7 +84,12 @@ export class MailroomExplorer implements OnModuleInit {
     const problems: string[] = [];
     const clients = [
       { token: MAILROOM_MESSAGING_CLIENT, label: 'the messaging client', client: this.messaging, settings: '{ baseUrl, token }' },
-      { token: MAILROOM_MANAGEMENT_CLIENT, label: 'the management client', client: this.management, settings: '{ management: { baseUrl, user, password } }' },
+      {
+        token: MAILROOM_MANAGEMENT_CLIENT,
+        label: 'the management client',
+        client: this.management,
+        settings: '{ management: { baseUrl, user, password } }',
+      },
     ];
     for (const { token, label, client, settings } of clients) {
       const reason = unconfiguredReason(client);

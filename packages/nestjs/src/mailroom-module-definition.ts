@@ -5,7 +5,9 @@ import type { MailroomModuleExtras, MailroomModuleOptions } from './mailroom-mod
  * `forRoot` / `forRootAsync` from Nest's builder, with `isGlobal` as an extra so it is known even
  * when the options themselves come from an async factory.
  */
-export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } = new ConfigurableModuleBuilder<MailroomModuleOptions>({ optionsInjectionToken: 'MAILROOM_MODULE_OPTIONS' })
+export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } = new ConfigurableModuleBuilder<MailroomModuleOptions>({
+  optionsInjectionToken: 'MAILROOM_MODULE_OPTIONS',
+})
   .setClassMethodName('forRoot')
   .setExtras<MailroomModuleExtras>({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal === true }))
   .build();

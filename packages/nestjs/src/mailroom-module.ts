@@ -28,8 +28,22 @@ import { MAILROOM_MANAGEMENT_CLIENT, MAILROOM_MESSAGING_CLIENT, MAILROOM_RECEIVE
  */
 @Module({
   imports: [DiscoveryModule],
-  providers: [receiverProvider, messagingClientProvider, managementClientProvider, SignatureGuard, MailroomExceptionFilter, MailroomExplorer],
-  exports: [MODULE_OPTIONS_TOKEN, MAILROOM_RECEIVER, MAILROOM_MESSAGING_CLIENT, MAILROOM_MANAGEMENT_CLIENT, SignatureGuard, MailroomExceptionFilter],
+  providers: [
+    receiverProvider,
+    messagingClientProvider,
+    managementClientProvider,
+    SignatureGuard,
+    MailroomExceptionFilter,
+    MailroomExplorer,
+  ],
+  exports: [
+    MODULE_OPTIONS_TOKEN,
+    MAILROOM_RECEIVER,
+    MAILROOM_MESSAGING_CLIENT,
+    MAILROOM_MANAGEMENT_CLIENT,
+    SignatureGuard,
+    MailroomExceptionFilter,
+  ],
 })
 export class MailroomModule extends ConfigurableModuleClass {
   /**

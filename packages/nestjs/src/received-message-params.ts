@@ -13,7 +13,11 @@ export const recordReceivedMessageParam: ParameterDecorator = (target, key) => {
 
 /** True when `type.method` (or the method it inherits) has a `@ReceivedMessage()` parameter. */
 export function usesReceivedMessage(type: Function, method: string): boolean {
-  for (let current: unknown = type; typeof current === 'function' && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+  for (
+    let current: unknown = type;
+    typeof current === 'function' && current !== Function.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
     if (methodsByClass.get(current)?.has(method) === true) return true;
   }
   return false;

@@ -63,7 +63,8 @@ export function checkRoute(metadata: RouteMetadata): MailroomRoute | { problem: 
   }
   const { source, response, ...unknown } = options as { source?: unknown; response?: unknown };
   const extra = Object.keys(unknown);
-  if (extra.length > 0) return { problem: `${name} got unknown option(s) ${extra.map((key) => `"${key}"`).join(', ')}; expected { source?, response? }` };
+  if (extra.length > 0)
+    return { problem: `${name} got unknown option(s) ${extra.map((key) => `"${key}"`).join(', ')}; expected { source?, response? }` };
   if (source !== undefined && !isDestinationDefinition(source) && !isStandardSchema(source)) {
     return { problem: `${name} option "source" must be a destination definition or a Standard Schema, got ${describe(source)}` };
   }

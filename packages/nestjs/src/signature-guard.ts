@@ -76,7 +76,9 @@ export class SignatureGuard implements CanActivate {
     const found = readRouteMetadata(this.reflector, handler);
     if (found.length === 0) return undefined;
     if (found.length > 1) {
-      throw new Error(`${handler.name} carries ${found.map((meta) => decoratorName(meta.kind)).join(' and ')}; a route receives one kind of message.`);
+      throw new Error(
+        `${handler.name} carries ${found.map((meta) => decoratorName(meta.kind)).join(' and ')}; a route receives one kind of message.`,
+      );
     }
     const checked = checkRoute(found[0]!);
     if ('problem' in checked) throw new Error(`${handler.name}: ${checked.problem}.`);

@@ -112,7 +112,9 @@ describe('MailroomModule.forRoot', () => {
   it('does not leak into feature modules without isGlobal', async () => {
     @Module({ providers: [Checkout] })
     class OrdersModule {}
-    await expect(startApp({ imports: [mailroom({ baseUrl: serviceUrl, token: 'tok_test' }), OrdersModule] })).rejects.toThrow(/MAILROOM_MESSAGING_CLIENT/);
+    await expect(startApp({ imports: [mailroom({ baseUrl: serviceUrl, token: 'tok_test' }), OrdersModule] })).rejects.toThrow(
+      /MAILROOM_MESSAGING_CLIENT/,
+    );
   });
 
   it('refuses options that are not an object', async () => {

@@ -70,7 +70,11 @@ describe('@OnMessage', () => {
   it('hands a valid signed message to the handler with the typed body', async () => {
     const spy: Spy = vi.fn(() => ({ saved: true }));
     const app = await start(spy);
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order, { messageId: 'msg_1', retried: 2, headers: { 'x-tenant': 't1' } }));
+    const response = await post(
+      app,
+      '/orders',
+      await delivery('http://127.0.0.1/orders', order, { messageId: 'msg_1', retried: 2, headers: { 'x-tenant': 't1' } }),
+    );
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ saved: true });
     expect(spy).toHaveBeenCalledTimes(1);
@@ -156,7 +160,11 @@ describe('@OnMessage', () => {
   });
 
   it('answers 500 when the handler throws, so the service retries', async () => {
-    const app = await start(vi.fn(() => { throw new Error('database down'); }));
+    const app = await start(
+      vi.fn(() => {
+        throw new Error('database down');
+      }),
+    );
     const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(500);
     expect(response.text).toBe('{"error":"handler failed"}');
@@ -164,21 +172,33 @@ describe('@OnMessage', () => {
   });
 
   it('answers 489 with the header when the handler throws NonRetryableError', async () => {
-    const app = await start(vi.fn(async () => { throw new NonRetryableError('unknown order'); }));
+    const app = await start(
+      vi.fn(async () => {
+        throw new NonRetryableError('unknown order');
+      }),
+    );
     const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(489);
     expect(response.headers['service-nonretryable-error']).toBe('true');
   });
 
   it('answers with Retry-After when the handler throws RetryAfterError', async () => {
-    const app = await start(vi.fn(() => { throw new RetryAfterError(30); }));
+    const app = await start(
+      vi.fn(() => {
+        throw new RetryAfterError(30);
+      }),
+    );
     const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('30');
   });
 
   it("keeps Nest's answer for an HttpException the handler chose", async () => {
-    const app = await start(vi.fn(() => { throw new BadRequestException('nope'); }));
+    const app = await start(
+      vi.fn(() => {
+        throw new BadRequestException('nope');
+      }),
+    );
     const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ statusCode: 400, message: 'nope' });
@@ -186,7 +206,12 @@ describe('@OnMessage', () => {
 
   it('reports refusals and handler failures to onError with the stage', async () => {
     const onError = vi.fn();
-    const app = await start(vi.fn(() => { throw new Error('boom'); }), { onError });
+    const app = await start(
+      vi.fn(() => {
+        throw new Error('boom');
+      }),
+      { onError },
+    );
     await post(app, '/orders', await delivery('http://127.0.0.1/orders', order, { key: 'sig_attacker' }));
     await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(onError.mock.calls.map(([, context]) => context.stage)).toEqual(['signature', 'handler']);
@@ -225,7 +250,11 @@ describe('@OnCallback and @OnFailureCallback', () => {
   it('decodes a failure callback with its dlqId', async () => {
     const spy = vi.fn();
     const app = await start(spy);
-    const response = await post(app, '/failures', await delivery('http://127.0.0.1/failures', { ...callbackBody, status: 500, body: base64('oops'), dlqId: 'dlq_1' }));
+    const response = await post(
+      app,
+      '/failures',
+      await delivery('http://127.0.0.1/failures', { ...callbackBody, status: 500, body: base64('oops'), dlqId: 'dlq_1' }),
+    );
     expect(response.status).toBe(200);
     const message = spy.mock.calls[0]![0];
     expect(message.dlqId).toBe('dlq_1');
@@ -240,7 +269,9 @@ describe('@OnCallback and @OnFailureCallback', () => {
     const wrongSource = await delivery('http://127.0.0.1/callbacks', { ...callbackBody, sourceBody: base64({ orderId: 1 }) });
     expect((await post(app, '/callbacks', wrongSource)).status).toBe(200);
     expect(spy.mock.calls[0]![0].sourceBody).toMatchObject({ valid: false, data: undefined, text: '{"orderId":1}' });
-    expect((await post(app, '/failures', await delivery('http://127.0.0.1/failures', callbackBody, { key: 'sig_attacker' }))).status).toBe(401);
+    expect((await post(app, '/failures', await delivery('http://127.0.0.1/failures', callbackBody, { key: 'sig_attacker' }))).status).toBe(
+      401,
+    );
     expect(spy).toHaveBeenCalledOnce();
   });
 });
@@ -280,12 +311,22 @@ describe('paths', () => {
 describe("logging through Nest's Logger", () => {
   it('reports refusals and handler failures as one line each under the Mailroom context, never with a stack', async () => {
     const lines: Array<{ level: string; message: string; context: unknown }> = [];
-    const record = (level: string) => (message: unknown, ...rest: unknown[]) => void lines.push({ level, message: String(message), context: rest.at(-1) });
+    const record =
+      (level: string) =>
+      (message: unknown, ...rest: unknown[]) =>
+        void lines.push({ level, message: String(message), context: rest.at(-1) });
     const logger = { log: record('log'), error: record('error'), warn: record('warn'), debug: record('debug'), verbose: record('verbose') };
     const moduleRef = await Test.createTestingModule({
       imports: [mailroom({ onError: undefined })],
       controllers: [OrdersController],
-      providers: [{ provide: SPY, useValue: vi.fn(() => { throw new Error('boom'); }) }],
+      providers: [
+        {
+          provide: SPY,
+          useValue: vi.fn(() => {
+            throw new Error('boom');
+          }),
+        },
+      ],
     }).compile();
     const app = moduleRef.createNestApplication({ rawBody: true, logger });
     try {

@@ -31,7 +31,10 @@ class OrdersController {
 }
 
 /** The error `app.init()` failed with. */
-async function startupError(metadata: Parameters<typeof startApp>[0], appOptions?: Parameters<typeof startApp>[1]): Promise<MailroomSetupError> {
+async function startupError(
+  metadata: Parameters<typeof startApp>[0],
+  appOptions?: Parameters<typeof startApp>[1],
+): Promise<MailroomSetupError> {
   const error = await startApp(metadata, appOptions).then(
     () => undefined,
     (thrown: unknown) => thrown,
@@ -61,8 +64,13 @@ describe('start-up checks: signing keys', () => {
   });
 
   it('starts without keys when verification is explicitly off (tests only)', async () => {
-    const app = await startApp({ imports: [MailroomModule.forRoot({ env: {}, verify: false, onError: () => {} })], controllers: [OrdersController] });
-    expect((await post(app, '/orders', { headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(order)) })).status).toBe(200);
+    const app = await startApp({
+      imports: [MailroomModule.forRoot({ env: {}, verify: false, onError: () => {} })],
+      controllers: [OrdersController],
+    });
+    expect(
+      (await post(app, '/orders', { headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(order)) })).status,
+    ).toBe(200);
   });
 });
 
@@ -182,7 +190,9 @@ describe('start-up checks: malformed routes', () => {
       handle() {}
     }
     const error = await startupError({ imports: [mailroom()], providers: [NotAController] });
-    expect(error.problems).toEqual([expect.stringContaining('NotAController.handle is marked @OnMessage, but NotAController is not a controller')]);
+    expect(error.problems).toEqual([
+      expect.stringContaining('NotAController.handle is marked @OnMessage, but NotAController is not a controller'),
+    ]);
   });
 
   it('accepts a GET route when the receiver accepts GET', async () => {
@@ -208,7 +218,9 @@ describe("start-up checks: a route serves its definition's path", () => {
       handle() {}
     }
     const error = await startupError({ imports: [mailroom()], controllers: [OrdersController] });
-    expect(error.problems).toEqual([expect.stringMatching(/^OrdersController\.handle serves \/orders, but destination "order-placed" is delivered to \/order-placed/)]);
+    expect(error.problems).toEqual([
+      expect.stringMatching(/^OrdersController\.handle serves \/orders, but destination "order-placed" is delivered to \/order-placed/),
+    ]);
     expect(error.problems[0]).toContain("@Post('order-placed')");
     expect(error.problems[0]).toContain("defineDestination({ name: 'order-placed', path: '/orders', schema })");
   });
@@ -276,7 +288,11 @@ describe('start-up checks: clients', () => {
       constructor(@InjectMessagingClient() readonly client: MessagingClient) {}
     }
     const error = await startupError({ imports: [mailroom()], providers: [Checkout] });
-    expect(error.problems).toEqual([expect.stringMatching(/^Checkout inject\(s\) the messaging client \(MAILROOM_MESSAGING_CLIENT\), which is not configured: Missing setting "baseUrl".*MAILROOM_URL/)]);
+    expect(error.problems).toEqual([
+      expect.stringMatching(
+        /^Checkout inject\(s\) the messaging client \(MAILROOM_MESSAGING_CLIENT\), which is not configured: Missing setting "baseUrl".*MAILROOM_URL/,
+      ),
+    ]);
   });
 
   it('fails when a factory injects the management client and its settings are missing', async () => {
@@ -284,15 +300,23 @@ describe('start-up checks: clients', () => {
       imports: [mailroom()],
       providers: [{ provide: 'REPORTS', useFactory: (management: ManagementClient) => management, inject: [MAILROOM_MANAGEMENT_CLIENT] }],
     });
-    expect(error.problems).toEqual([expect.stringMatching(/^provider REPORTS inject\(s\) the management client \(MAILROOM_MANAGEMENT_CLIENT\), which is not configured: Missing setting "baseUrl"/)]);
+    expect(error.problems).toEqual([
+      expect.stringMatching(
+        /^provider REPORTS inject\(s\) the management client \(MAILROOM_MANAGEMENT_CLIENT\), which is not configured: Missing setting "baseUrl"/,
+      ),
+    ]);
   });
 
   it('fails at once when messaging settings are given in code but incomplete', async () => {
-    await expect(startApp({ imports: [mailroom({ baseUrl: 'http://127.0.0.1:1' })] })).rejects.toThrow(/Missing setting "token".*MAILROOM_TOKEN/);
+    await expect(startApp({ imports: [mailroom({ baseUrl: 'http://127.0.0.1:1' })] })).rejects.toThrow(
+      /Missing setting "token".*MAILROOM_TOKEN/,
+    );
   });
 
   it('fails at once when management settings are given but incomplete', async () => {
-    await expect(startApp({ imports: [mailroom({ management: { baseUrl: 'http://127.0.0.1:1/v2' } })] })).rejects.toThrow(/Missing setting "user"/);
+    await expect(startApp({ imports: [mailroom({ management: { baseUrl: 'http://127.0.0.1:1/v2' } })] })).rejects.toThrow(
+      /Missing setting "user"/,
+    );
   });
 
   it('an unconfigured client that nobody injects throws the ConfigError when used anyway', async () => {

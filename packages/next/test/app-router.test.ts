@@ -5,7 +5,8 @@ import { callback, createMailroom, destination, failureCallback } from '../src';
 import { base64, keys, options, order, orderPlaced } from './fixtures';
 
 const url = 'https://app.example.com/api/orders';
-const signed = (extra: Partial<Parameters<typeof createSignedRequest>[0]> = {}) => createSignedRequest({ url, body: order, ...keys, ...extra });
+const signed = (extra: Partial<Parameters<typeof createSignedRequest>[0]> = {}) =>
+  createSignedRequest({ url, body: order, ...keys, ...extra });
 
 // What Next.js 15/16 check a route's POST export against (their `AppRouteHandlerFn`), rebuilt here
 // without importing `next`: a `NextRequest`-like first argument and a context with Promise params.
@@ -31,7 +32,9 @@ describe('App Router', () => {
   it('has the shape Next.js type-checks route exports against', () => {
     const POST: NextRouteHandler = destination(orderPlaced, () => {}, options);
     expectTypeOf(POST).toBeFunction();
-    expectTypeOf(destination(orderPlaced, () => {}, options)).parameter(1).toEqualTypeOf<unknown>();
+    expectTypeOf(destination(orderPlaced, () => {}, options))
+      .parameter(1)
+      .toEqualTypeOf<unknown>();
   });
 
   it('accepts the next key, and refuses a tampered body with 401 without calling the handler', async () => {
@@ -55,9 +58,19 @@ describe('App Router', () => {
     const mailroom = createMailroom({ ...options, publicUrl: 'https://public.example.com' });
     const POST = mailroom.destination(orderPlaced, () => {});
     // The app sees its internal URL; the service signed the public one.
-    const good = await createSignedRequest({ url: 'http://localhost:3000/api/orders', signedUrl: 'https://public.example.com/api/orders', body: order, ...keys });
+    const good = await createSignedRequest({
+      url: 'http://localhost:3000/api/orders',
+      signedUrl: 'https://public.example.com/api/orders',
+      body: order,
+      ...keys,
+    });
     expect((await POST(good)).status).toBe(200);
-    const other = await createSignedRequest({ url: 'http://localhost:3000/api/orders', signedUrl: 'https://public.example.com/api/other', body: order, ...keys });
+    const other = await createSignedRequest({
+      url: 'http://localhost:3000/api/orders',
+      signedUrl: 'https://public.example.com/api/other',
+      body: order,
+      ...keys,
+    });
     expect((await POST(other)).status).toBe(401);
   });
 
@@ -69,11 +82,23 @@ describe('App Router', () => {
   });
 
   it('answers 500 when the handler throws, and 489 with the header for NonRetryableError', async () => {
-    const crash = destination(orderPlaced, () => { throw new Error('database down'); }, options);
+    const crash = destination(
+      orderPlaced,
+      () => {
+        throw new Error('database down');
+      },
+      options,
+    );
     const res = await crash(await signed());
     expect(res.status).toBe(500);
     expect(await res.text()).toBe('{"error":"handler failed"}'); // no internals leak to the caller
-    const permanent = destination(orderPlaced, () => { throw new NonRetryableError('unknown order'); }, options);
+    const permanent = destination(
+      orderPlaced,
+      () => {
+        throw new NonRetryableError('unknown order');
+      },
+      options,
+    );
     const refused = await permanent(await signed());
     expect(refused.status).toBe(489);
     expect(refused.headers.get('service-nonretryable-error')).toBe('true');

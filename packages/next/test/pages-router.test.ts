@@ -71,7 +71,9 @@ describe('Pages Router', () => {
     const origin = await serve(mailroom.destination(orderPlaced, () => {}));
     expect((await send(origin, '/api/orders', order, { signedUrl: 'https://public.example.com/api/orders' })).status).toBe(200);
     expect((await send(origin, '/api/orders', order, { signedUrl: 'https://public.example.com/api/other' })).status).toBe(401);
-    expect((await send(origin, '/api/orders', order, { signedUrl: 'https://public.example.com/api/orders', tampered: true })).status).toBe(401);
+    expect((await send(origin, '/api/orders', order, { signedUrl: 'https://public.example.com/api/orders', tampered: true })).status).toBe(
+      401,
+    );
   });
 
   it('answers 413 over maxBodyBytes, also for a chunked body with no Content-Length', async () => {
@@ -80,7 +82,12 @@ describe('Pages Router', () => {
     const origin = await serve(destination(orderPlaced, handler, { ...options, maxBodyBytes: Buffer.byteLength(text) }));
     expect((await send(origin, '/api/orders', text, { contentType: 'application/json' })).status).toBe(200);
     expect((await send(origin, '/api/orders', `${text} `, { contentType: 'application/json' })).status).toBe(413);
-    const big = await signRequest({ url: `${origin}/api/orders`, body: `${text}${' '.repeat(64)}`, contentType: 'application/json', ...keys });
+    const big = await signRequest({
+      url: `${origin}/api/orders`,
+      body: `${text}${' '.repeat(64)}`,
+      contentType: 'application/json',
+      ...keys,
+    });
     const chunked = await fetch(`${origin}/api/orders`, {
       method: 'POST',
       headers: big.headers,
@@ -92,9 +99,25 @@ describe('Pages Router', () => {
   });
 
   it('answers 500 when the handler throws, and 489 with the header for NonRetryableError', async () => {
-    const crash = await serve(destination(orderPlaced, () => { throw new Error('database down'); }, options));
+    const crash = await serve(
+      destination(
+        orderPlaced,
+        () => {
+          throw new Error('database down');
+        },
+        options,
+      ),
+    );
     expect((await send(crash, '/api/orders', order)).status).toBe(500);
-    const permanent = await serve(destination(orderPlaced, () => { throw new NonRetryableError('unknown order'); }, options));
+    const permanent = await serve(
+      destination(
+        orderPlaced,
+        () => {
+          throw new NonRetryableError('unknown order');
+        },
+        options,
+      ),
+    );
     const res = await send(permanent, '/api/orders', order);
     expect(res.status).toBe(489);
     expect(res.headers.get('service-nonretryable-error')).toBe('true');
@@ -102,15 +125,24 @@ describe('Pages Router', () => {
 
   it('decodes a callback body', async () => {
     const seen = vi.fn();
-    const origin = await serve(callback((message) => seen(message.sourceBody.data, message.body.text), { ...options, source: orderPlaced }));
-    const res = await send(origin, '/api/callback', { status: 200, sourceMessageId: 'msg_1', sourceBody: base64(order), body: base64('ok') });
+    const origin = await serve(
+      callback((message) => seen(message.sourceBody.data, message.body.text), { ...options, source: orderPlaced }),
+    );
+    const res = await send(origin, '/api/callback', {
+      status: 200,
+      sourceMessageId: 'msg_1',
+      sourceBody: base64(order),
+      body: base64('ok'),
+    });
     expect(res.status).toBe(200);
     expect(seen).toHaveBeenCalledWith(order, 'ok');
   });
 
   it('rejects with a pointer to @mailroom/next when called the App Router way', async () => {
     const route = destination(orderPlaced, () => {}, options) as unknown as (request: Request, context: unknown) => Promise<void>;
-    await expect(route(new Request('http://localhost/api/orders', { method: 'POST' }), { params: Promise.resolve({}) })).rejects.toThrow(ValidationError);
+    await expect(route(new Request('http://localhost/api/orders', { method: 'POST' }), { params: Promise.resolve({}) })).rejects.toThrow(
+      ValidationError,
+    );
     await expect(route(new Request('http://localhost/api/orders', { method: 'POST' }), {})).rejects.toThrow(/@mailroom\/next\b/);
   });
 });

@@ -41,27 +41,42 @@ export function runBadInputSuite(target: ConformanceTarget): void {
     describe('oversized bodies', () => {
       // A framework's own JSON parser (Nest with rawBody: true) runs before Mailroom and reads the
       // body by its own rules; octet-stream bodies reach Mailroom's streaming reader everywhere.
-      const contentTypes = target.quirks?.frameworkParsesJson ? ['application/octet-stream'] : ['application/octet-stream', 'application/json'];
+      const contentTypes = target.quirks?.frameworkParsesJson
+        ? ['application/octet-stream']
+        : ['application/octet-stream', 'application/json'];
 
-      it.each(contentTypes)('streams a chunked %s body and cuts it at the limit: 413, about the limit read, no handler', async (contentType) => {
-        const mark = meter.mark();
-        const response = await streamUntilAnswered(
-          app.origin,
-          head(mark.query, [['Content-Type', contentType], ['Transfer-Encoding', 'chunked'], ['Service-Signature', 'x.y.z']]),
-          { chunkSize: 16 * 1024, maxBytes: OVERSIZED_BYTES },
-        );
-        const server = await mark.closed();
-        expectRefused(response, 413);
-        expect(server.bytesRead, `the server read ${server.bytesRead} bytes of a ${OVERSIZED_BYTES}-byte upload`).toBeLessThan(MAX_BODY_BYTES + READ_SLACK_BYTES);
-        expect(app.reportedCodes()).toContain('BODY_TOO_LARGE');
-        app.expectNoHandlerCalled();
-      });
+      it.each(contentTypes)(
+        'streams a chunked %s body and cuts it at the limit: 413, about the limit read, no handler',
+        async (contentType) => {
+          const mark = meter.mark();
+          const response = await streamUntilAnswered(
+            app.origin,
+            head(mark.query, [
+              ['Content-Type', contentType],
+              ['Transfer-Encoding', 'chunked'],
+              ['Service-Signature', 'x.y.z'],
+            ]),
+            { chunkSize: 16 * 1024, maxBytes: OVERSIZED_BYTES },
+          );
+          const server = await mark.closed();
+          expectRefused(response, 413);
+          expect(server.bytesRead, `the server read ${server.bytesRead} bytes of a ${OVERSIZED_BYTES}-byte upload`).toBeLessThan(
+            MAX_BODY_BYTES + READ_SLACK_BYTES,
+          );
+          expect(app.reportedCodes()).toContain('BODY_TOO_LARGE');
+          app.expectNoHandlerCalled();
+        },
+      );
 
       if (target.quirks?.frameworkParsesJson) {
         it("leaves an oversized JSON body to the framework's own parser: 413, no handler (it reads the upload to its end; see docs/security.md)", async () => {
           const response = await streamUntilAnswered(
             app.origin,
-            head('', [['Content-Type', 'application/json'], ['Transfer-Encoding', 'chunked'], ['Service-Signature', 'x.y.z']]),
+            head('', [
+              ['Content-Type', 'application/json'],
+              ['Transfer-Encoding', 'chunked'],
+              ['Service-Signature', 'x.y.z'],
+            ]),
             { chunkSize: 16 * 1024, maxBytes: 2 * 1024 * 1024 },
           );
           expectRefused(response, 413);
@@ -72,7 +87,13 @@ export function runBadInputSuite(target: ConformanceTarget): void {
       it.each(contentTypes)('refuses a %s body whose Content-Length is far over the limit before reading it', async (contentType) => {
         const mark = meter.mark();
         const response = await rawExchange(app.origin, [
-          { write: head(mark.query, [['Content-Type', contentType], ['Content-Length', String(10 * 1024 ** 3)], ['Service-Signature', 'x.y.z']]) },
+          {
+            write: head(mark.query, [
+              ['Content-Type', contentType],
+              ['Content-Length', String(10 * 1024 ** 3)],
+              ['Service-Signature', 'x.y.z'],
+            ]),
+          },
           { write: 'x'.repeat(4096) },
         ]);
         const server = await mark.closed();
@@ -87,7 +108,11 @@ export function runBadInputSuite(target: ConformanceTarget): void {
         const { headers, body } = await app.signed();
         const text = head('', [...Object.entries(headers), ['Content-Length', String(body.byteLength)]]);
         const pieces = text.match(/[\s\S]{1,64}/g) ?? [];
-        const response = await rawExchange(app.origin, [...pieces.flatMap((piece) => [{ write: piece }, { wait: 5 }]), { drip: body, everyMs: 3 }], { timeoutMs: 10_000 });
+        const response = await rawExchange(
+          app.origin,
+          [...pieces.flatMap((piece) => [{ write: piece }, { wait: 5 }]), { drip: body, everyMs: 3 }],
+          { timeoutMs: 10_000 },
+        );
         expect(response.status, response.body).toBe(200);
         expect(app.handlers.destination).toHaveBeenCalledTimes(1);
         expect(Array.from(app.handlers.destination.mock.calls[0]?.[0].rawBody ?? [])).toEqual(Array.from(body));
@@ -98,12 +123,19 @@ export function runBadInputSuite(target: ConformanceTarget): void {
       const truncated = async (ending: 'destroy' | 'half-close', framing: 'content-length' | 'chunked'): Promise<RawResponse> => {
         const { headers, body } = await app.signed({ orderId: 'ord_1', total: 1, note: 'n'.repeat(400) });
         const mark = meter.mark();
-        const framingHeader: [string, string] = framing === 'chunked' ? ['Transfer-Encoding', 'chunked'] : ['Content-Length', String(body.byteLength)];
+        const framingHeader: [string, string] =
+          framing === 'chunked' ? ['Transfer-Encoding', 'chunked'] : ['Content-Length', String(body.byteLength)];
         const sent = body.subarray(0, 100);
-        const bodyPart = framing === 'chunked' ? Buffer.concat([Buffer.from(`${sent.byteLength.toString(16)}\r\n`), sent, Buffer.from('\r\n')]) : sent;
+        const bodyPart =
+          framing === 'chunked' ? Buffer.concat([Buffer.from(`${sent.byteLength.toString(16)}\r\n`), sent, Buffer.from('\r\n')]) : sent;
         const response = await rawExchange(
           app.origin,
-          [{ write: head(mark.query, [...Object.entries(headers), framingHeader]) }, { write: bodyPart }, { wait: 20 }, ending === 'destroy' ? { destroy: true } : { end: true }],
+          [
+            { write: head(mark.query, [...Object.entries(headers), framingHeader]) },
+            { write: bodyPart },
+            { wait: 20 },
+            ending === 'destroy' ? { destroy: true } : { end: true },
+          ],
           { timeoutMs: 3_000 },
         );
         await mark.closed();
@@ -137,7 +169,10 @@ export function runBadInputSuite(target: ConformanceTarget): void {
       it.each(samples)('answers 489 non-retryable to a signed JSON body with %s, without calling the handler', async (_name, bad) => {
         const bytes = new Uint8Array([...utf8('{"orderId":"ord_'), ...bad, ...utf8('","total":1}')]);
         const { headers, body } = await app.signed(bytes, { contentType: 'application/json' });
-        const response = await rawExchange(app.origin, [{ write: head('', [...Object.entries(headers), ['Content-Length', String(body.byteLength)]]) }, { write: body }]);
+        const response = await rawExchange(app.origin, [
+          { write: head('', [...Object.entries(headers), ['Content-Length', String(body.byteLength)]]) },
+          { write: body },
+        ]);
         expect(response.status, response.body).toBe(489);
         expect(response.headers['service-nonretryable-error']).toBe('true');
         app.expectNoHandlerCalled();
@@ -153,7 +188,14 @@ export function runBadInputSuite(target: ConformanceTarget): void {
       });
 
       it('answers 431 to one 64 KiB header', async () => {
-        const response = await rawExchange(app.origin, [{ write: head('', [['X-Huge', 'h'.repeat(64 * 1024)], ['Content-Length', '0']]) }]);
+        const response = await rawExchange(app.origin, [
+          {
+            write: head('', [
+              ['X-Huge', 'h'.repeat(64 * 1024)],
+              ['Content-Length', '0'],
+            ]),
+          },
+        ]);
         expectRefused(response, 431);
         app.expectNoHandlerCalled();
       });
@@ -162,7 +204,10 @@ export function runBadInputSuite(target: ConformanceTarget): void {
         const { headers, body } = await app.signed();
         // 2,500 lines of "x: 1" stay under Node's 16 KiB header limit, but over its 2,000-header count.
         const flood = Array.from({ length: 2500 }, () => ['x', '1'] as const);
-        const response = await rawExchange(app.origin, [{ write: head('', [['Content-Length', String(body.byteLength)], ...flood, ...Object.entries(headers)]) }, { write: body }]);
+        const response = await rawExchange(app.origin, [
+          { write: head('', [['Content-Length', String(body.byteLength)], ...flood, ...Object.entries(headers)]) },
+          { write: body },
+        ]);
         expect(response.status).toBeGreaterThanOrEqual(400);
         expect(response.status).toBeLessThan(500);
         app.expectNoHandlerCalled();
@@ -171,7 +216,13 @@ export function runBadInputSuite(target: ConformanceTarget): void {
       it('answers 401 to a 12 KB signature header (over the 8 KiB token limit) without verifying it', async () => {
         const { headers, body } = await app.signed();
         const response = await rawExchange(app.origin, [
-          { write: head('', [...Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'service-signature'), ['Service-Signature', `${'A'.repeat(12_000)}.e30.x`], ['Content-Length', String(body.byteLength)]]) },
+          {
+            write: head('', [
+              ...Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'service-signature'),
+              ['Service-Signature', `${'A'.repeat(12_000)}.e30.x`],
+              ['Content-Length', String(body.byteLength)],
+            ]),
+          },
           { write: body },
         ]);
         expect(response.status).toBe(401);

@@ -36,7 +36,14 @@ function callbackOnlyCases(h: Harness): void {
     expect(message.body.data).toEqual({ received: true });
     expect(message.sourceBody.text).toBe(JSON.stringify(ORDER));
     expect(message.sourceBody).toMatchObject({ valid: true, data: ORDER });
-    expect(message).toMatchObject({ status: 200, retried: 1, maxRetries: 3, sourceMessageId: SOURCE_MESSAGE_ID, method: 'POST', callerIP: '203.0.113.7' });
+    expect(message).toMatchObject({
+      status: 200,
+      retried: 1,
+      maxRetries: 3,
+      sourceMessageId: SOURCE_MESSAGE_ID,
+      method: 'POST',
+      callerIP: '203.0.113.7',
+    });
     // Numeric strings become numbers; a single header value becomes a one-element list.
     expect(message.createdAt).toBe(FIXED_NOW - 60_000);
     expect(message.sourceHeader).toEqual({ 'Content-Type': ['application/json'], 'X-Tenant': ['acme'] });
@@ -120,7 +127,9 @@ function failureCallbackCases(h: Harness): void {
 
   it('validates sourceBody with the source schema and gives its output as data', async () => {
     const source = { ...ORDER, ignoredByTheSchema: true };
-    expectAccepted(await h.deliver({ to: 'failureCallback', body: failureCallbackPayload({ sourceBody: base64(JSON.stringify(source)) }) }));
+    expectAccepted(
+      await h.deliver({ to: 'failureCallback', body: failureCallbackPayload({ sourceBody: base64(JSON.stringify(source)) }) }),
+    );
     // The destination's schema strips unknown keys: seeing ORDER exactly proves the schema ran.
     expect(firstCall(h.failureCallback.mock.calls).sourceBody).toMatchObject({ valid: true, data: ORDER });
   });
@@ -134,7 +143,9 @@ function failureCallbackCases(h: Harness): void {
   });
 
   it('accepts extra unknown fields', async () => {
-    expectAccepted(await h.deliver({ to: 'failureCallback', body: failureCallbackPayload({ failureCallbackInfo: { state: 'CALLBACK_INPROGRESS' } }) }));
+    expectAccepted(
+      await h.deliver({ to: 'failureCallback', body: failureCallbackPayload({ failureCallbackInfo: { state: 'CALLBACK_INPROGRESS' } }) }),
+    );
     expect(h.failureCallback).toHaveBeenCalledOnce();
   });
 

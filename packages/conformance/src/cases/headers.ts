@@ -44,7 +44,13 @@ function serviceHeaderCases(h: Harness): void {
       headers: { [`${p}-Topic-Name`]: 'orders', [`${p}-Schedule-Id`]: 'scd_9', [`${p}-Caller-Ip`]: '198.51.100.4' },
     });
     expectAccepted(response);
-    expect(h.received()).toMatchObject({ messageId: 'msg_2XkPz', retried: 2, topicName: 'orders', scheduleId: 'scd_9', callerIp: '198.51.100.4' });
+    expect(h.received()).toMatchObject({
+      messageId: 'msg_2XkPz',
+      retried: 2,
+      topicName: 'orders',
+      scheduleId: 'scd_9',
+      callerIp: '198.51.100.4',
+    });
   });
 
   it('reads retried as 0 on a first attempt', async () => {
@@ -77,7 +83,12 @@ function upstashCases(target: ConformanceTarget): void {
   const h = useTarget(target, { name: 'headerPrefix Upstash', options: { headerPrefix: 'Upstash', issuer: 'Upstash' } });
 
   it('accepts a delivery with Upstash-* headers and reads them', async () => {
-    const response = await h.deliver({ body: ORDER, messageId: 'msg_upstash', retried: 1, headers: { 'Upstash-Forward-X-Tenant': 'acme' } });
+    const response = await h.deliver({
+      body: ORDER,
+      messageId: 'msg_upstash',
+      retried: 1,
+      headers: { 'Upstash-Forward-X-Tenant': 'acme' },
+    });
     expectAccepted(response);
     expect(h.received()).toMatchObject({ messageId: 'msg_upstash', retried: 1, body: ORDER });
     expect(h.received().forwardedHeaders).toMatchObject({ 'x-tenant': 'acme' });

@@ -52,7 +52,10 @@ function mount(app: ExpressApp, setup: TargetSetup): void {
 export const express5Target = expressTarget('express 5', EXPRESS_5);
 export const express4Target = expressTarget('express 4', EXPRESS_4);
 /** A global `express.json({ verify: captureRawBody })`: the documented way out for apps with a global parser. */
-export const expressJsonVerifyTarget = expressTarget('express 5 + global express.json({ verify: captureRawBody })', EXPRESS_5, 'json-verify');
+export const expressJsonVerifyTarget = expressTarget(
+  'express 5 + global express.json({ verify: captureRawBody })',
+  EXPRESS_5,
+  'json-verify',
+);
 /** A plain global `express.json()`: the bytes are gone, so every JSON request must get the fix-it 500. */
 export const expressJsonConsumedTarget = expressTarget('express 5 + plain global express.json()', EXPRESS_5, 'json');
-

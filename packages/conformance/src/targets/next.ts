@@ -29,7 +29,11 @@ export const nextAppTarget: ConformanceTarget = {
         if (!route) return { status: 404, headers: {}, body: 'Not found' };
         // GET and HEAD may not carry a body in a Web Request, even an empty one.
         const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-        const webRequest = new Request(APP_ORIGIN + request.path, { method: request.method, headers: request.headers, ...(hasBody ? { body: request.body } : {}) });
+        const webRequest = new Request(APP_ORIGIN + request.path, {
+          method: request.method,
+          headers: request.headers,
+          ...(hasBody ? { body: request.body } : {}),
+        });
         return fromResponse(await route(webRequest, { params: Promise.resolve({}) }));
       },
       close: async () => {},

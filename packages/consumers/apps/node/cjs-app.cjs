@@ -18,7 +18,12 @@ async function main() {
   await client.send(orderPlaced, { orderId: 'cjs-1' });
   for (let waited = 0; received.length === 0 && waited < 20000; waited += 50) await new Promise((r) => setTimeout(r, 50));
 
-  const forged = await signRequest({ url: `${appUrl}/order-placed`, body: { orderId: 'x' }, key: 'sig_not_the_key', headerPrefix: process.env.MAILROOM_HEADER_PREFIX });
+  const forged = await signRequest({
+    url: `${appUrl}/order-placed`,
+    body: { orderId: 'x' },
+    key: 'sig_not_the_key',
+    headerPrefix: process.env.MAILROOM_HEADER_PREFIX,
+  });
   const refused = await fetch(`${appUrl}/order-placed`, { method: 'POST', headers: forged.headers, body: forged.body });
   console.log(`REPORT ${JSON.stringify({ received, forged: refused.status })}`);
   server.close();

@@ -49,7 +49,10 @@ export function defineDestination<S extends StandardSchemaV1>(definition: {
     throw new ValidationError('name', `expected letters, digits, ".", "_" or "-" (like "order-placed"), got ${JSON.stringify(name)}`);
   }
   if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/') || /[\s?#]/.test(path))) {
-    throw new ValidationError('path', `expected an absolute path such as "/api/${name}" without query or spaces, got ${JSON.stringify(path)}`);
+    throw new ValidationError(
+      'path',
+      `expected an absolute path such as "/api/${name}" without query or spaces, got ${JSON.stringify(path)}`,
+    );
   }
   if (!isStandardSchema(schema)) {
     throw new ValidationError('schema', 'expected a Standard Schema (for example a zod schema: z.object({...}))');

@@ -3,9 +3,7 @@ import { ValidationError } from '../errors/validation-error';
 
 /** Turns Standard Schema issue paths into `items.0.sku`, the form our errors use everywhere. */
 export function issuePath(issue: StandardSchemaV1.Issue): string {
-  return (issue.path ?? [])
-    .map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment))
-    .join('.');
+  return (issue.path ?? []).map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment)).join('.');
 }
 
 /** A payload or a received body broke its destination's schema. `issues` keeps every problem found. */

@@ -9,10 +9,7 @@ export class ApiError extends MailroomError {
   readonly method: string;
   readonly url: string;
 
-  constructor(
-    init: { status: number; serviceMessage: string; method: string; url: string },
-    code = 'API',
-  ) {
+  constructor(init: { status: number; serviceMessage: string; method: string; url: string }, code = 'API') {
     super(code, `${init.method} ${redactUrl(init.url)} failed with ${init.status}: ${init.serviceMessage}`);
     this.status = init.status;
     this.serviceMessage = init.serviceMessage;

@@ -3,13 +3,32 @@ import { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type Pr
 import { ValidationError } from '../errors/validation-error';
 import { parseRetryDelay, type RetryDelayExpression } from '../retry-delay';
 import { formatDuration } from './duration';
-import type { CallbackTarget, DeliverySettings, EnqueueOptions, HeaderPrefixOptions, HeaderRecord, WorkflowTarget } from './enqueue-options';
+import type {
+  CallbackTarget,
+  DeliverySettings,
+  EnqueueOptions,
+  HeaderPrefixOptions,
+  HeaderRecord,
+  WorkflowTarget,
+} from './enqueue-options';
 import { assertHeaderName, assertHeaderValue, describe } from './header-syntax';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const KNOWN_KEYS = new Set<string>([
-  'method', 'timeout', 'retries', 'retryDelay', 'delay', 'headers', 'contentType', 'notBefore',
-  'callback', 'failureCallback', 'deduplicationId', 'contentBasedDeduplication', 'label', 'workflow',
+  'method',
+  'timeout',
+  'retries',
+  'retryDelay',
+  'delay',
+  'headers',
+  'contentType',
+  'notBefore',
+  'callback',
+  'failureCallback',
+  'deduplicationId',
+  'contentBasedDeduplication',
+  'label',
+  'workflow',
 ]);
 const TARGET_KEYS = new Set<string>(['url', 'method', 'timeout', 'retries', 'retryDelay', 'delay', 'headers']);
 const WORKFLOW_KEYS = new Set<string>(['runId', 'url', 'createdAt']);

@@ -35,7 +35,10 @@ export function parseDuration(path: string, value: Duration, units: readonly Dur
     const start = PART.lastIndex;
     const match = PART.exec(value);
     if (!match) {
-      throw new ValidationError(path, `malformed duration ${JSON.stringify(value)} at position ${start}: expected <number><unit> with unit ${units.join(', ')}`);
+      throw new ValidationError(
+        path,
+        `malformed duration ${JSON.stringify(value)} at position ${start}: expected <number><unit> with unit ${units.join(', ')}`,
+      );
     }
     const unit = match[2] as DurationUnit;
     const rank = ORDER.indexOf(unit);

@@ -2,9 +2,7 @@
  * Headers as frameworks hand them to us: a Web `Headers`, Node's `IncomingHttpHeaders` (lower-case
  * keys, arrays for repeated headers) or a plain record in any letter case.
  */
-export type HeaderLookup =
-  | Headers
-  | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type HeaderLookup = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** Every header as `[lower-case name, value]`, repeated values joined the way HTTP folds them. */
 export function headerEntries(headers: HeaderLookup): Array<[string, string]> {

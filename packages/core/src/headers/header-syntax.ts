@@ -20,7 +20,10 @@ export function assertHeaderValue(path: string, value: unknown): asserts value i
     throw new ValidationError(path, `header value must be a string, got ${describe(value)}`);
   }
   if (!FIELD_VALUE.test(value)) {
-    throw new ValidationError(path, 'header value contains a line break, NUL or a character outside Latin-1; remove it or encode the value');
+    throw new ValidationError(
+      path,
+      'header value contains a line break, NUL or a character outside Latin-1; remove it or encode the value',
+    );
   }
 }
 

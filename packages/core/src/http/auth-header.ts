@@ -17,7 +17,10 @@ export function authorizationHeader(auth: TransportAuth): string {
     assertCredential('auth.token', auth.token, 'the messaging token (MAILROOM_TOKEN)');
     // Unlike Basic credentials the token goes on the wire verbatim, so it must be a valid header value.
     if (!/^[\x21-\x7e]+$/.test(auth.token)) {
-      throw new ValidationError('auth.token', 'must be printable ASCII without spaces; check that the whole token was copied and nothing else');
+      throw new ValidationError(
+        'auth.token',
+        'must be printable ASCII without spaces; check that the whole token was copied and nothing else',
+      );
     }
     return `Bearer ${auth.token}`;
   }

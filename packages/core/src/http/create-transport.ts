@@ -50,9 +50,7 @@ async function send(request: PreparedRequest, options: ResolvedTransportOptions)
   }
 }
 
-type AttemptOutcome =
-  | { response: HttpTransportResponse }
-  | { error: ApiError | NetworkError; retryAfter: number | undefined };
+type AttemptOutcome = { response: HttpTransportResponse } | { error: ApiError | NetworkError; retryAfter: number | undefined };
 
 async function attempt(request: PreparedRequest, options: ResolvedTransportOptions): Promise<AttemptOutcome> {
   let result: HttpTransportResponse;

@@ -20,10 +20,7 @@ const MAX_MESSAGE_CHARS = 500;
  *   { method: 'GET', url: 'http://h/v2/topics/t' })
  * // NotFoundError: GET http://h/v2/topics/t failed with 404: topic t not found
  */
-export function mapErrorResponse(
-  response: ErrorResponse,
-  request: { method: string; url: string; now?: number },
-): ApiError {
+export function mapErrorResponse(response: ErrorResponse, request: { method: string; url: string; now?: number }): ApiError {
   const init = {
     status: response.status,
     serviceMessage: errorMessageFromBody(response.text, response.status, response.statusText),

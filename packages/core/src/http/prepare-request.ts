@@ -50,7 +50,10 @@ export function prepareRequest(spec: RequestSpec, options: ResolvedTransportOpti
 function rawTail(spec: RequestSpec): string {
   if (spec.rawTail === undefined) return '';
   if (typeof spec.rawTail !== 'string' || spec.rawTail === '' || /[\s#]/.test(spec.rawTail)) {
-    throw new ValidationError('rawTail', `must be a non-empty, already encoded URL tail without spaces or "#", got ${JSON.stringify(spec.rawTail)}`);
+    throw new ValidationError(
+      'rawTail',
+      `must be a non-empty, already encoded URL tail without spaces or "#", got ${JSON.stringify(spec.rawTail)}`,
+    );
   }
   if (spec.query !== undefined) throw new ValidationError('rawTail', 'give either rawTail or query, not both');
   return `/${spec.rawTail}`;

@@ -29,7 +29,10 @@ function formatValue(name: string, value: unknown): string {
     if (!Number.isFinite(value)) throw new ValidationError(`query.${name}`, `must be a finite number, got ${value}`);
     return String(value);
   }
-  throw new ValidationError(`query.${name}`, `must be a string, number, boolean or undefined, got ${value === null ? 'null' : typeof value}`);
+  throw new ValidationError(
+    `query.${name}`,
+    `must be a string, number, boolean or undefined, got ${value === null ? 'null' : typeof value}`,
+  );
 }
 
 function encode(name: string, text: string): string {

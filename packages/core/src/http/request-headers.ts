@@ -53,9 +53,13 @@ function checkedName(name: string): string {
 }
 
 function checkedValue(name: string, value: unknown): string {
-  if (typeof value !== 'string') throw new ValidationError('headers', `invalid header: the value of ${name} must be a string, got ${typeof value}`);
+  if (typeof value !== 'string')
+    throw new ValidationError('headers', `invalid header: the value of ${name} must be a string, got ${typeof value}`);
   // Most values have nothing to trim; skip the regex replace for them.
-  const trimmed = isHttpWhitespace(value.charCodeAt(0)) || isHttpWhitespace(value.charCodeAt(value.length - 1)) ? value.replace(OUTER_WHITESPACE, '') : value;
+  const trimmed =
+    isHttpWhitespace(value.charCodeAt(0)) || isHttpWhitespace(value.charCodeAt(value.length - 1))
+      ? value.replace(OUTER_WHITESPACE, '')
+      : value;
   if (!FIELD_VALUE.test(trimmed)) {
     throw new ValidationError('headers', `invalid header: the value of ${name} contains a line break, NUL or a character outside Latin-1`);
   }

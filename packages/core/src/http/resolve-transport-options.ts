@@ -60,7 +60,10 @@ function normaliseBaseUrl(value: unknown): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ValidationError('baseUrl', `is not an absolute URL: ${JSON.stringify(value)}; use e.g. https://host or http://127.0.0.1:8288`);
+    throw new ValidationError(
+      'baseUrl',
+      `is not an absolute URL: ${JSON.stringify(value)}; use e.g. https://host or http://127.0.0.1:8288`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ValidationError('baseUrl', `must start with http:// or https://, got ${JSON.stringify(value)}`);
@@ -113,7 +116,8 @@ function resolveRetry(value: unknown): RetryPolicy {
     throw new ValidationError('retry.retries', `must be a whole number >= 0, got ${String(retries)}`);
   }
   const baseDelayMs = given.baseDelayMs === undefined ? DEFAULT_RETRY.baseDelayMs : positiveMs('retry.baseDelayMs', given.baseDelayMs, 0);
-  const maxDelayMs = given.maxDelayMs === undefined ? Math.max(DEFAULT_RETRY.maxDelayMs, baseDelayMs) : positiveMs('retry.maxDelayMs', given.maxDelayMs, 0);
+  const maxDelayMs =
+    given.maxDelayMs === undefined ? Math.max(DEFAULT_RETRY.maxDelayMs, baseDelayMs) : positiveMs('retry.maxDelayMs', given.maxDelayMs, 0);
   if (maxDelayMs < baseDelayMs) {
     throw new ValidationError('retry.maxDelayMs', `must be >= retry.baseDelayMs (${baseDelayMs}), got ${maxDelayMs}`);
   }

@@ -7,9 +7,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * How the transport authenticates: the messaging interface takes a Bearer token, the management
  * interface HTTP Basic with the account e-mail and the management API key.
  */
-export type TransportAuth =
-  | { kind: 'bearer'; token: string }
-  | { kind: 'basic'; user: string; password: string };
+export type TransportAuth = { kind: 'bearer'; token: string } | { kind: 'basic'; user: string; password: string };
 
 /** Retry budget and backoff shape. `retries` counts retries, so a request is tried `1 + retries` times. */
 export interface RetryOptions {

@@ -51,10 +51,18 @@ export interface ManagementClient {
  */
 export function createManagementClient(options: ManagementClientOptions = {}): ManagementClient {
   const env = options.env ?? processEnvironment();
-  const baseUrl = checkBaseUrl('baseUrl', requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'));
+  const baseUrl = checkBaseUrl(
+    'baseUrl',
+    requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'),
+  );
   const user = requiredSetting('managementUser', options.user, env, 'It is the account e-mail.', 'user');
   const password = requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password');
-  const transport = createTransport({ ...transportSettings(options), ...transportOption(options.transport), baseUrl, auth: { kind: 'basic', user, password } });
+  const transport = createTransport({
+    ...transportSettings(options),
+    ...transportOption(options.transport),
+    baseUrl,
+    auth: { kind: 'basic', user, password },
+  });
   return {
     users: (callOptions = {}) => get(transport, ['messaging', 'users'], messagingUsersSchema, callOptions),
     stats: (id, callOptions = {}) => stats(transport, id, callOptions),
@@ -76,15 +84,20 @@ function stats(transport: Transport, id: string, options: { period?: StatsPeriod
   );
 }
 
-async function createSearchIndex(transport: Transport, input: CreateSearchIndexInput, options: { signal?: AbortSignal }): Promise<SearchIndex> {
+async function createSearchIndex(
+  transport: Transport,
+  input: CreateSearchIndexInput,
+  options: { signal?: AbortSignal },
+): Promise<SearchIndex> {
   const checked = createSearchIndexInputSchema.safeParse(input);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     throw new ValidationError(issue?.path.join('.') || 'input', issue?.message ?? 'invalid search index input');
   }
   // Creating is not idempotent: a retry after a lost answer would create a second index.
-  return transport.requestJson({ method: 'POST', path: ['search'], json: checked.data, retrySafe: false, ...signalOf(options) }, (value, url) =>
-    parseResponse(searchIndexSchema, value, url),
+  return transport.requestJson(
+    { method: 'POST', path: ['search'], json: checked.data, retrySafe: false, ...signalOf(options) },
+    (value, url) => parseResponse(searchIndexSchema, value, url),
   );
 }
 

@@ -11,7 +11,13 @@ import type { MessagingContext } from './messaging-context';
 import { send, type SendOptions } from './send';
 import { transportOption } from './transport-option';
 import { addEndpoints, listUrlGroups, removeEndpoints, type EndpointRef, type NewEndpoint } from './url-groups';
-import { iterateWorkflowDlq, listWorkflowDlq, retriggerFailureCallback, type WorkflowDlqFilter, type WorkflowDlqPage } from './workflow-dlq';
+import {
+  iterateWorkflowDlq,
+  listWorkflowDlq,
+  retriggerFailureCallback,
+  type WorkflowDlqFilter,
+  type WorkflowDlqPage,
+} from './workflow-dlq';
 
 export interface MessagingClientOptions extends SharedClientOptions {
   /** The service's messaging base URL (`{base_url}`); `/v2/...` is appended. Env: `MAILROOM_URL`. */
@@ -32,7 +38,9 @@ export interface MessagingClientOptions extends SharedClientOptions {
 
 export interface MessagingClient {
   enqueue<const D extends string>(request: EnqueueRequest<D>): Promise<EnqueueResponse<D>>;
-  enqueueJSON<const D extends string, T>(request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T }): Promise<EnqueueResponse<D>>;
+  enqueueJSON<const D extends string, T>(
+    request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T },
+  ): Promise<EnqueueResponse<D>>;
   send<D extends DestinationDefinition>(definition: D, payload: PayloadOf<D>, options?: SendOptions): Promise<EnqueueResult>;
   urlGroups: {
     list(options?: { signal?: AbortSignal }): Promise<UrlGroup[]>;
@@ -61,7 +69,12 @@ export function createMessagingClient(options: MessagingClientOptions = {}): Mes
   const token = requiredSetting('token', options.token, env, 'It is the messaging token of the service.');
   const appUrlSetting = optionalSetting('appUrl', options.appUrl, env);
   const context: MessagingContext = {
-    transport: createTransport({ ...transportSettings(options), ...transportOption(options.transport), baseUrl, auth: { kind: 'bearer', token } }),
+    transport: createTransport({
+      ...transportSettings(options),
+      ...transportOption(options.transport),
+      baseUrl,
+      auth: { kind: 'bearer', token },
+    }),
     headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
     appUrl: appUrlSetting === undefined ? undefined : checkBaseUrl('appUrl', appUrlSetting),
   };

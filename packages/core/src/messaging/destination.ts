@@ -5,10 +5,7 @@ export type UrlDestination = `http://${string}` | `https://${string}`;
 /** An internal API of the service such as `api/llm`. The service answers one result. */
 export type ApiDestination = `api/${string}`;
 
-export type ClassifiedDestination =
-  | { kind: 'url'; href: string }
-  | { kind: 'api'; name: string }
-  | { kind: 'urlGroup'; name: string };
+export type ClassifiedDestination = { kind: 'url'; href: string } | { kind: 'api'; name: string } | { kind: 'urlGroup'; name: string };
 
 const GROUP_NAME = /^[A-Za-z0-9._-]+$/;
 const API_NAME = /^api\/[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
@@ -35,7 +32,10 @@ export function classifyDestination(destination: unknown): Readonly<ClassifiedDe
 
 function classifyUncached(destination: unknown): ClassifiedDestination {
   if (typeof destination !== 'string' || destination === '') {
-    throw new ValidationError('destination', `expected a URL, a URL group name or an API name such as "api/llm", got ${JSON.stringify(destination)}`);
+    throw new ValidationError(
+      'destination',
+      `expected a URL, a URL group name or an API name such as "api/llm", got ${JSON.stringify(destination)}`,
+    );
   }
   if (/^https?:\/\//i.test(destination)) {
     let url: URL;

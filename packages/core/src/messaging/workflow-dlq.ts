@@ -37,8 +37,9 @@ const KNOWN = new Set<string>([...STRING_FILTERS, 'fromDate', 'toDate', 'respons
 /** `GET /v2/workflows/dlq`: one page, newest first. */
 export async function listWorkflowDlq(context: MessagingContext, filter: WorkflowDlqFilter = {}): Promise<WorkflowDlqPage> {
   const query = dlqQuery(filter);
-  const page = await context.transport.requestJson({ method: 'GET', path: ['v2', 'workflows', 'dlq'], query, ...signalOf(filter) }, (value, url) =>
-    parseResponse(dlqListResponseSchema, value, url),
+  const page = await context.transport.requestJson(
+    { method: 'GET', path: ['v2', 'workflows', 'dlq'], query, ...signalOf(filter) },
+    (value, url) => parseResponse(dlqListResponseSchema, value, url),
   );
   // The service marks the end with no cursor or an empty one; callers get one spelling of "done".
   return { cursor: page.cursor ? page.cursor : undefined, messages: page.messages };
@@ -52,7 +53,10 @@ export async function listWorkflowDlq(context: MessagingContext, filter: Workflo
  *   await client.workflowDlq.retriggerFailureCallback(entry.dlqId);
  * }
  */
-export async function* iterateWorkflowDlq(context: MessagingContext, filter: WorkflowDlqFilter = {}): AsyncGenerator<DlqWorkflowMessage, void, undefined> {
+export async function* iterateWorkflowDlq(
+  context: MessagingContext,
+  filter: WorkflowDlqFilter = {},
+): AsyncGenerator<DlqWorkflowMessage, void, undefined> {
   const seen = new Set<string>();
   let cursor = filter.cursor;
   for (;;) {
@@ -60,19 +64,28 @@ export async function* iterateWorkflowDlq(context: MessagingContext, filter: Wor
     yield* page.messages;
     if (page.cursor === undefined) return;
     // A cursor that comes back twice would loop forever; stop loudly instead.
-    if (seen.has(page.cursor)) throw new ValidationError('cursor', `the service returned cursor ${JSON.stringify(page.cursor)} twice; stopping to avoid an endless listing`);
+    if (seen.has(page.cursor))
+      throw new ValidationError(
+        'cursor',
+        `the service returned cursor ${JSON.stringify(page.cursor)} twice; stopping to avoid an endless listing`,
+      );
     seen.add(page.cursor);
     cursor = page.cursor;
   }
 }
 
 /** `POST /v2/workflows/dlq/callback/{dlqId}`: triggers a failed failure callback again. */
-export function retriggerFailureCallback(context: MessagingContext, dlqId: string, options: { signal?: AbortSignal } = {}): Promise<RetriggerResponse> {
+export function retriggerFailureCallback(
+  context: MessagingContext,
+  dlqId: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<RetriggerResponse> {
   if (typeof dlqId !== 'string' || dlqId.trim() === '') {
     throw new ValidationError('dlqId', `expected the dlqId of a DLQ entry (as listed), got ${JSON.stringify(dlqId)}`);
   }
-  return context.transport.requestJson({ method: 'POST', path: ['v2', 'workflows', 'dlq', 'callback', dlqId], ...signalOf(options) }, (value, url) =>
-    parseResponse(retriggerResponseSchema, value, url),
+  return context.transport.requestJson(
+    { method: 'POST', path: ['v2', 'workflows', 'dlq', 'callback', dlqId], ...signalOf(options) },
+    (value, url) => parseResponse(retriggerResponseSchema, value, url),
   );
 }
 
@@ -85,7 +98,8 @@ function dlqQuery(filter: WorkflowDlqFilter): Record<string, string | number | u
   for (const key of STRING_FILTERS) {
     const value = filter[key];
     if (value === undefined) continue;
-    if (typeof value !== 'string' || value === '') throw new ValidationError(key, `expected a non-empty string, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || value === '')
+      throw new ValidationError(key, `expected a non-empty string, got ${JSON.stringify(value)}`);
     query[key] = value;
   }
   query.fromDate = timestampMs('fromDate', filter.fromDate);
@@ -95,12 +109,14 @@ function dlqQuery(filter: WorkflowDlqFilter): Record<string, string | number | u
   }
   if (filter.responseStatus !== undefined) {
     const status = filter.responseStatus;
-    if (!Number.isInteger(status) || status < 100 || status > 599) throw new ValidationError('responseStatus', `expected an HTTP status code 100-599, got ${JSON.stringify(status)}`);
+    if (!Number.isInteger(status) || status < 100 || status > 599)
+      throw new ValidationError('responseStatus', `expected an HTTP status code 100-599, got ${JSON.stringify(status)}`);
     query.responseStatus = status;
   }
   if (filter.count !== undefined) {
     const count = filter.count;
-    if (!Number.isInteger(count) || count < 1 || count > 100) throw new ValidationError('count', `expected a whole number from 1 to 100, got ${JSON.stringify(count)}`);
+    if (!Number.isInteger(count) || count < 1 || count > 100)
+      throw new ValidationError('count', `expected a whole number from 1 to 100, got ${JSON.stringify(count)}`);
     query.count = count;
   }
   return query;

@@ -20,14 +20,23 @@ export interface HandleNodeRequestOptions {
  * const out = await handleNodeRequest(endpoint, req, { url: req.originalUrl });
  * writeOutbound(res, out);
  */
-export async function handleNodeRequest(endpoint: Endpoint, req: IncomingMessage, options: HandleNodeRequestOptions = {}): Promise<HandledResponse> {
+export async function handleNodeRequest(
+  endpoint: Endpoint,
+  req: IncomingMessage,
+  options: HandleNodeRequestOptions = {},
+): Promise<HandledResponse> {
   const url = options.url ?? req.url;
   let input: InboundRequest;
   try {
     const read = readInboundNow(req, { maxBodyBytes: endpoint.maxBodyBytes, url, consumedHint: options.consumedHint });
     input = read instanceof Promise ? await read : read;
   } catch (error) {
-    return endpoint.errorResponse(error, { method: req.method ?? 'GET', ...(url !== undefined ? { url } : {}), headers: req.headers, rawBody: new Uint8Array(0) });
+    return endpoint.errorResponse(error, {
+      method: req.method ?? 'GET',
+      ...(url !== undefined ? { url } : {}),
+      headers: req.headers,
+      rawBody: new Uint8Array(0),
+    });
   }
   // `return await`: adopting a returned promise costs two more microtasks than awaiting it.
   return await endpoint.handle(input);

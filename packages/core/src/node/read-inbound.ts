@@ -98,10 +98,17 @@ function withinLimit(bytes: Uint8Array, limit: number): Uint8Array {
 
 function assertIncomingMessage(req: unknown): asserts req is NodeRequest {
   const candidate = req as Partial<IncomingMessage> | null;
-  if (typeof candidate === 'object' && candidate !== null && typeof candidate.on === 'function' && typeof candidate.headers === 'object') return;
+  if (typeof candidate === 'object' && candidate !== null && typeof candidate.on === 'function' && typeof candidate.headers === 'object')
+    return;
   // Only now the costlier question of what it is instead, for the message.
   if (typeof Request !== 'undefined' && req instanceof Request) {
-    throw new ValidationError('req', 'readInbound expects a Node IncomingMessage, got a Web Request; hand a Web Request to the receiver directly (receiver.fetch).');
+    throw new ValidationError(
+      'req',
+      'readInbound expects a Node IncomingMessage, got a Web Request; hand a Web Request to the receiver directly (receiver.fetch).',
+    );
   }
-  throw new ValidationError('req', `readInbound expects a Node IncomingMessage (a readable stream with headers), got ${candidate === null ? 'null' : typeof candidate}.`);
+  throw new ValidationError(
+    'req',
+    `readInbound expects a Node IncomingMessage (a readable stream with headers), got ${candidate === null ? 'null' : typeof candidate}.`,
+  );
 }

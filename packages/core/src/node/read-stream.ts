@@ -66,7 +66,9 @@ export function readStream(stream: Readable, options: ReadStreamOptions): Promis
     }
     function onClose(): void {
       // 'close' before 'end': the connection went away without an error event reaching us.
-      fail(new BodyReadError('The connection closed before the whole request body arrived (the client aborted or the connection was reset).'));
+      fail(
+        new BodyReadError('The connection closed before the whole request body arrived (the client aborted or the connection was reset).'),
+      );
     }
     function onAbort(): void {
       stopAndFail(abortError(signal));

@@ -63,7 +63,9 @@ export function bindReceiver<H, O extends ReceiverOptions = ReceiverOptions>(
  * Builds an adapter's one-call `destination` / `callback` / `failureCallback`, each with its own
  * receiver settings.
  */
-export function standaloneHandlers<H, O extends ReceiverOptions = ReceiverOptions>(wrap: (endpoint: Endpoint, options: O) => H): StandaloneHandlers<H, O> {
+export function standaloneHandlers<H, O extends ReceiverOptions = ReceiverOptions>(
+  wrap: (endpoint: Endpoint, options: O) => H,
+): StandaloneHandlers<H, O> {
   return {
     destination: (definition, handler, options) => bindReceiver(options, wrap).destination(definition, handler),
     callback: (handler, options) => {

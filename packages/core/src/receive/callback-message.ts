@@ -53,7 +53,10 @@ export type CallbackMessage<TSource = unknown, TResponse = unknown> = KnownField
 };
 
 /** What a failure-callback handler receives: the callback fields plus `dlqId` and the workflow fields. */
-export type FailureCallbackMessage<TSource = unknown, TResponse = unknown> = KnownFieldsWithout<FailureCallbackBody, 'body' | 'sourceBody' | 'dlqId'> & {
+export type FailureCallbackMessage<TSource = unknown, TResponse = unknown> = KnownFieldsWithout<
+  FailureCallbackBody,
+  'body' | 'sourceBody' | 'dlqId'
+> & {
   /** The DLQ entry of the failed message, for listing, retrying or deleting it. */
   dlqId: string;
   body: DecodedBody<TResponse>;
@@ -63,7 +66,10 @@ export type FailureCallbackMessage<TSource = unknown, TResponse = unknown> = Kno
 };
 
 /** Schemas for the two bodies a callback carries; a destination definition stands for its schema. */
-export interface CallbackOptions<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined> {
+export interface CallbackOptions<
+  S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined,
+  R extends StandardSchemaV1 | undefined = undefined,
+> {
   /** Schema of the original message (`sourceBody`), or the destination it was sent to. */
   source?: S;
   /** Schema of the destination's answer (`body`). */
@@ -71,11 +77,12 @@ export interface CallbackOptions<S extends StandardSchemaV1 | DestinationDefinit
 }
 
 /** The output type of an optional schema or definition; `unknown` without one. */
-export type SchemaOutput<S> = S extends DestinationDefinition<infer Inner>
-  ? StandardSchemaV1.InferOutput<Inner>
-  : S extends StandardSchemaV1
-    ? StandardSchemaV1.InferOutput<S>
-    : unknown;
+export type SchemaOutput<S> =
+  S extends DestinationDefinition<infer Inner>
+    ? StandardSchemaV1.InferOutput<Inner>
+    : S extends StandardSchemaV1
+      ? StandardSchemaV1.InferOutput<S>
+      : unknown;
 
 /** Decodes `body` and `sourceBody` and assembles the handler's view. */
 export async function toCallbackMessage(
@@ -103,7 +110,8 @@ export async function toCallbackMessage(
 export function isFinalAttempt(payload: CallbackBody, headerPrefix: string): boolean {
   const { status, retried, maxRetries } = payload;
   if (status !== undefined && status >= 200 && status < 300) return true;
-  if (status === NON_RETRYABLE_STATUS && headerValue(payload.header, headerNames(headerPrefix).nonRetryableError)?.toLowerCase() === 'true') return true;
+  if (status === NON_RETRYABLE_STATUS && headerValue(payload.header, headerNames(headerPrefix).nonRetryableError)?.toLowerCase() === 'true')
+    return true;
   return retried !== undefined && maxRetries !== undefined && retried >= maxRetries;
 }
 

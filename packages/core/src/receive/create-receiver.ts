@@ -12,7 +12,13 @@ import { SignatureError } from '../errors/signature-error';
 import { ValidationError } from '../errors/validation-error';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
-import { toCallbackMessage, type CallbackMessage, type CallbackOptions, type FailureCallbackMessage, type SchemaOutput } from './callback-message';
+import {
+  toCallbackMessage,
+  type CallbackMessage,
+  type CallbackOptions,
+  type FailureCallbackMessage,
+  type SchemaOutput,
+} from './callback-message';
 import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
 import { errorResponse, textResponse } from './error-response';
 import type { InboundRequest, OutboundResponse } from './inbound-request';
@@ -49,25 +55,25 @@ export interface Receiver {
     options?: CallbackOptions<S, R>,
   ): Endpoint;
   /** A failure-callback endpoint, called once delivery failed for good. */
-  failureCallback<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
-    handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-    options?: CallbackOptions<S, R>,
-  ): Endpoint;
+  failureCallback<
+    S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined,
+    R extends StandardSchemaV1 | undefined = undefined,
+  >(handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown, options?: CallbackOptions<S, R>): Endpoint;
   /**
    * Every check up to the handler (method, size, signature, URL, parsing, schema) without calling one:
    * resolves with the message or rejects with the typed error. For guards (NestJS) and custom glue.
    */
   receive<T = unknown>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>): Promise<ReceivedMessage<T>>;
   /** Like `receive`, for a callback: the decoded {@link CallbackMessage}. */
-  receiveCallback<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
-    input: InboundRequest,
-    options?: CallbackOptions<S, R>,
-  ): Promise<CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>>;
+  receiveCallback<
+    S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined,
+    R extends StandardSchemaV1 | undefined = undefined,
+  >(input: InboundRequest, options?: CallbackOptions<S, R>): Promise<CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>>;
   /** Like `receive`, for a failure callback: the decoded {@link FailureCallbackMessage}. */
-  receiveFailureCallback<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
-    input: InboundRequest,
-    options?: CallbackOptions<S, R>,
-  ): Promise<FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>>;
+  receiveFailureCallback<
+    S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined,
+    R extends StandardSchemaV1 | undefined = undefined,
+  >(input: InboundRequest, options?: CallbackOptions<S, R>): Promise<FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>>;
   /**
    * Throws the `ConfigError` every request would get when no signing key is configured, so frameworks
    * with a start-up phase (NestJS) can fail there instead of at the first delivery.
@@ -145,15 +151,20 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     },
     callback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
-      return makeEndpoint(async (input) => handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>)) as never));
+      return makeEndpoint(async (input) =>
+        handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>)) as never),
+      );
     },
     failureCallback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
-      return makeEndpoint(async (input) => handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true)) as never));
+      return makeEndpoint(async (input) =>
+        handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true)) as never),
+      );
     },
     receive,
     receiveCallback: (input, callbackOptions) => receiveCallback(input, callbackOptions as CallbackOptions<never, never>) as never,
-    receiveFailureCallback: (input, callbackOptions) => receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true) as never,
+    receiveFailureCallback: (input, callbackOptions) =>
+      receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true) as never,
     assertConfigured: () => {
       if (context.verify instanceof ConfigError) throw context.verify;
     },
@@ -171,10 +182,14 @@ function resolveContext(options: ReceiverOptions): Context {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // Infinity switches the limit off, as in readInbound; anything else must be a whole byte count.
   if (maxBodyBytes !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0)) {
-    throw new ValidationError('maxBodyBytes', `expected a whole number of bytes >= 0 (or Infinity), got ${JSON.stringify(options.maxBodyBytes)}`);
+    throw new ValidationError(
+      'maxBodyBytes',
+      `expected a whole number of bytes >= 0 (or Infinity), got ${JSON.stringify(options.maxBodyBytes)}`,
+    );
   }
   const methods = (options.methods ?? ['POST']).map((method) => {
-    if (typeof method !== 'string' || !/^[A-Z]+$/.test(method)) throw new ValidationError('methods', `expected upper-case HTTP methods, got ${JSON.stringify(method)}`);
+    if (typeof method !== 'string' || !/^[A-Z]+$/.test(method))
+      throw new ValidationError('methods', `expected upper-case HTTP methods, got ${JSON.stringify(method)}`);
     return method;
   });
   const publicUrlSetting = optionalSetting('publicUrl', options.publicUrl, env);
@@ -230,7 +245,11 @@ function makeVerifier(options: ReceiverOptions, env: ReceiverOptions['env'] & ob
  * Every check up to the handler. Throws (rather than rejects) when a check fails before anything had
  * to wait; callers turn that into a rejection where they promise one.
  */
-function receiveMessage<T>(context: Context, input: InboundRequest, schema?: StandardSchemaV1<unknown, T>): MaybePromise<ReceivedMessage<T>> {
+function receiveMessage<T>(
+  context: Context,
+  input: InboundRequest,
+  schema?: StandardSchemaV1<unknown, T>,
+): MaybePromise<ReceivedMessage<T>> {
   const method = (input.method ?? '').toUpperCase();
   if (!context.methods.includes(method)) throw new MethodNotAllowedError(method, context.methods);
   if (input.rawBody.byteLength > context.maxBodyBytes) throw new BodyTooLargeError(context.maxBodyBytes);
@@ -264,7 +283,13 @@ function parseAndValidate<T>(
  * The handler's view of a delivery. `headers` and `forwardedHeaders` are read through to the
  * delivery's records, which are only built when a handler first looks at them.
  */
-function receivedMessage<T>(input: InboundRequest, method: string, delivery: DeliveryHeaders, body: T, signature: VerifiedSignature | undefined): ReceivedMessage<T> {
+function receivedMessage<T>(
+  input: InboundRequest,
+  method: string,
+  delivery: DeliveryHeaders,
+  body: T,
+  signature: VerifiedSignature | undefined,
+): ReceivedMessage<T> {
   const rawBody = input.rawBody;
   let headers: Record<string, string> | undefined;
   let forwardedHeaders: Record<string, string> | undefined;
@@ -311,7 +336,11 @@ async function runPipeline(context: Context, input: InboundRequest, consume: (in
   }
 }
 
-async function fetchThrough(context: Context, request: Request, handle: (input: InboundRequest) => Promise<HandledResponse>): Promise<Response> {
+async function fetchThrough(
+  context: Context,
+  request: Request,
+  handle: (input: InboundRequest) => Promise<HandledResponse>,
+): Promise<Response> {
   let input: InboundRequest;
   try {
     input = await readWebRequest(request, context.maxBodyBytes);

@@ -24,9 +24,27 @@ export type DeliveryHeaderReader = (headers: HeaderLookup) => DeliveryHeaders;
 // Headers that belong to the HTTP exchange rather than to the message: a handler asking for
 // "what the sender forwarded" must not see them.
 const TRANSPORT_HEADERS = new Set([
-  'host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'te', 'trailer', 'upgrade',
-  'expect', 'accept-encoding', 'content-type', 'user-agent', 'proxy-connection', 'proxy-authorization',
-  'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip', 'forwarded', 'via',
+  'host',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'accept-encoding',
+  'content-type',
+  'user-agent',
+  'proxy-connection',
+  'proxy-authorization',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-real-ip',
+  'forwarded',
+  'via',
 ]);
 
 /**

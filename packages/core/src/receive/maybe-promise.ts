@@ -13,7 +13,9 @@ export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybeP
 
 /** Anything `await` would wait for: native promises and other libraries' thenables alike. */
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** Runs `work` and always answers with a promise: a synchronous throw becomes a rejection. */

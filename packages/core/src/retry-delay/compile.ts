@@ -26,11 +26,7 @@ export function compile(node: RetryDelayNode, source: string): Evaluator {
   return (retried) => {
     const value = evaluate(retried);
     if (!Number.isFinite(value)) {
-      throw new RetryDelaySyntaxError(
-        source,
-        0,
-        `evaluates to ${value} for retried=${retried}; cap it, e.g. min(86400000, ...)`,
-      );
+      throw new RetryDelaySyntaxError(source, 0, `evaluates to ${value} for retried=${retried}; cap it, e.g. min(86400000, ...)`);
     }
     // `+ 0` turns -0 into 0, so the delay prints as 0 rather than -0.
     return value < 0 ? 0 : value + 0;

@@ -34,5 +34,5 @@ export const RETRY_DELAY_FUNCTION_NAMES = Object.keys(RETRY_DELAY_FUNCTIONS) as 
 
 /** Own-property check, so `constructor` or `__proto__` are never taken for functions. */
 export function isRetryDelayFunctionName(name: string): name is RetryDelayFunctionName {
-  return  Object.hasOwn(RETRY_DELAY_FUNCTIONS, name);
+  return Object.hasOwn(RETRY_DELAY_FUNCTIONS, name);
 }

@@ -128,9 +128,7 @@ function parseVariable(state: ParserState, name: string, position: number): Retr
     return fail(state, position, `'${name}' is a function; call it like ${usage(name)}`);
   }
   const suggestion = suggestName(name, [VARIABLE]);
-  const hint = suggestion
-    ? `did you mean '${suggestion}'?`
-    : `the only variable is '${VARIABLE}' (the retry count, 0 for the first retry)`;
+  const hint = suggestion ? `did you mean '${suggestion}'?` : `the only variable is '${VARIABLE}' (the retry count, 0 for the first retry)`;
   return fail(state, position, `unknown identifier '${name}'; ${hint}`);
 }
 

@@ -10,6 +10,10 @@ const NUMERIC = /^-?\d+(?:\.\d+)?$/;
 export const numberOrNumericStringSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
   if (typeof value === 'number') return value;
   if (NUMERIC.test(value)) return Number(value);
-  ctx.issues.push({ code: 'custom', input: value, message: `expected a number or a numeric string, got ${JSON.stringify(value.slice(0, 40))}` });
+  ctx.issues.push({
+    code: 'custom',
+    input: value,
+    message: `expected a number or a numeric string, got ${JSON.stringify(value.slice(0, 40))}`,
+  });
   return z.NEVER;
 });

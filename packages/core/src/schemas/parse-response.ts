@@ -67,7 +67,10 @@ function describe(issue: z.core.$ZodIssue, base: PropertyKey[]): SchemaIssueSumm
         return { field: dotted(path), reason: typeReason(expected, issue.input) };
       }
       // Otherwise the branch whose first issue is deepest is the one the value was meant for.
-      const deepest = branches.reduce<z.core.$ZodIssue | undefined>((best, b) => (!best || b.path.length > best.path.length ? b : best), undefined);
+      const deepest = branches.reduce<z.core.$ZodIssue | undefined>(
+        (best, b) => (!best || b.path.length > best.path.length ? b : best),
+        undefined,
+      );
       return deepest ? describe(deepest, path) : { field: dotted(path), reason: 'matches none of the accepted shapes' };
     }
     case 'unrecognized_keys':

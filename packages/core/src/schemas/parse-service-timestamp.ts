@@ -53,7 +53,8 @@ export function safeParseServiceTimestamp(value: string): ServiceTimestampResult
   if (hour > 23 || minute > 59 || second > 59) {
     return { ok: false, reason: `time ${hourText}:${minuteText}:${secondText} out of range in ${JSON.stringify(value)}` };
   }
-  if (offsetHours > 23 || offsetMins > 59) return { ok: false, reason: `offset ${sign}${offsetHourText}${offsetMinuteText} out of range in ${JSON.stringify(value)}` };
+  if (offsetHours > 23 || offsetMins > 59)
+    return { ok: false, reason: `offset ${sign}${offsetHourText}${offsetMinuteText} out of range in ${JSON.stringify(value)}` };
 
   // Go trims trailing zeros, so "5" means 500 ms: pad on the right, never on the left.
   const nanoseconds = fraction === '' ? 0 : Number(fraction.padEnd(9, '0'));

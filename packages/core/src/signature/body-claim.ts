@@ -11,7 +11,8 @@ const EQUALS = 61;
  * including a non-canonical one, cannot equal the canonical string and so does not match.
  */
 export function bodyClaimMatches(claim: string, expected: string): boolean {
-  const unpadded = claim.length === UNPADDED_LENGTH + 1 && claim.charCodeAt(UNPADDED_LENGTH) === EQUALS ? claim.slice(0, UNPADDED_LENGTH) : claim;
+  const unpadded =
+    claim.length === UNPADDED_LENGTH + 1 && claim.charCodeAt(UNPADDED_LENGTH) === EQUALS ? claim.slice(0, UNPADDED_LENGTH) : claim;
   return constantTimeEqual(unpadded, expected);
 }
 

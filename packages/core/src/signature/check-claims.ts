@@ -29,7 +29,8 @@ const TIME_CLAIMS = ['iat', 'nbf', 'exp'] as const;
  */
 export function checkClaims(payload: Readonly<Record<string, unknown>>, context: ClaimContext): SignatureClaims | Failure {
   for (const name of STRING_CLAIMS) {
-    if (typeof payload[name] !== 'string') return fail('claims', `the "${name}" claim must be a string, got ${describeValue(payload[name])}`);
+    if (typeof payload[name] !== 'string')
+      return fail('claims', `the "${name}" claim must be a string, got ${describeValue(payload[name])}`);
   }
   for (const name of TIME_CLAIMS) {
     const value = payload[name];
@@ -40,16 +41,25 @@ export function checkClaims(payload: Readonly<Record<string, unknown>>, context:
   const claims = payload as unknown as SignatureClaims;
   const { nowSeconds, toleranceSeconds } = context;
   if (claims.iss !== context.issuer) {
-    return fail('issuer', `the token was issued by ${describeValue(claims.iss)}, expected ${describeValue(context.issuer)}; set the "issuer" option to match the service`);
+    return fail(
+      'issuer',
+      `the token was issued by ${describeValue(claims.iss)}, expected ${describeValue(context.issuer)}; set the "issuer" option to match the service`,
+    );
   }
   if (context.url !== undefined && claims.sub !== context.url) {
     return fail('subject', `the token was signed for ${describeValue(claims.sub)}, but this request is for ${describeValue(context.url)}`);
   }
   if (claims.nbf > nowSeconds + toleranceSeconds) {
-    return fail('not-yet-valid', `the token is not valid before ${claims.nbf} (now ${nowSeconds}, tolerance ${toleranceSeconds} s); check the server clock`);
+    return fail(
+      'not-yet-valid',
+      `the token is not valid before ${claims.nbf} (now ${nowSeconds}, tolerance ${toleranceSeconds} s); check the server clock`,
+    );
   }
   if (claims.iat > nowSeconds + toleranceSeconds) {
-    return fail('not-yet-valid', `the token claims to be issued at ${claims.iat}, in the future (now ${nowSeconds}, tolerance ${toleranceSeconds} s); check the server clock`);
+    return fail(
+      'not-yet-valid',
+      `the token claims to be issued at ${claims.iat}, in the future (now ${nowSeconds}, tolerance ${toleranceSeconds} s); check the server clock`,
+    );
   }
   if (claims.exp <= nowSeconds - toleranceSeconds) {
     return fail('expired', `the token expired at ${claims.exp} (now ${nowSeconds}, tolerance ${toleranceSeconds} s)`);

@@ -31,7 +31,11 @@ export async function joseVerdict(token: string, key: HmacKey, context: ClaimCon
 }
 
 function fromJoseError(error: unknown): JoseVerdict {
-  const { code, claim, reason } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; claim?: unknown; reason?: unknown };
+  const { code, claim, reason } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    claim?: unknown;
+    reason?: unknown;
+  };
   switch (code) {
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return { signatureValid: false, failure: fail('bad-signature', 'the token signature does not match this key') };

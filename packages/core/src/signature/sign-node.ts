@@ -33,7 +33,15 @@ export function createTokenSigner(options: TokenSignerOptions): TokenSigner {
   const jti = options.jti ?? randomJti;
   return (url, body) => {
     const iat = Math.floor(now() / 1000);
-    const claims = { iss: issuer, sub: url, iat, nbf: iat, exp: iat + DEFAULT_SIGNATURE_TTL_SECONDS, jti: jti(), body: hash('sha256', body, 'base64url') };
+    const claims = {
+      iss: issuer,
+      sub: url,
+      iat,
+      nbf: iat,
+      exp: iat + DEFAULT_SIGNATURE_TTL_SECONDS,
+      jti: jti(),
+      body: hash('sha256', body, 'base64url'),
+    };
     const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     const token = `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
     if (token.length > MAX_TOKEN_LENGTH) {

@@ -66,7 +66,10 @@ function readKey(value: unknown): string {
 
 function readUrl(value: unknown): string {
   if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) {
-    throw new ValidationError('url', `must be an absolute URL starting with http:// or https://, got ${typeof value === 'string' ? JSON.stringify(value) : typeof value}`);
+    throw new ValidationError(
+      'url',
+      `must be an absolute URL starting with http:// or https://, got ${typeof value === 'string' ? JSON.stringify(value) : typeof value}`,
+    );
   }
   try {
     new URL(value);

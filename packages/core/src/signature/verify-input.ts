@@ -13,7 +13,10 @@ export interface VerifyRequest {
  */
 export function readVerifyInput(input: unknown, config: VerifierConfig): VerifyRequest {
   if (config.keys.length === 0) {
-    reject('no-key', 'no signing key is configured; set currentSigningKey and nextSigningKey (MAILROOM_CURRENT_SIGNING_KEY, MAILROOM_NEXT_SIGNING_KEY)');
+    reject(
+      'no-key',
+      'no signing key is configured; set currentSigningKey and nextSigningKey (MAILROOM_CURRENT_SIGNING_KEY, MAILROOM_NEXT_SIGNING_KEY)',
+    );
   }
   if (typeof input !== 'object' || input === null) reject('missing', 'verify() needs { signature, rawBody }');
   const { signature, rawBody, url } = input as Partial<VerifyRequest>;

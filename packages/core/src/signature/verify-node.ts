@@ -30,7 +30,10 @@ export function createNodeVerifier(config: VerifierConfig, builtins: NodeBuiltin
   const { crypto: nodeCrypto, Buffer } = builtins;
   const encoder = new TextEncoder();
   // A KeyObject is imported once; passing the string to createHmac would re-encode it on every call.
-  const keys: readonly NodeKey[] = config.keys.map((key) => ({ slot: key.slot, key: nodeCrypto.createSecretKey(encoder.encode(key.secret)) }));
+  const keys: readonly NodeKey[] = config.keys.map((key) => ({
+    slot: key.slot,
+    key: nodeCrypto.createSecretKey(encoder.encode(key.secret)),
+  }));
   const sha256 = digestFunction(builtins);
   // Buffer's native decoder is several times faster than a JS loop; isBase64url first, because
   // Buffer silently skips characters it does not know and accepts `+`, `/` and `=`.
@@ -71,7 +74,12 @@ export function createNodeVerifier(config: VerifierConfig, builtins: NodeBuiltin
   function verifyOrFail(input: VerifyInput): VerifiedSignature | Error {
     const request = readVerifyInput(input, config);
     const token = parseToken(request.signature, decode);
-    const context = { issuer: config.issuer, url: request.url, nowSeconds: readClockSeconds(config.now), toleranceSeconds: config.toleranceSeconds };
+    const context = {
+      issuer: config.issuer,
+      url: request.url,
+      nowSeconds: readClockSeconds(config.now),
+      toleranceSeconds: config.toleranceSeconds,
+    };
     const matched = matchingKey(token);
     if (matched === -1) return rejection(keys.length);
     preferred = matched;

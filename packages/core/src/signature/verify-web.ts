@@ -34,7 +34,8 @@ export function createWebVerifier(config: VerifierConfig): Verifier {
   const keys: readonly WebKey[] = config.keys.map((key) => {
     // Imported once per key; jose given raw bytes would import them again on every verify.
     let imported: Promise<HmacKey> | undefined;
-    const cryptoKey = () => (imported ??= crypto.subtle.importKey('raw', encoder.encode(key.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']));
+    const cryptoKey = () =>
+      (imported ??= crypto.subtle.importKey('raw', encoder.encode(key.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']));
     return { slot: key.slot, cryptoKey };
   });
 
@@ -42,7 +43,12 @@ export function createWebVerifier(config: VerifierConfig): Verifier {
     return bodyClaimMatches(claims.body, encodeBase64url(await sha256(rawBody))) ? undefined : BODY_MISMATCH;
   }
 
-  async function tryKey(key: WebKey, token: ParsedToken, rawBody: Uint8Array | string, context: ClaimContext): Promise<SignatureClaims | Failure> {
+  async function tryKey(
+    key: WebKey,
+    token: ParsedToken,
+    rawBody: Uint8Array | string,
+    context: ClaimContext,
+  ): Promise<SignatureClaims | Failure> {
     const jose = await joseVerdict(token.compact, await key.cryptoKey(), context);
     if (!jose.signatureValid) return jose.failure ?? { reason: 'bad-signature', detail: 'the token signature does not match this key' };
     const claims = checkClaims(token.payload, context);
@@ -53,7 +59,12 @@ export function createWebVerifier(config: VerifierConfig): Verifier {
   async function verifyOrThrow(input: VerifyInput): Promise<VerifiedSignature> {
     const request = readVerifyInput(input, config);
     const token = parseToken(request.signature);
-    const context = { issuer: config.issuer, url: request.url, nowSeconds: readClockSeconds(config.now), toleranceSeconds: config.toleranceSeconds };
+    const context = {
+      issuer: config.issuer,
+      url: request.url,
+      nowSeconds: readClockSeconds(config.now),
+      toleranceSeconds: config.toleranceSeconds,
+    };
     const attempts: Attempt[] = [];
     for (const key of keys) {
       const outcome = await tryKey(key, token, request.rawBody, context);

@@ -69,7 +69,11 @@ export async function signRequest(options: SignRequestOptions): Promise<SignedDe
   const { bytes, json } = encodeBody(options.body);
   const key = pickKey(options, env);
   const now = options.now ?? Date.now;
-  const shift = options.expired ? -(DEFAULT_SIGNATURE_TTL_SECONDS + seconds(options.expired)) : options.notYetValid ? seconds(options.notYetValid) : 0;
+  const shift = options.expired
+    ? -(DEFAULT_SIGNATURE_TTL_SECONDS + seconds(options.expired))
+    : options.notYetValid
+      ? seconds(options.notYetValid)
+      : 0;
   const signedBody = options.tampered ? flipLastByte(bytes) : bytes;
   const token = await sign({
     key,
@@ -105,7 +109,10 @@ function encodeBody(body: unknown): { bytes: Uint8Array; json: boolean } {
 function pickKey(options: SignRequestOptions, env: Environment): string {
   if (options.key !== undefined) return options.key;
   const slot = options.signWith ?? 'current';
-  const key = slot === 'next' ? optionalSetting('nextSigningKey', options.nextSigningKey, env) : optionalSetting('currentSigningKey', options.currentSigningKey, env);
+  const key =
+    slot === 'next'
+      ? optionalSetting('nextSigningKey', options.nextSigningKey, env)
+      : optionalSetting('currentSigningKey', options.currentSigningKey, env);
   if (key === undefined) {
     const variable = slot === 'next' ? ENV_VARIABLES.nextSigningKey : ENV_VARIABLES.currentSigningKey;
     throw new ValidationError('key', `no ${slot} signing key: pass { key } or { ${slot}SigningKey }, or set ${variable}`);

@@ -65,10 +65,14 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Und
 }
 
 function resolveDispatcher(options: UndiciTransportOptions): { dispatcher: Dispatcher; own: boolean } {
-  if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected an object of createUndiciTransport options');
+  if (options === null || typeof options !== 'object')
+    throw new ValidationError('options', 'expected an object of createUndiciTransport options');
   if (options.dispatcher !== undefined) {
     if (options.connections !== undefined || options.keepAliveTimeoutMs !== undefined) {
-      throw new ValidationError('dispatcher', 'give either your own dispatcher or connections/keepAliveTimeoutMs, not both: configure the dispatcher itself');
+      throw new ValidationError(
+        'dispatcher',
+        'give either your own dispatcher or connections/keepAliveTimeoutMs, not both: configure the dispatcher itself',
+      );
     }
     const given = options.dispatcher as unknown;
     if (given === null || typeof given !== 'object' || typeof (given as Dispatcher).dispatch !== 'function') {

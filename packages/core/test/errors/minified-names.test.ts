@@ -46,7 +46,9 @@ describe('error names in a minified bundle', () => {
     const errorClasses = Object.entries(exported).filter(
       (entry): entry is [string, new (...args: never[]) => Error] => typeof entry[1] === 'function' && entry[1].prototype instanceof Error,
     );
-    expect(errorClasses.map(([name]) => name)).toEqual(expect.arrayContaining(['MailroomError', 'ValidationError', 'SignatureError', 'ApiError', 'RateLimitError']));
+    expect(errorClasses.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['MailroomError', 'ValidationError', 'SignatureError', 'ApiError', 'RateLimitError']),
+    );
     for (const [exportName, ErrorClass] of errorClasses) {
       // The bundle really was minified: the class's own binding name is gone.
       expect(instantiate(ErrorClass).name, exportName).toBe(exportName);

@@ -17,7 +17,15 @@ describe('buildEnqueueHeaders', () => {
       retryDelay: 'pow(2, retried) * 1000',
       delay: '1d10h30m',
       headers: { 'X-Tenant': 'acme', Authorization: 'Bearer app' },
-      callback: { url: 'https://app.test/cb', retries: 1, timeout: 10, method: 'POST', delay: '5s', retryDelay: '1000', headers: { 'X-Cb': '1' } },
+      callback: {
+        url: 'https://app.test/cb',
+        retries: 1,
+        timeout: 10,
+        method: 'POST',
+        delay: '5s',
+        retryDelay: '1000',
+        headers: { 'X-Cb': '1' },
+      },
       failureCallback: { url: 'http://app.test/fail', retries: 2, headers: { 'X-Fail': 'yes' } },
       deduplicationId: 'order-42',
       contentBasedDeduplication: true,
@@ -78,7 +86,9 @@ describe('buildEnqueueHeaders', () => {
 
   it('accepts a compiled retry-delay expression', async () => {
     const { parseRetryDelay } = await import('../../src/retry-delay');
-    expect(buildEnqueueHeaders({ retryDelay: parseRetryDelay('1000 * (1 + retried)') })).toEqual({ 'Service-Retry-Delay': '1000 * (1 + retried)' });
+    expect(buildEnqueueHeaders({ retryDelay: parseRetryDelay('1000 * (1 + retried)') })).toEqual({
+      'Service-Retry-Delay': '1000 * (1 + retried)',
+    });
   });
 
   const bad: Array<[string, unknown, string]> = [
@@ -118,7 +128,11 @@ describe('buildEnqueueHeaders', () => {
     ['headers as array', { headers: [['X-A', '1']] }, 'headers'],
     ['a workflow without run id', { workflow: { url: 'https://a.test' } }, 'workflow.runId'],
     ['a workflow url without scheme', { workflow: { runId: 'wfr_1', url: 'a.test' } }, 'workflow.url'],
-    ['a workflow createdAt in seconds as string', { workflow: { runId: 'wfr_1', url: 'https://a.test', createdAt: '1' } }, 'workflow.createdAt'],
+    [
+      'a workflow createdAt in seconds as string',
+      { workflow: { runId: 'wfr_1', url: 'https://a.test', createdAt: '1' } },
+      'workflow.createdAt',
+    ],
     ['an unknown workflow key', { workflow: { runId: 'wfr_1', url: 'https://a.test', id: 1 } }, 'workflow.id'],
   ];
   it.each(bad)('refuses %s with a ValidationError naming the option', (_name, options, path) => {

@@ -30,7 +30,12 @@ describe('timeout', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
     try {
-      const transport = createTransport({ baseUrl: `http://127.0.0.1:${port}`, auth: { kind: 'bearer', token: 't' }, timeoutMs: 50, retry: false });
+      const transport = createTransport({
+        baseUrl: `http://127.0.0.1:${port}`,
+        auth: { kind: 'bearer', token: 't' },
+        timeoutMs: 50,
+        retry: false,
+      });
       const error = await rejectionOf(transport.request({ method: 'GET', path: 'a' }));
       expect(error).toMatchObject({ timedOut: true });
     } finally {

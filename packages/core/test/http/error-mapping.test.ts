@@ -81,7 +81,9 @@ describe('error mapping', () => {
   });
 
   it('uses the text of JSON without a string error field', async () => {
-    expect(await failWith({ status: 400, json: { message: 'other shape' } })).toMatchObject({ serviceMessage: '{"message":"other shape"}' });
+    expect(await failWith({ status: 400, json: { message: 'other shape' } })).toMatchObject({
+      serviceMessage: '{"message":"other shape"}',
+    });
   });
 
   it('truncates a long body to 500 characters', async () => {

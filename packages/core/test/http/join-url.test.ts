@@ -56,9 +56,9 @@ describe('encodePath', () => {
 
 describe('buildQueryString', () => {
   it('skips undefined, formats numbers and booleans, encodes names and values with %20', () => {
-    expect(
-      buildQueryString({ cursor: 'a b&c=d', count: 10, flag: false, topicName: undefined, 'we ird': 'é' }),
-    ).toBe('?cursor=a%20b%26c%3Dd&count=10&flag=false&we%20ird=%C3%A9');
+    expect(buildQueryString({ cursor: 'a b&c=d', count: 10, flag: false, topicName: undefined, 'we ird': 'é' })).toBe(
+      '?cursor=a%20b%26c%3Dd&count=10&flag=false&we%20ird=%C3%A9',
+    );
   });
 
   it('is empty when nothing is left', () => {

@@ -10,14 +10,22 @@ describe('parseRateLimit', () => {
   });
 
   it('reads the burst family with reset in Unix seconds', () => {
-    const headers = new Headers({ 'Burst-RateLimit-Limit': '100', 'Burst-RateLimit-Remaining': '0', 'Burst-RateLimit-Reset': String(NOW / 1000 + 1) });
+    const headers = new Headers({
+      'Burst-RateLimit-Limit': '100',
+      'Burst-RateLimit-Remaining': '0',
+      'Burst-RateLimit-Reset': String(NOW / 1000 + 1),
+    });
     expect(parseRateLimit(headers, NOW)).toEqual({ kind: 'burst', limit: 100, remaining: 0, reset: new Date(NOW + 1000) });
   });
 
   it('prefers the exhausted family when both are present', () => {
     const both = {
-      'RateLimit-Limit': '1000', 'RateLimit-Remaining': '500', 'RateLimit-Reset': '1767312000',
-      'Burst-RateLimit-Limit': '100', 'Burst-RateLimit-Remaining': '0', 'Burst-RateLimit-Reset': '1767268801',
+      'RateLimit-Limit': '1000',
+      'RateLimit-Remaining': '500',
+      'RateLimit-Reset': '1767312000',
+      'Burst-RateLimit-Limit': '100',
+      'Burst-RateLimit-Remaining': '0',
+      'Burst-RateLimit-Reset': '1767268801',
     };
     expect(parseRateLimit(new Headers(both), NOW).kind).toBe('burst');
     expect(parseRateLimit(new Headers({ ...both, 'Burst-RateLimit-Remaining': '3', 'RateLimit-Remaining': '0' }), NOW).kind).toBe('daily');
@@ -26,7 +34,9 @@ describe('parseRateLimit', () => {
 
   it('is unknown without headers, and ignores unreadable values', () => {
     expect(parseRateLimit(new Headers(), NOW)).toEqual({ kind: 'unknown' });
-    expect(parseRateLimit(new Headers({ 'RateLimit-Limit': 'lots', 'RateLimit-Remaining': '', 'RateLimit-Reset': '-5' }), NOW)).toEqual({ kind: 'unknown' });
+    expect(parseRateLimit(new Headers({ 'RateLimit-Limit': 'lots', 'RateLimit-Remaining': '', 'RateLimit-Reset': '-5' }), NOW)).toEqual({
+      kind: 'unknown',
+    });
     expect(parseRateLimit(new Headers({ 'RateLimit-Limit': '10', 'RateLimit-Reset': 'soon' }), NOW)).toEqual({ kind: 'daily', limit: 10 });
   });
 });

@@ -12,7 +12,14 @@ describe('mergeRequestHeaders', () => {
   it('combines names that differ only in case, as Headers does', () => {
     const target: Record<string, string> = {};
     mergeRequestHeaders(target, { 'X-A': '1', 'x-a': '2' });
-    expect(target).toEqual(Object.fromEntries(new Headers([['X-A', '1'], ['x-a', '2']])));
+    expect(target).toEqual(
+      Object.fromEntries(
+        new Headers([
+          ['X-A', '1'],
+          ['x-a', '2'],
+        ]),
+      ),
+    );
   });
 
   it('keeps a header named __proto__ as an ordinary one', () => {
@@ -29,15 +36,11 @@ describe('mergeRequestHeaders', () => {
     expect(target).toEqual({ 'content-type': 'text/plain' });
   });
 
-  it.each([
-    [{ 'bad name': 'x' }],
-    [{ ok: 'line\nbreak' }],
-    [{ ok: 'nul\0' }],
-    [{ ok: 'wide \u0100' }],
-    [{ ok: 3 }],
-    [[['a', 'b']]],
-  ])('refuses a bad name or value, a non-string value and anything but a record or Headers: %j', (given) => {
-    expect(() => mergeRequestHeaders({}, given as never)).toThrow(ValidationError);
-    expect(() => mergeRequestHeaders({}, given as never)).toThrow('headers: invalid header');
-  });
+  it.each([[{ 'bad name': 'x' }], [{ ok: 'line\nbreak' }], [{ ok: 'nul\0' }], [{ ok: 'wide \u0100' }], [{ ok: 3 }], [[['a', 'b']]]])(
+    'refuses a bad name or value, a non-string value and anything but a record or Headers: %j',
+    (given) => {
+      expect(() => mergeRequestHeaders({}, given as never)).toThrow(ValidationError);
+      expect(() => mergeRequestHeaders({}, given as never)).toThrow('headers: invalid header');
+    },
+  );
 });

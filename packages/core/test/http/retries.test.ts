@@ -48,7 +48,10 @@ describe('retries on retry-safe requests', () => {
 
   it('waits until the burst reset on a 429', async () => {
     stub.reply(
-      { status: 429, headers: { 'Burst-RateLimit-Limit': '100', 'Burst-RateLimit-Remaining': '0', 'Burst-RateLimit-Reset': String(NOW / 1000 + 1) } },
+      {
+        status: 429,
+        headers: { 'Burst-RateLimit-Limit': '100', 'Burst-RateLimit-Remaining': '0', 'Burst-RateLimit-Reset': String(NOW / 1000 + 1) },
+      },
       ok,
     );
     const { transport, delays } = transportFor(stub, { now: () => NOW });
@@ -64,7 +67,10 @@ describe('retries on retry-safe requests', () => {
   });
 
   it('does not wait out a daily reset hours away: throws the RateLimitError at once', async () => {
-    stub.reply({ status: 429, headers: { 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(NOW / 1000 + 3600) } }, ok);
+    stub.reply(
+      { status: 429, headers: { 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(NOW / 1000 + 3600) } },
+      ok,
+    );
     const { transport, delays } = transportFor(stub, { now: () => NOW });
     const error = await rejectionOf(transport.request({ method: 'GET', path: 'a' }));
     expect(error).toBeInstanceOf(RateLimitError);

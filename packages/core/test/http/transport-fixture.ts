@@ -9,10 +9,7 @@ export function recordingSleep(): { sleep: (ms: number) => Promise<void>; delays
 }
 
 /** A bearer transport aimed at the stub, with a fixed jitter and a recording sleep. */
-export function transportFor(
-  stub: StubServer,
-  overrides: Partial<TransportOptions> = {},
-): { transport: Transport; delays: number[] } {
+export function transportFor(stub: StubServer, overrides: Partial<TransportOptions> = {}): { transport: Transport; delays: number[] } {
   const { sleep, delays } = recordingSleep();
   const transport = createTransport({
     baseUrl: stub.url,

@@ -38,7 +38,12 @@ describe('bodies and headers', () => {
   it('sends json with Content-Type application/json and the default headers', async () => {
     stub.reply({ json: { messageId: 'msg_1' } });
     const { transport } = transportFor(stub, { userAgent: 'my-app/1.0' });
-    const response = await transport.request({ method: 'POST', path: 'v2/publish', json: { hello: 'wörld' }, headers: { 'Service-Retries': '3' } });
+    const response = await transport.request({
+      method: 'POST',
+      path: 'v2/publish',
+      json: { hello: 'wörld' },
+      headers: { 'Service-Retries': '3' },
+    });
     const recorded = stub.requests[0];
     expect(recorded?.json()).toEqual({ hello: 'wörld' });
     expect(recorded?.headers).toMatchObject({
@@ -105,7 +110,11 @@ describe('bodies and headers', () => {
 describe('responses', () => {
   it('accepts an empty 200 body', async () => {
     stub.reply({ status: 200 });
-    const response = await transportFor(stub).transport.request({ method: 'POST', path: ['v2', 'topics', 't', 'endpoints'], json: { endpoints: [] } });
+    const response = await transportFor(stub).transport.request({
+      method: 'POST',
+      path: ['v2', 'topics', 't', 'endpoints'],
+      json: { endpoints: [] },
+    });
     expect(response).toMatchObject({ status: 200, text: '' });
   });
 

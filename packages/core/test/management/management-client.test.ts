@@ -133,7 +133,11 @@ describe('configuration', () => {
     stub = await startStubServer();
     stub.reply({ json: messagingUsers });
     const client = createManagementClient({
-      env: { MAILROOM_MANAGEMENT_URL: `${stub.url}/v2/`, MAILROOM_MANAGEMENT_USER: 'ops@example.com', MAILROOM_MANAGEMENT_PASSWORD: 'mgmt-key' },
+      env: {
+        MAILROOM_MANAGEMENT_URL: `${stub.url}/v2/`,
+        MAILROOM_MANAGEMENT_USER: 'ops@example.com',
+        MAILROOM_MANAGEMENT_PASSWORD: 'mgmt-key',
+      },
     });
     await client.users();
     expect(stub.requests[0]?.path).toBe('/v2/messaging/users');

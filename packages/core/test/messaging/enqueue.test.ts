@@ -127,8 +127,12 @@ describe('enqueueJSON', () => {
     const { stub, client } = await setup();
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    await expect(client.enqueueJSON({ queue: 'q', destination: 'https://app.test/a', body: cyclic })).rejects.toBeInstanceOf(ValidationError);
-    await expect(client.enqueueJSON({ queue: 'q', destination: 'https://app.test/a', body: undefined })).rejects.toBeInstanceOf(ValidationError);
+    await expect(client.enqueueJSON({ queue: 'q', destination: 'https://app.test/a', body: cyclic })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(client.enqueueJSON({ queue: 'q', destination: 'https://app.test/a', body: undefined })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     expect(stub.requests).toHaveLength(0);
   });
 });
@@ -175,7 +179,11 @@ describe('errors and retries', () => {
 
   it('maps 429 with the daily RateLimit headers', async () => {
     const { stub, client } = await setup({ retry: false });
-    stub.reply({ status: 429, json: { error: 'daily limit' }, headers: { 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1767225600' } });
+    stub.reply({
+      status: 429,
+      json: { error: 'daily limit' },
+      headers: { 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1767225600' },
+    });
     const error = (await rejectionOf(client.enqueue({ queue: 'q', destination: 'https://app.test/a', body: 'x' }))) as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.kind).toBe('daily');
@@ -186,7 +194,11 @@ describe('errors and retries', () => {
 
   it('maps 429 with the Burst-RateLimit headers', async () => {
     const { stub, client } = await setup({ retry: false });
-    stub.reply({ status: 429, json: { error: 'burst' }, headers: { 'Burst-RateLimit-Limit': '100', 'Burst-RateLimit-Remaining': '0', 'Burst-RateLimit-Reset': '1767225601' } });
+    stub.reply({
+      status: 429,
+      json: { error: 'burst' },
+      headers: { 'Burst-RateLimit-Limit': '100', 'Burst-RateLimit-Remaining': '0', 'Burst-RateLimit-Reset': '1767225601' },
+    });
     const error = (await rejectionOf(client.enqueue({ queue: 'q', destination: 'https://app.test/a', body: 'x' }))) as RateLimitError;
     expect(error.kind).toBe('burst');
     expect(error.limit).toBe(100);
@@ -220,7 +232,9 @@ describe('errors and retries', () => {
   it('does not retry a 400 even with a deduplication id', async () => {
     const { stub, client } = await setup();
     stub.reply({ status: 400, json: { error: 'bad' } }, { json: enqueueResult });
-    await expect(client.enqueue({ queue: 'q', destination: 'https://app.test/a', body: 'x', deduplicationId: 'd1' })).rejects.toBeInstanceOf(ApiError);
+    await expect(
+      client.enqueue({ queue: 'q', destination: 'https://app.test/a', body: 'x', deduplicationId: 'd1' }),
+    ).rejects.toBeInstanceOf(ApiError);
     expect(stub.requests).toHaveLength(1);
   });
 });
@@ -229,7 +243,9 @@ describe('configuration', () => {
   it('reads MAILROOM_URL and MAILROOM_TOKEN', async () => {
     const { stub } = await setup();
     stub.reply({ json: enqueueResult });
-    const client = createMessagingClient({ env: { MAILROOM_URL: stub.url, MAILROOM_TOKEN: 'env-token', MAILROOM_HEADER_PREFIX: 'Upstash' } });
+    const client = createMessagingClient({
+      env: { MAILROOM_URL: stub.url, MAILROOM_TOKEN: 'env-token', MAILROOM_HEADER_PREFIX: 'Upstash' },
+    });
     await client.enqueue({ queue: 'q', destination: 'https://app.test/a', body: 'x', retries: 0 });
     expect(stub.requests[0]?.headers.authorization).toBe('Bearer env-token');
     expect(stub.requests[0]?.headers['upstash-retries']).toBe('0');

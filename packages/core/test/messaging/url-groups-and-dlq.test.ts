@@ -85,7 +85,9 @@ describe('urlGroups', () => {
 
   it('removeEndpoints refuses an endpoint with both or neither of name and url', async () => {
     const { stub, client } = await setup();
-    await expect(client.urlGroups.removeEndpoints('g', [{ name: 'a', url: 'https://a.test' } as never])).rejects.toBeInstanceOf(ValidationError);
+    await expect(client.urlGroups.removeEndpoints('g', [{ name: 'a', url: 'https://a.test' } as never])).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     await expect(client.urlGroups.removeEndpoints('g', [{} as never])).rejects.toBeInstanceOf(ValidationError);
     expect(stub.requests).toHaveLength(0);
   });
@@ -184,7 +186,15 @@ describe('workflowDlq.iterate', () => {
     const { stub, client } = await setup();
     stub.reply(
       { json: { cursor: 'p2', messages: [{ ...dlqWorkflowMessageSparse, dlqId: 'a' }] } },
-      { json: { cursor: 'p3', messages: [{ ...dlqWorkflowMessageSparse, dlqId: 'b' }, { ...dlqWorkflowMessageSparse, dlqId: 'c' }] } },
+      {
+        json: {
+          cursor: 'p3',
+          messages: [
+            { ...dlqWorkflowMessageSparse, dlqId: 'b' },
+            { ...dlqWorkflowMessageSparse, dlqId: 'c' },
+          ],
+        },
+      },
       { json: { cursor: '', messages: [{ ...dlqWorkflowMessageSparse, dlqId: 'd' }] } },
     );
     const ids: string[] = [];
@@ -228,7 +238,10 @@ describe('workflowDlq.retriggerFailureCallback', () => {
 
   it('maps 400 (not in CALLBACK_FAIL) and 404 (unknown id) and never retries', async () => {
     const { stub, client } = await setup();
-    stub.reply({ status: 400, json: { error: 'failure callback is not in failed state' } }, { status: 404, json: { error: 'dlq message not found' } });
+    stub.reply(
+      { status: 400, json: { error: 'failure callback is not in failed state' } },
+      { status: 404, json: { error: 'dlq message not found' } },
+    );
     await expect(client.workflowDlq.retriggerFailureCallback('a')).rejects.toBeInstanceOf(ApiError);
     await expect(client.workflowDlq.retriggerFailureCallback('b')).rejects.toBeInstanceOf(NotFoundError);
     expect(stub.requests).toHaveLength(2);

@@ -50,10 +50,14 @@ describe.each(majors)('%s', (_name, framework) => {
     const app = framework();
     app.use(framework.json({ verify: captureRawBody }));
     let parsed: unknown;
-    app.post('/hook', (req: { body: unknown }, _res: unknown, next: () => void) => {
-      parsed = req.body;
-      next();
-    }, mailroomRoute(recorder));
+    app.post(
+      '/hook',
+      (req: { body: unknown }, _res: unknown, next: () => void) => {
+        parsed = req.body;
+        next();
+      },
+      mailroomRoute(recorder),
+    );
     server = await startServer(app);
     // Key order, spacing and escapes that JSON.stringify(req.body) would not reproduce.
     const json = '{ "z": 1, "a": "\\u00e9",\n "n": 1.0 }';
@@ -86,7 +90,9 @@ describe.each(majors)('%s', (_name, framework) => {
     server = await startServer(app);
     expect((await fetch(`${server.url}/hook`)).status).toBe(200);
     // express.json() reads this one (Content-Length present) and sets req.body = {}.
-    expect((await send(server.port, { path: '/hook', headers: { 'content-type': 'application/json', 'content-length': '0' } })).status).toBe(200);
+    expect(
+      (await send(server.port, { path: '/hook', headers: { 'content-type': 'application/json', 'content-length': '0' } })).status,
+    ).toBe(200);
     const get = await recorder.next();
     const emptyPost = await recorder.next();
     expect(get.inbound!.rawBody.byteLength).toBe(0);
@@ -111,7 +117,9 @@ describe.each(majors)('%s', (_name, framework) => {
     app.post('/hook', mailroomRoute(recorder));
     server = await startServer(app);
     const binary = Uint8Array.from([0x00, 0xff, 0x80, 0xc3, 0x28, 0x0a]);
-    expect((await send(server.port, { path: '/hook', headers: { 'content-length': String(binary.byteLength) }, chunks: [binary] })).status).toBe(200);
+    expect(
+      (await send(server.port, { path: '/hook', headers: { 'content-length': String(binary.byteLength) }, chunks: [binary] })).status,
+    ).toBe(200);
     const { inbound, req } = await recorder.next();
     expect([...inbound!.rawBody]).toEqual([...binary]);
     expect(inbound!.rawBody).toBe((req as { body?: unknown }).body);
@@ -134,8 +142,16 @@ describe.each(majors)('%s', (_name, framework) => {
   it('accepts a UTF-8 string rawBody, and explains a string that cannot be the bytes that were sent', async () => {
     const recorder = createRecorder();
     const app = framework();
-    app.post('/utf8', framework.json({ verify: (req: { rawBody?: unknown }, _res: unknown, buf: Buffer) => (req.rawBody = buf.toString('utf8')) }), mailroomRoute(recorder));
-    app.post('/latin1', framework.json({ verify: (req: { rawBody?: unknown }, _res: unknown, buf: Buffer) => (req.rawBody = buf.toString('latin1')) }), mailroomRoute(recorder));
+    app.post(
+      '/utf8',
+      framework.json({ verify: (req: { rawBody?: unknown }, _res: unknown, buf: Buffer) => (req.rawBody = buf.toString('utf8')) }),
+      mailroomRoute(recorder),
+    );
+    app.post(
+      '/latin1',
+      framework.json({ verify: (req: { rawBody?: unknown }, _res: unknown, buf: Buffer) => (req.rawBody = buf.toString('latin1')) }),
+      mailroomRoute(recorder),
+    );
     server = await startServer(app);
     expect((await post(`${server.url}/utf8`, '{"a":"é✓"}', 'application/json')).status).toBe(200);
     expect((await post(`${server.url}/latin1`, '{"a":"é✓"}', 'application/json')).status).toBe(500);

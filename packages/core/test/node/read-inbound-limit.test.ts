@@ -65,11 +65,14 @@ describe('refusing early', () => {
     // The client announces 10 MB but sends none of it: only a refusal from the headers can answer.
     const response = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
       void import('node:http').then(({ request }) => {
-        const req = request({ host: '127.0.0.1', port: server!.port, method: 'POST', agent: false, headers: { 'content-length': '10000000' } }, (res) => {
-          res.resume();
-          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
-          req.destroy();
-        });
+        const req = request(
+          { host: '127.0.0.1', port: server!.port, method: 'POST', agent: false, headers: { 'content-length': '10000000' } },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+            req.destroy();
+          },
+        );
         req.on('error', reject);
         req.flushHeaders();
       });
@@ -85,7 +88,9 @@ describe('refusing early', () => {
     const limit = 64 * 1024;
     let counted = 0;
     // Counts every chunk the request stream hands out while readInbound reads it.
-    server = await startServer(readerHandler(recorder, { maxBodyBytes: limit }, (req) => req.on('data', (chunk: Buffer) => (counted += chunk.byteLength))));
+    server = await startServer(
+      readerHandler(recorder, { maxBodyBytes: limit }, (req) => req.on('data', (chunk: Buffer) => (counted += chunk.byteLength))),
+    );
     const response = await sendEndless(server.port, new Uint8Array(16 * 1024), 500 * 1024 * 1024);
     expect(response.status).toBe(413);
     expect(response.answeredWhileSending).toBe(true);

@@ -11,7 +11,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function reader(options?: Parameters<typeof readerHandler>[1], onReading?: Parameters<typeof readerHandler>[2]): Promise<{ recorder: Recorder; server: TestServer }> {
+async function reader(
+  options?: Parameters<typeof readerHandler>[1],
+  onReading?: Parameters<typeof readerHandler>[2],
+): Promise<{ recorder: Recorder; server: TestServer }> {
   const recorder = createRecorder();
   server = await startServer(readerHandler(recorder, options, onReading));
   return { recorder, server };
@@ -135,11 +138,14 @@ describe('readInbound: the abort signal', () => {
     // 10 bytes announced, 3 sent, then the client waits: the timeout must end the read.
     const response = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
       void import('node:http').then(({ request }) => {
-        const req = request({ host: '127.0.0.1', port: server.port, method: 'POST', agent: false, headers: { 'content-length': '10' } }, (res) => {
-          res.resume();
-          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
-          req.destroy();
-        });
+        const req = request(
+          { host: '127.0.0.1', port: server.port, method: 'POST', agent: false, headers: { 'content-length': '10' } },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+            req.destroy();
+          },
+        );
         req.on('error', reject);
         req.write('abc');
       });

@@ -14,7 +14,9 @@ describe('writeOutbound', () => {
     const body = '{"message":"déjà ✓ 🚀"}';
     server = await startServer((req, res) => {
       req.resume();
-      req.on('end', () => writeOutbound(res, { status: 489, headers: { 'content-type': 'application/json', 'Service-NonRetryable-Error': 'true' }, body }));
+      req.on('end', () =>
+        writeOutbound(res, { status: 489, headers: { 'content-type': 'application/json', 'Service-NonRetryable-Error': 'true' }, body }),
+      );
     });
     const response = await fetch(server.url, { method: 'POST', body: 'x' });
     expect(response.status).toBe(489);
@@ -49,7 +51,13 @@ describe('writeOutbound', () => {
   });
 
   it('sends no body and no Content-Length for 204, and Content-Length without a body for HEAD', async () => {
-    server = await startServer((req, res) => writeOutbound(res, { status: req.method === 'HEAD' ? 200 : 204, headers: {}, body: req.method === 'HEAD' ? 'twelve bytes' : 'ignored' }));
+    server = await startServer((req, res) =>
+      writeOutbound(res, {
+        status: req.method === 'HEAD' ? 200 : 204,
+        headers: {},
+        body: req.method === 'HEAD' ? 'twelve bytes' : 'ignored',
+      }),
+    );
     const noContent = await fetch(server.url, { method: 'DELETE' });
     expect(noContent.status).toBe(204);
     expect(noContent.headers.get('content-length')).toBeNull();
@@ -114,10 +122,13 @@ describe('writeOutbound', () => {
     const agent = new Agent({ keepAlive: true });
     const connectionHeader = (path: string, body: Buffer) =>
       new Promise<string | undefined>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-length': String(body.byteLength) } }, (res) => {
-          res.resume();
-          resolve(res.headers.connection);
-        });
+        const req = request(
+          { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-length': String(body.byteLength) } },
+          (res) => {
+            res.resume();
+            resolve(res.headers.connection);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

@@ -36,7 +36,14 @@ describe('what a destination handler receives', () => {
       seen = message;
     });
     const request = await inbound({ id: 7 }, { messageId: 'msg_1', retried: 2, headers: { 'X-Tenant': 'acme' } });
-    request.headers = { ...(request.headers as Record<string, string>), 'Service-Topic-Name': 'orders-group', 'Service-Caller-Ip': '10.0.0.9', 'Service-Workflow-RunId': 'wfr_1', 'User-Agent': 'svc', Host: 'app.test' };
+    request.headers = {
+      ...(request.headers as Record<string, string>),
+      'Service-Topic-Name': 'orders-group',
+      'Service-Caller-Ip': '10.0.0.9',
+      'Service-Workflow-RunId': 'wfr_1',
+      'User-Agent': 'svc',
+      Host: 'app.test',
+    };
     const out = await endpoint.handle(request);
     expect(out).toEqual({ status: 200, headers: {}, body: '' });
     expect(seen?.body).toEqual({ id: 7 });
@@ -59,10 +66,19 @@ describe('what a destination handler receives', () => {
     const request = await inbound({ id: 7 });
     // A Web Headers object, as Next and fetch-style runtimes hand it over.
     // (Entries, not an object literal: `__proto__: 'x'` in a literal would not make a key.)
-    request.headers = new Headers([...Object.entries(request.headers as Record<string, string>), ['__proto__', 'x'], ['Service-Forward-constructor', 'y']]);
+    request.headers = new Headers([
+      ...Object.entries(request.headers as Record<string, string>),
+      ['__proto__', 'x'],
+      ['Service-Forward-constructor', 'y'],
+    ]);
     expect((await endpoint.handle(request)).status).toBe(200);
     expect(Object.getPrototypeOf(seen?.forwardedHeaders)).toBe(Object.prototype);
-    expect(Object.entries(seen?.forwardedHeaders ?? {})).toEqual(expect.arrayContaining([['__proto__', 'x'], ['constructor', 'y']]));
+    expect(Object.entries(seen?.forwardedHeaders ?? {})).toEqual(
+      expect.arrayContaining([
+        ['__proto__', 'x'],
+        ['constructor', 'y'],
+      ]),
+    );
     expect(Object.hasOwn(seen?.headers ?? {}, '__proto__')).toBe(true);
   });
 
@@ -91,11 +107,15 @@ describe('what a destination handler receives', () => {
         version: 1 as const,
         vendor: 'test',
         validate: (value: unknown) =>
-          Promise.resolve((value as { id?: unknown }).id === 7 ? { value: { id: 7 } } : { issues: [{ message: 'id must be 7', path: ['id'] }] }),
+          Promise.resolve(
+            (value as { id?: unknown }).id === 7 ? { value: { id: 7 } } : { issues: [{ message: 'id must be 7', path: ['id'] }] },
+          ),
       },
     };
     const received: unknown[] = [];
-    const endpoint = createReceiver({ ...base, implementation: 'webcrypto' }).message((message) => void received.push(message.body), { schema: asyncSchema });
+    const endpoint = createReceiver({ ...base, implementation: 'webcrypto' }).message((message) => void received.push(message.body), {
+      schema: asyncSchema,
+    });
     expect((await endpoint.handle(await inbound({ id: 7 }))).status).toBe(200);
     expect((await endpoint.handle(await inbound({ id: 8 }))).status).toBe(489);
     const tampered = await inbound({ id: 7 });
@@ -109,23 +129,39 @@ describe('what a destination handler receives', () => {
   });
 
   it('answers a returned object as JSON and a string as text', async () => {
-    const json = await createReceiver(base).destination(orders, () => ({ ok: true })).handle(await inbound({ id: 1 }));
+    const json = await createReceiver(base)
+      .destination(orders, () => ({ ok: true }))
+      .handle(await inbound({ id: 1 }));
     expect(json).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
-    const text = await createReceiver(base).destination(orders, () => 'done').handle(await inbound({ id: 1 }));
+    const text = await createReceiver(base)
+      .destination(orders, () => 'done')
+      .handle(await inbound({ id: 1 }));
     expect(text.body).toBe('done');
   });
 
   it('maps handler errors: throw 500 (error kept for adapters), NonRetryable 489, RetryAfter with header', async () => {
     const boom = new Error('db down');
-    const failing = await createReceiver(base).destination(orders, () => { throw boom; }).handle(await inbound({ id: 1 }));
+    const failing = await createReceiver(base)
+      .destination(orders, () => {
+        throw boom;
+      })
+      .handle(await inbound({ id: 1 }));
     expect(failing.status).toBe(500);
     expect(failing.body).not.toContain('db down');
     expect(failing.error).toBe(boom);
-    const permanent = await createReceiver(base).destination(orders, () => { throw new NonRetryableError('unknown order'); }).handle(await inbound({ id: 1 }));
+    const permanent = await createReceiver(base)
+      .destination(orders, () => {
+        throw new NonRetryableError('unknown order');
+      })
+      .handle(await inbound({ id: 1 }));
     expect(permanent.status).toBe(489);
     expect(permanent.headers['Service-NonRetryable-Error']).toBe('true');
     expect(permanent.error).toBeUndefined();
-    const later = await createReceiver(base).destination(orders, async () => { throw new RetryAfterError(30); }).handle(await inbound({ id: 1 }));
+    const later = await createReceiver(base)
+      .destination(orders, async () => {
+        throw new RetryAfterError(30);
+      })
+      .handle(await inbound({ id: 1 }));
     expect(later.status).toBe(503);
     expect(later.headers['retry-after']).toBe('30');
   });
@@ -153,7 +189,15 @@ describe('what a destination handler receives', () => {
 
   it('skips verification only with an explicit verify: false', async () => {
     const endpoint = createReceiver({ verify: false, onError: () => {}, env: {} }).destination(orders, () => {});
-    expect((await endpoint.handle({ method: 'POST', headers: { 'content-type': 'application/json' }, rawBody: new TextEncoder().encode('{"id":1}') })).status).toBe(200);
+    expect(
+      (
+        await endpoint.handle({
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          rawBody: new TextEncoder().encode('{"id":1}'),
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -161,7 +205,9 @@ describe('fail closed', () => {
   it('answers 500 naming the variables when no key is configured, and never calls the handler', async () => {
     let called = false;
     const errors: unknown[] = [];
-    const endpoint = createReceiver({ env: {}, onError: (e) => void errors.push(e) }).destination(orders, () => { called = true; });
+    const endpoint = createReceiver({ env: {}, onError: (e) => void errors.push(e) }).destination(orders, () => {
+      called = true;
+    });
     const out = await endpoint.handle(await inbound({ id: 1 }));
     expect(out.status).toBe(500);
     expect(out.body).toContain('MAILROOM_CURRENT_SIGNING_KEY');
@@ -170,7 +216,11 @@ describe('fail closed', () => {
   });
 
   it('reads the keys from MAILROOM_* variables', async () => {
-    const endpoint = createReceiver({ env: { MAILROOM_CURRENT_SIGNING_KEY: keys.currentSigningKey }, now: () => NOW, onError: () => {} }).destination(orders, () => {});
+    const endpoint = createReceiver({
+      env: { MAILROOM_CURRENT_SIGNING_KEY: keys.currentSigningKey },
+      now: () => NOW,
+      onError: () => {},
+    }).destination(orders, () => {});
     expect((await endpoint.handle(await inbound({ id: 1 }))).status).toBe(200);
   });
 
@@ -212,7 +262,9 @@ describe('the Web Request path', () => {
   });
 
   it('answers 405 with Allow for another method', async () => {
-    const response = await createReceiver(base).destination(orders, () => {}).fetch(new Request(url, { method: 'GET' }));
+    const response = await createReceiver(base)
+      .destination(orders, () => {})
+      .fetch(new Request(url, { method: 'GET' }));
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
   });
@@ -245,7 +297,10 @@ describe('a signature is bound to the endpoint it was signed for', () => {
   });
 
   it('checks the whole URL with publicUrl, from the option or MAILROOM_PUBLIC_URL', async () => {
-    for (const settings of [{ publicUrl: 'https://public.example' }, { env: { ...base.env, MAILROOM_PUBLIC_URL: 'https://public.example' } }]) {
+    for (const settings of [
+      { publicUrl: 'https://public.example' },
+      { env: { ...base.env, MAILROOM_PUBLIC_URL: 'https://public.example' } },
+    ]) {
       const endpoint = createReceiver({ ...base, ...settings }).destination(orders, () => {});
       expect((await endpoint.handle(await inbound({ id: 1 }, { url: 'https://public.example/orders' }))).status).toBe(200);
       expect((await endpoint.handle(await inbound({ id: 1 }, { url: 'https://elsewhere.example/orders' }))).status).toBe(401);
@@ -260,7 +315,10 @@ describe('a signature is bound to the endpoint it was signed for', () => {
 
   it('binds receive() for guards and custom glue the same way', async () => {
     const receiver = createReceiver(base);
-    await expect(receiver.receive(await inbound({ id: 1 }, { url: 'http://app.test/elsewhere' }))).rejects.toMatchObject({ name: 'SignatureError', reason: 'subject' });
+    await expect(receiver.receive(await inbound({ id: 1 }, { url: 'http://app.test/elsewhere' }))).rejects.toMatchObject({
+      name: 'SignatureError',
+      reason: 'subject',
+    });
   });
 });
 
@@ -271,7 +329,12 @@ describe('callbacks', () => {
     const payload = { ...callbackBody, sourceBody: btoa('{"id":5}'), body: btoa('accepted'), retried: 3, maxRetries: 3, somethingNew: 1 };
     const out = await endpoint.handle(await inbound(payload));
     expect(out.status).toBe(200);
-    const message = seen as { body: { text: string }; sourceBody: { data: unknown; bytes: Uint8Array }; isFinalAttempt: boolean; delivery: ReceivedMessage };
+    const message = seen as {
+      body: { text: string };
+      sourceBody: { data: unknown; bytes: Uint8Array };
+      isFinalAttempt: boolean;
+      delivery: ReceivedMessage;
+    };
     expect(message.body.text).toBe('accepted');
     expect(message.sourceBody.data).toEqual({ id: 5 });
     expect(message.isFinalAttempt).toBe(true);
@@ -301,7 +364,10 @@ describe('callbacks', () => {
 
   it('never refuses a callback whose bodies break their schemas: the handler branches on valid', async () => {
     const seen: Array<CallbackMessage<{ id: number; note?: string }, { stored: boolean }>> = [];
-    const endpoint = createReceiver(base).callback((message) => void seen.push(message), { source: orders, response: z.object({ stored: z.boolean() }) });
+    const endpoint = createReceiver(base).callback((message) => void seen.push(message), {
+      source: orders,
+      response: z.object({ stored: z.boolean() }),
+    });
     const out = await endpoint.handle(await inbound({ ...callbackBody, sourceBody: btoa('{"id":"x"}'), body: btoa('{"stored":"no"}') }));
     expect(out.status).toBe(200);
     const message = seen[0]!;
@@ -319,14 +385,20 @@ describe('callbacks', () => {
     const endpoint = createReceiver(base).failureCallback((message) => void seen.push(message), { source: orders });
     const out = await endpoint.handle(await inbound({ ...failureCallbackBody, sourceBody: btoa('not json') }));
     expect(out.status).toBe(200);
-    expect(seen[0]).toMatchObject({ dlqId: failureCallbackBody.dlqId, isFinalAttempt: true, sourceBody: { valid: false, text: 'not json' } });
+    expect(seen[0]).toMatchObject({
+      dlqId: failureCallbackBody.dlqId,
+      isFinalAttempt: true,
+      sourceBody: { valid: false, text: 'not json' },
+    });
     const id: string | undefined = seen[0]?.dlqId;
     expectTypeOf<FailureCallbackMessage['dlqId']>().toEqualTypeOf<string>();
     expect(id).toBe(failureCallbackBody.dlqId);
   });
 
   it('gives 489 when the base64 is broken', async () => {
-    const broken = await createReceiver(base).callback(() => {}).handle(await inbound({ ...callbackBody, body: '%%%' }));
+    const broken = await createReceiver(base)
+      .callback(() => {})
+      .handle(await inbound({ ...callbackBody, body: '%%%' }));
     expect(broken.status).toBe(489);
   });
 
@@ -358,10 +430,18 @@ describe('receiver helpers for frameworks with their own routing', () => {
 
   it('recognises our errors by code, so a second copy of core (ESM next to CJS) still maps them', async () => {
     const foreign = Object.assign(new Error('from another copy of @mailroom/core'), { code: 'NON_RETRYABLE' });
-    const out = await createReceiver(base).destination(orders, () => { throw foreign; }).handle(await inbound({ id: 1 }));
+    const out = await createReceiver(base)
+      .destination(orders, () => {
+        throw foreign;
+      })
+      .handle(await inbound({ id: 1 }));
     expect(out.status).toBe(489);
     const later = Object.assign(new Error('later'), { code: 'RETRY_AFTER', seconds: 12, status: 429 });
-    const retry = await createReceiver(base).destination(orders, () => { throw later; }).handle(await inbound({ id: 1 }));
+    const retry = await createReceiver(base)
+      .destination(orders, () => {
+        throw later;
+      })
+      .handle(await inbound({ id: 1 }));
     expect(retry.status).toBe(429);
     expect(retry.headers['retry-after']).toBe('12');
   });

@@ -28,7 +28,10 @@ export function bytesOf(body: BodySource): Uint8Array {
 }
 
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  return (
+    a.byteLength === b.byteLength &&
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+  );
 }
 
 /** Bodies the genuine tokens are signed over: JSON, empty, binary, non-ASCII and a lone surrogate. */
@@ -69,7 +72,24 @@ const segmentIndex = fc.constantFrom<Segment>(0, 1, 2);
 export const hostileHeader: fc.Arbitrary<Record<string, unknown> | string> = fc.oneof(
   fc.record(
     {
-      alg: fc.constantFrom<unknown>('HS256', 'HS384', 'HS512', 'none', 'None', 'NONE', '', 'RS256', 'ES256', 'PS256', 'EdDSA', 'hs256', 'HS256 ', null, 42, ['HS256']),
+      alg: fc.constantFrom<unknown>(
+        'HS256',
+        'HS384',
+        'HS512',
+        'none',
+        'None',
+        'NONE',
+        '',
+        'RS256',
+        'ES256',
+        'PS256',
+        'EdDSA',
+        'hs256',
+        'HS256 ',
+        null,
+        42,
+        ['HS256'],
+      ),
       typ: fc.constantFrom<unknown>('JWT', 'jwt', 'at+jwt', 'JOSE', 1),
       kid: fc.constantFrom<unknown>('current', 'next', '../../etc/passwd', ''),
       jku: fc.constant('https://attacker.example/jwks.json'),
@@ -114,7 +134,11 @@ export type ClaimEdit =
   | { op: 'duplicate'; name: ClaimName; valueText: string; oddFirst: boolean };
 
 export const claimEdit: fc.Arbitrary<ClaimEdit> = fc.oneof(
-  fc.record({ op: fc.constant('set' as const), name: fc.oneof(claimName, fc.constantFrom('__proto__', 'constructor', 'aud', '')), valueText: oddClaimText }),
+  fc.record({
+    op: fc.constant('set' as const),
+    name: fc.oneof(claimName, fc.constantFrom('__proto__', 'constructor', 'aud', '')),
+    valueText: oddClaimText,
+  }),
   fc.record({ op: fc.constant('delete' as const), name: claimName }),
   fc.record({ op: fc.constant('duplicate' as const), name: claimName, valueText: oddClaimText, oddFirst: fc.boolean() }),
 );
@@ -140,7 +164,17 @@ export function editClaims(claims: Readonly<Record<string, unknown>>, edits: rea
     } else {
       const genuine = JSON.stringify(claims[edit.name] ?? null);
       members = members.filter(([name]) => name !== edit.name);
-      members.push(...(edit.oddFirst ? [[edit.name, edit.valueText], [edit.name, genuine]] : [[edit.name, genuine], [edit.name, edit.valueText]]) as Array<[string, string]>);
+      members.push(
+        ...((edit.oddFirst
+          ? [
+              [edit.name, edit.valueText],
+              [edit.name, genuine],
+            ]
+          : [
+              [edit.name, genuine],
+              [edit.name, edit.valueText],
+            ]) as Array<[string, string]>),
+      );
     }
   }
   return members;
@@ -168,7 +202,15 @@ export type TokenMutation =
 const HMAC_ALGS = ['HS256', 'HS384', 'HS512'] as const;
 
 export const tokenMutation: fc.Arbitrary<TokenMutation> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('flip-bit' as const), segment: segmentIndex, byte: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('flip-bit' as const),
+      segment: segmentIndex,
+      byte: fc.nat(),
+      bit: fc.integer({ min: 0, max: 7 }),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -181,7 +223,11 @@ export const tokenMutation: fc.Arbitrary<TokenMutation> = fc.oneof(
   fc.record({ kind: fc.constant('swap' as const), a: segmentIndex, b: segmentIndex }),
   fc.record({ kind: fc.constant('copy' as const), from: segmentIndex, to: segmentIndex }),
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reencode-header' as const), header: hostileHeader }) },
-  fc.record({ kind: fc.constant('alg-none' as const), alg: fc.constantFrom('none', 'None', 'NONE', 'nOnE', ''), signature: fc.constantFrom<'empty' | 'keep' | 'garbage'>('empty', 'keep', 'garbage') }),
+  fc.record({
+    kind: fc.constant('alg-none' as const),
+    alg: fc.constantFrom('none', 'None', 'NONE', 'nOnE', ''),
+    signature: fc.constantFrom<'empty' | 'keep' | 'garbage'>('empty', 'keep', 'garbage'),
+  }),
   {
     weight: 2,
     arbitrary: fc.record({
@@ -200,7 +246,10 @@ export const tokenMutation: fc.Arbitrary<TokenMutation> = fc.oneof(
     })
     // HS256 over SHA-256 with a configured key is a genuine signature, not a forgery.
     .filter((m) => !(m.alg === 'HS256' && m.hash === 'sha256')),
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('edit-claims' as const), edits: fc.array(claimEdit, { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('edit-claims' as const), edits: fc.array(claimEdit, { minLength: 1, maxLength: 3 }) }),
+  },
   fc.record({
     kind: fc.constant('huge' as const),
     segment: segmentIndex,
@@ -208,7 +257,10 @@ export const tokenMutation: fc.Arbitrary<TokenMutation> = fc.oneof(
     char: fc.constantFrom('A', '_', 'e', '+'),
   }),
   fc.record({ kind: fc.constant('empty' as const), segment: segmentIndex }),
-  fc.record({ kind: fc.constant('dots' as const), how: fc.constantFrom('drop-first', 'drop-last', 'extra-segment', 'leading', 'trailing', 'doubled', 'only-dots') }),
+  fc.record({
+    kind: fc.constant('dots' as const),
+    how: fc.constantFrom('drop-first', 'drop-last', 'extra-segment', 'leading', 'trailing', 'doubled', 'only-dots'),
+  }),
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('append' as const), text: fc.constantFrom('=', '==', '.', ' ', '\n', '\0', 'A', 'AA', '.x', '.e30') }),
   fc.record({ kind: fc.constant('pad' as const), segment: segmentIndex, text: fc.constantFrom('=', '==', '===', ' ', '\t') }),
@@ -309,7 +361,15 @@ export function mutateToken(token: string, mutation: TokenMutation, claims: Read
 // Body and URL mutations, and the forms a body can be handed to `verify` in.
 
 export type BodyForm = 'as-given' | 'uint8array' | 'buffer' | 'subarray-view' | 'shared-array-buffer' | 'string';
-export const bodyForm = fc.constantFrom<BodyForm>('as-given', 'as-given', 'uint8array', 'buffer', 'subarray-view', 'shared-array-buffer', 'string');
+export const bodyForm = fc.constantFrom<BodyForm>(
+  'as-given',
+  'as-given',
+  'uint8array',
+  'buffer',
+  'subarray-view',
+  'shared-array-buffer',
+  'string',
+);
 
 /**
  * The same bytes in another container. `string` decodes them as UTF-8, which changes the bytes when
@@ -442,7 +502,11 @@ export interface KeyHolderToken {
 }
 
 const stringClaimText = (genuine: string): fc.Arbitrary<string> =>
-  fc.oneof({ weight: 20, arbitrary: fc.constant(JSON.stringify(genuine)) }, oddClaimText, fc.constantFrom('"Upstash"', '"service"', `"${URL}/"`, '""'));
+  fc.oneof(
+    { weight: 20, arbitrary: fc.constant(JSON.stringify(genuine)) },
+    oddClaimText,
+    fc.constantFrom('"Upstash"', '"service"', `"${URL}/"`, '""'),
+  );
 
 const headerText: fc.Arbitrary<string> = fc.oneof(
   { weight: 12, arbitrary: fc.constant('{"alg":"HS256","typ":"JWT"}') },
@@ -476,11 +540,22 @@ export function keyHolderToken(bodyHash: string): fc.Arbitrary<KeyHolderToken> {
       body: fc.oneof(
         { weight: 12, arbitrary: fc.constant(JSON.stringify(bodyHash)) },
         { weight: 3, arbitrary: fc.constant(JSON.stringify(`${bodyHash}=`)) },
-        fc.constantFrom(JSON.stringify(`${bodyHash}==`), JSON.stringify(hashBody('other')), JSON.stringify(bodyHash.toUpperCase()), '12', 'null'),
+        fc.constantFrom(
+          JSON.stringify(`${bodyHash}==`),
+          JSON.stringify(hashBody('other')),
+          JSON.stringify(bodyHash.toUpperCase()),
+          '12',
+          'null',
+        ),
         oddClaimText,
       ),
       shape: fc.oneof(
-        { weight: 3, arbitrary: fc.integer({ min: NOW - 320, max: NOW + 20 }).map((iat) => ({ iat: String(iat), nbf: String(iat), exp: String(iat + 300) })) },
+        {
+          weight: 3,
+          arbitrary: fc
+            .integer({ min: NOW - 320, max: NOW + 20 })
+            .map((iat) => ({ iat: String(iat), nbf: String(iat), exp: String(iat + 300) })),
+        },
         { weight: 2, arbitrary: fc.record({ iat: timeClaimText, nbf: timeClaimText, exp: timeClaimText }) },
       ),
       omit: fc.oneof({ weight: 8, arbitrary: fc.constant<ClaimName[]>([]) }, fc.subarray([...CLAIM_NAMES], { minLength: 1, maxLength: 2 })),
@@ -509,7 +584,17 @@ export function keyHolderToken(bodyHash: string): fc.Arbitrary<KeyHolderToken> {
       if (duplicate) {
         const genuine = members.find(([name]) => name === duplicate.name)?.[1] ?? 'null';
         members = members.filter(([name]) => name !== duplicate.name);
-        members.push(...((duplicate.oddFirst ? [[duplicate.name, duplicate.valueText], [duplicate.name, genuine]] : [[duplicate.name, genuine], [duplicate.name, duplicate.valueText]]) as Array<[string, string]>));
+        members.push(
+          ...((duplicate.oddFirst
+            ? [
+                [duplicate.name, duplicate.valueText],
+                [duplicate.name, genuine],
+              ]
+            : [
+                [duplicate.name, genuine],
+                [duplicate.name, duplicate.valueText],
+              ]) as Array<[string, string]>),
+        );
       }
       return { headerText: header, members, key };
     });
@@ -520,18 +605,60 @@ export function keyHolderToken(bodyHash: string): fc.Arbitrary<KeyHolderToken> {
 
 /** RFC 9110 token characters. */
 export const TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-const HOSTILE_CHARS = ['\r', '\n', '\0', ' ', '\t', ':', '\x7f', '\x85', '\xff', '\u0100', '\u2028', '\uFEFF', '\uD800', 'é', '(', '@', '"'];
+const HOSTILE_CHARS = [
+  '\r',
+  '\n',
+  '\0',
+  ' ',
+  '\t',
+  ':',
+  '\x7f',
+  '\x85',
+  '\xff',
+  '\u0100',
+  '\u2028',
+  '\uFEFF',
+  '\uD800',
+  'é',
+  '(',
+  '@',
+  '"',
+];
 
 export const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 16 }) },
   fc.string({ unit: 'binary', maxLength: 16 }),
   fc.string({ unit: fc.constantFrom('a', 'B', '1', ...HOSTILE_CHARS), maxLength: 12 }),
-  fc.constantFrom('', ' ', '\t', ' padded ', 'a\r\nInjected: 1', 'a\nb', 'a\rb', 'nul\0', 'tab\tinside', 'latin1 \xe9\xff', 'wide \u0100', 'line\u2028sep'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t',
+    ' padded ',
+    'a\r\nInjected: 1',
+    'a\nb',
+    'a\rb',
+    'nul\0',
+    'tab\tinside',
+    'latin1 \xe9\xff',
+    'wide \u0100',
+    'line\u2028sep',
+  ),
 );
 
 export const headerName: fc.Arbitrary<string> = fc.oneof(
   { weight: 10, arbitrary: fc.string({ unit: fc.constantFrom(...TOKEN_CHARS), minLength: 1, maxLength: 12 }) },
-  fc.constantFrom('X-Tenant', 'x-tenant', 'X-TENANT', 'Authorization', 'Content-Type', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'a'),
+  fc.constantFrom(
+    'X-Tenant',
+    'x-tenant',
+    'X-TENANT',
+    'Authorization',
+    'Content-Type',
+    '__proto__',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    'a',
+  ),
   fc.string({ unit: fc.constantFrom(...TOKEN_CHARS.slice(0, 20), ...HOSTILE_CHARS), minLength: 1, maxLength: 8 }),
   fc.constantFrom('', 'X Y', 'X:Y', 'X\r\nY', 'é'),
 );
@@ -548,7 +675,8 @@ export const headerRecord: fc.Arbitrary<Record<string, string>> = fc
     fc.boolean().map((nullPrototype) => {
       const record: Record<string, string> = nullPrototype ? (Object.create(null) as Record<string, string>) : {};
       // defineProperty, so `__proto__` becomes an ordinary own key as JSON.parse would make it.
-      for (const [name, value] of entries) Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
+      for (const [name, value] of entries)
+        Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
       return record;
     }),
   );
@@ -556,7 +684,25 @@ export const headerRecord: fc.Arbitrary<Record<string, string>> = fc
 export const durationInput: fc.Arbitrary<unknown> = mostly(
   fc.oneof(fc.nat({ max: 100_000 }), fc.constantFrom('30s', '5m', '1h', '1d', '1d10h30m', '0s', '1h30m')),
   fc.oneof(
-    fc.constantFrom('90', 's', '1x', '1s1s', '1m1h', '-1s', '1.5s', ' 1s', '1s\r\n', '99999999999999999999d', -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, null, true),
+    fc.constantFrom(
+      '90',
+      's',
+      '1x',
+      '1s1s',
+      '1m1h',
+      '-1s',
+      '1.5s',
+      ' 1s',
+      '1s\r\n',
+      '99999999999999999999d',
+      -1,
+      1.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      2 ** 53,
+      null,
+      true,
+    ),
     fc.string({ unit: fc.constantFrom('1', '0', 's', 'm', 'h', 'd', ' ', '\n'), maxLength: 8 }),
   ),
 );
@@ -574,7 +720,18 @@ export const retryDelayInput: fc.Arbitrary<unknown> = mostly(
 export const urlInput: fc.Arbitrary<unknown> = mostly(
   fc.constantFrom('https://app.test/cb', 'http://127.0.0.1:3000/hook?x=1', 'https://app.test/a%0D%0AX:1', 'HTTPS://APP.TEST/'),
   fc.oneof(
-    fc.constantFrom('https://app.test/a\r\nX: y', 'https://app.test/\0', 'ftp://app.test', 'app.test/cb', 'https://', 'https://app.test/é', 'https://exa mple.com', '', 42, null),
+    fc.constantFrom(
+      'https://app.test/a\r\nX: y',
+      'https://app.test/\0',
+      'ftp://app.test',
+      'app.test/cb',
+      'https://',
+      'https://app.test/é',
+      'https://exa mple.com',
+      '',
+      42,
+      null,
+    ),
     hostileText.map((text) => `https://app.test/${text}`),
   ),
 );
@@ -586,12 +743,21 @@ export const timeoutInput: fc.Arbitrary<unknown> = mostly(
 );
 
 const deliverySettings = {
-  method: mostly(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'), fc.constantFrom('get', 'CONNECT', '', 'POST\r\n', 7)),
+  method: mostly(
+    fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'),
+    fc.constantFrom('get', 'CONNECT', '', 'POST\r\n', 7),
+  ),
   timeout: timeoutInput,
   retries: mostly(fc.nat({ max: 30 }), fc.constantFrom(-1, 1.5, Number.NaN, '3', null, 2 ** 53)),
   retryDelay: retryDelayInput,
   delay: durationInput,
-  headers: mostly(fc.oneof(headerRecord, headerRecord.map((record) => toHeadersObject(record))), fc.constantFrom(null, 'X-A: 1', ['X-A', '1'])),
+  headers: mostly(
+    fc.oneof(
+      headerRecord,
+      headerRecord.map((record) => toHeadersObject(record)),
+    ),
+    fc.constantFrom(null, 'X-A: 1', ['X-A', '1']),
+  ),
 };
 
 /** A `Headers` built from a record when Headers accepts it, else the record itself. */
@@ -613,28 +779,34 @@ const callbackTarget: fc.Arbitrary<unknown> = fc.oneof(
  * Enqueue options of every shape: each option present or not, each mostly plausible, with hostile
  * strings (CR, LF, NUL, non-Latin-1) and wrong types mixed in.
  */
-export const enqueueOptionsInput: fc.Arbitrary<Record<string, unknown>> = fc.record(
-  {
-    ...deliverySettings,
-    contentType: mostly(fc.constantFrom('application/json', 'text/plain; charset=utf-8'), hostileText),
-    notBefore: mostly(fc.nat({ max: 2_000_000_000 }), fc.constantFrom(new Date(0), new Date(Number.NaN), 1e12, -1, 1.5, '1700000000')),
-    callback: callbackTarget,
-    failureCallback: callbackTarget,
-    deduplicationId: mostly(fc.constantFrom('order-1', 'dedup_2'), hostileText),
-    contentBasedDeduplication: mostly(fc.boolean(), fc.constantFrom('true', 1)),
-    label: mostly(fc.constant('billing'), hostileText),
-    workflow: mostly(
-      fc.record({ runId: mostly(fc.constant('wfr_1'), hostileText), url: urlInput, createdAt: mostly(fc.nat(), fc.constantFrom(-1, 1.5, '1')) }, { requiredKeys: ['runId', 'url'] }),
-      fc.constantFrom(null, 'wfr_1'),
-    ),
-  },
-  { requiredKeys: [] },
-)
-  .chain((options) => fc.integer({ min: 0, max: 9 }).map((dice) => {
-    // delay and notBefore together are refused by design; keep that case, but rare.
-    if (options.delay !== undefined && options.notBefore !== undefined && dice !== 0) delete options.notBefore;
-    return options;
-  }));
+export const enqueueOptionsInput: fc.Arbitrary<Record<string, unknown>> = fc
+  .record(
+    {
+      ...deliverySettings,
+      contentType: mostly(fc.constantFrom('application/json', 'text/plain; charset=utf-8'), hostileText),
+      notBefore: mostly(fc.nat({ max: 2_000_000_000 }), fc.constantFrom(new Date(0), new Date(Number.NaN), 1e12, -1, 1.5, '1700000000')),
+      callback: callbackTarget,
+      failureCallback: callbackTarget,
+      deduplicationId: mostly(fc.constantFrom('order-1', 'dedup_2'), hostileText),
+      contentBasedDeduplication: mostly(fc.boolean(), fc.constantFrom('true', 1)),
+      label: mostly(fc.constant('billing'), hostileText),
+      workflow: mostly(
+        fc.record(
+          { runId: mostly(fc.constant('wfr_1'), hostileText), url: urlInput, createdAt: mostly(fc.nat(), fc.constantFrom(-1, 1.5, '1')) },
+          { requiredKeys: ['runId', 'url'] },
+        ),
+        fc.constantFrom(null, 'wfr_1'),
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .chain((options) =>
+    fc.integer({ min: 0, max: 9 }).map((dice) => {
+      // delay and notBefore together are refused by design; keep that case, but rare.
+      if (options.delay !== undefined && options.notBefore !== undefined && dice !== 0) delete options.notBefore;
+      return options;
+    }),
+  );
 
 /** Like {@link enqueueOptionsInput}, now and then with an option that does not exist. */
 export const enqueueOptionsWithUnknown: fc.Arbitrary<Record<string, unknown>> = fc

@@ -31,7 +31,21 @@ const RETRIES = 3;
 const MAX_DELAY_MS = 10_000;
 
 /** One answer of the stub, named for the model below. */
-type Outcome = 'ok' | 'reset' | '500' | '502' | '503' | '504' | '429-daily' | '429-burst' | '429-retry-after' | '429-far' | '400' | '401' | '404' | '412';
+type Outcome =
+  | 'ok'
+  | 'reset'
+  | '500'
+  | '502'
+  | '503'
+  | '504'
+  | '429-daily'
+  | '429-burst'
+  | '429-retry-after'
+  | '429-far'
+  | '400'
+  | '401'
+  | '404'
+  | '412';
 
 const RETRYABLE: readonly Outcome[] = ['reset', '500', '502', '503', '504', '429-daily', '429-burst', '429-retry-after'];
 
@@ -43,14 +57,26 @@ function replyFor(outcome: Outcome, ok: unknown): StubReply {
       return { reset: true };
     case '429-daily':
       // The daily family with its reset two seconds away (Unix seconds, as the service sends it).
-      return { status: 429, headers: { 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(NOW_SECONDS + 2) }, json: { error: 'daily limit' } };
+      return {
+        status: 429,
+        headers: { 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(NOW_SECONDS + 2) },
+        json: { error: 'daily limit' },
+      };
     case '429-burst':
-      return { status: 429, headers: { 'Burst-RateLimit-Limit': '100', 'Burst-RateLimit-Remaining': '0', 'Burst-RateLimit-Reset': String(NOW_SECONDS + 1) }, json: { error: 'burst limit' } };
+      return {
+        status: 429,
+        headers: { 'Burst-RateLimit-Limit': '100', 'Burst-RateLimit-Remaining': '0', 'Burst-RateLimit-Reset': String(NOW_SECONDS + 1) },
+        json: { error: 'burst limit' },
+      };
     case '429-retry-after':
       return { status: 429, headers: { 'Retry-After': '3' }, json: { error: 'slow down' } };
     case '429-far':
       // A daily reset an hour away: waiting is pointless, the error must come at once.
-      return { status: 429, headers: { 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(NOW_SECONDS + 3600) }, json: { error: 'daily limit' } };
+      return {
+        status: 429,
+        headers: { 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(NOW_SECONDS + 3600) },
+        json: { error: 'daily limit' },
+      };
     default:
       return { status: Number(outcome), json: { error: `stub says ${outcome}` } };
   }
@@ -142,7 +168,8 @@ const ENQUEUES = {
     c.enqueue({ queue: 'q', destination: 'my-group', body: 'payload-bytes', ...(dedup ? { deduplicationId: dedup } : {}) }),
   enqueueJSON: (c: MessagingClient, dedup?: string) =>
     c.enqueueJSON({ queue: 'q', destination: 'https://app.test/hook', body: { n: 1 }, ...(dedup ? { deduplicationId: dedup } : {}) }),
-  send: (c: MessagingClient, dedup?: string) => c.send(orderPlaced, { orderId: 'o1' }, { url: 'https://app.test/api/order-placed', ...(dedup ? { deduplicationId: dedup } : {}) }),
+  send: (c: MessagingClient, dedup?: string) =>
+    c.send(orderPlaced, { orderId: 'o1' }, { url: 'https://app.test/api/order-placed', ...(dedup ? { deduplicationId: dedup } : {}) }),
 } as const;
 
 const okFor = (name: keyof typeof ENQUEUES) => (name === 'enqueue to a URL group' ? [{ ...MESSAGE, url: 'https://a.test' }] : MESSAGE);
@@ -162,7 +189,9 @@ describe('an enqueue without a deduplication id is never sent twice', () => {
 
   it('content-based deduplication alone does not make it resendable (the body may have been accepted)', async () => {
     stub.reply(replyFor('reset', MESSAGE), replyFor('ok', MESSAGE));
-    const error = await rejectionOf(client.enqueue({ queue: 'q', destination: 'https://app.test/hook', body: 'x', contentBasedDeduplication: true }));
+    const error = await rejectionOf(
+      client.enqueue({ queue: 'q', destination: 'https://app.test/hook', body: 'x', contentBasedDeduplication: true }),
+    );
     expect(error).toBeInstanceOf(NetworkError);
     expect(stub.requests).toHaveLength(1);
   });
@@ -265,47 +294,60 @@ describe('property: any sequence of failures', () => {
   const sequence = fc.array(outcome, { maxLength: 6 }).map((outcomes) => [...outcomes, 'ok' as Outcome]);
   const operation = fc.constantFrom('enqueue', 'enqueue+dedup', 'enqueueJSON+dedup', 'send', 'list', 'dlq');
 
-  it('sends exactly what the model allows: never an unsafe resend, never more than 1 + retries, a typed error at the end', async () => {
-    await fc.assert(
-      fc.asyncProperty(sequence, fc.integer({ min: 0, max: 4 }), operation, async (outcomes, retries, op) => {
-        stub.clear();
-        const { client: subject, delays: waits } = clientFor(stub, retries);
-        const retrySafe = op.endsWith('+dedup') || op === 'list' || op === 'dlq';
-        const ok = op === 'list' ? [] : op === 'dlq' ? { messages: [] } : MESSAGE;
-        stub.reply(...outcomes.map((each) => replyFor(each, ok)));
-        const run = (): Promise<unknown> => {
-          switch (op) {
-            case 'enqueue':
-              return ENQUEUES.enqueue(subject);
-            case 'enqueue+dedup':
-              return ENQUEUES.enqueue(subject, 'dedup-1');
-            case 'enqueueJSON+dedup':
-              return ENQUEUES.enqueueJSON(subject, 'dedup-1');
-            case 'send':
-              return ENQUEUES.send(subject);
-            case 'list':
-              return subject.urlGroups.list();
-            default:
-              return subject.workflowDlq.list();
+  it(
+    'sends exactly what the model allows: never an unsafe resend, never more than 1 + retries, a typed error at the end',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(sequence, fc.integer({ min: 0, max: 4 }), operation, async (outcomes, retries, op) => {
+          stub.clear();
+          const { client: subject, delays: waits } = clientFor(stub, retries);
+          const retrySafe = op.endsWith('+dedup') || op === 'list' || op === 'dlq';
+          const ok = op === 'list' ? [] : op === 'dlq' ? { messages: [] } : MESSAGE;
+          stub.reply(...outcomes.map((each) => replyFor(each, ok)));
+          const run = (): Promise<unknown> => {
+            switch (op) {
+              case 'enqueue':
+                return ENQUEUES.enqueue(subject);
+              case 'enqueue+dedup':
+                return ENQUEUES.enqueue(subject, 'dedup-1');
+              case 'enqueueJSON+dedup':
+                return ENQUEUES.enqueueJSON(subject, 'dedup-1');
+              case 'send':
+                return ENQUEUES.send(subject);
+              case 'list':
+                return subject.urlGroups.list();
+              default:
+                return subject.workflowDlq.list();
+            }
+          };
+          const expected = model(outcomes, retrySafe ? retries : 0);
+          let error: unknown;
+          try {
+            await run();
+          } catch (caught) {
+            error = caught;
           }
-        };
-        const expected = model(outcomes, retrySafe ? retries : 0);
-        let error: unknown;
-        try {
-          await run();
-        } catch (caught) {
-          error = caught;
-        }
-        expect(stub.requests).toHaveLength(expected.requests);
-        expect(waits).toHaveLength(expected.requests - 1);
-        if (expected.result === 'ok') expect(error).toBeUndefined();
-        else expectTypedError(error, expected.result);
-      }),
-      fcParams(300),
-    );
-  }, timeoutFor(300, 20));
+          expect(stub.requests).toHaveLength(expected.requests);
+          expect(waits).toHaveLength(expected.requests - 1);
+          if (expected.result === 'ok') expect(error).toBeUndefined();
+          else expectTypedError(error, expected.result);
+        }),
+        fcParams(300),
+      );
+    },
+    timeoutFor(300, 20),
+  );
 });
 
 function clientForTimeout(server: StubServer, timeoutMs: number) {
-  return { client: createMessagingClient({ baseUrl: server.url, token: 'resilience-token', env: {}, timeoutMs, sleep: async () => {}, now: () => NOW }) };
+  return {
+    client: createMessagingClient({
+      baseUrl: server.url,
+      token: 'resilience-token',
+      env: {},
+      timeoutMs,
+      sleep: async () => {},
+      now: () => NOW,
+    }),
+  };
 }

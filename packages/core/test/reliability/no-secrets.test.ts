@@ -43,7 +43,9 @@ const record = (label: string, value: unknown): void => {
 
 beforeEach(() => {
   for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => record(`console.${method}`, args.map((arg) => (typeof arg === 'string' ? arg : inspect(arg, { depth: 8 }))).join(' ')));
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) =>
+      record(`console.${method}`, args.map((arg) => (typeof arg === 'string' ? arg : inspect(arg, { depth: 8 }))).join(' ')),
+    );
   }
 });
 afterEach(() => {
@@ -108,7 +110,13 @@ async function hostileTokens(): Promise<Record<string, string | undefined>> {
 }
 
 describe('receiving: no key in any refusal', () => {
-  const base: ReceiverOptions = { currentSigningKey: CURRENT, nextSigningKey: NEXT, publicUrl: 'https://app.example.com', now: () => NOW, env: {} };
+  const base: ReceiverOptions = {
+    currentSigningKey: CURRENT,
+    nextSigningKey: NEXT,
+    publicUrl: 'https://app.example.com',
+    now: () => NOW,
+    env: {},
+  };
 
   for (const logging of ['onError', 'default console logging'] as const) {
     it(`bad signatures with both keys, through handle and fetch (${logging})`, async () => {
@@ -133,14 +141,26 @@ describe('receiving: no key in any refusal', () => {
 
   it('valid signature, then the body, the schema or the handler fails', async () => {
     const receiver = createReceiver(base);
-    const signed = await signRequest({ url: URL, body: 'not json', key: CURRENT, now: () => NOW, contentType: 'application/json', env: {} });
+    const signed = await signRequest({
+      url: URL,
+      body: 'not json',
+      key: CURRENT,
+      now: () => NOW,
+      contentType: 'application/json',
+      env: {},
+    });
     const inbound: InboundRequest = { method: 'POST', url: '/api/hook', headers: signed.headers, rawBody: signed.body };
     record('invalid JSON', await receiver.message(() => 'x').handle(inbound));
     const good = await signRequest({ url: URL, body: { orderId: 1 }, key: NEXT, now: () => NOW, env: {} });
     const goodInbound: InboundRequest = { method: 'POST', url: '/api/hook', headers: good.headers, rawBody: good.body };
-    record('handler throws', await receiver.message(() => {
-      throw new Error('database down');
-    }).handle(goodInbound));
+    record(
+      'handler throws',
+      await receiver
+        .message(() => {
+          throw new Error('database down');
+        })
+        .handle(goodInbound),
+    );
     record('callback with a non-callback body', await receiver.callback(() => 'x').handle(goodInbound));
     record('wrong method', await receiver.handle({ ...goodInbound, method: 'GET' }));
     record('too large', await createReceiver({ ...base, maxBodyBytes: 1 }).handle(goodInbound));
@@ -150,9 +170,16 @@ describe('receiving: no key in any refusal', () => {
   it('a key with surrounding whitespace: the hint says so without showing it', async () => {
     // The receiver trims settings (an env file's stray newline); the verifier takes the key as given.
     const token = await sign({ key: ATTACKER_KEY, url: URL, rawBody: body, now: () => NOW });
-    const error = await captured('padded key', () => createVerifier({ currentSigningKey: PADDED, now: () => NOW }).verify({ signature: token, rawBody: body }));
+    const error = await captured('padded key', () =>
+      createVerifier({ currentSigningKey: PADDED, now: () => NOW }).verify({ signature: token, rawBody: body }),
+    );
     expect((error as Error).message).toContain('whitespace');
-    const receiver = createReceiver({ currentSigningKey: PADDED, now: () => NOW, env: {}, onError: (reported) => record('onError', reported) });
+    const receiver = createReceiver({
+      currentSigningKey: PADDED,
+      now: () => NOW,
+      env: {},
+      onError: (reported) => record('onError', reported),
+    });
     record('padded key, receiver', await receiver.handle(request(token)));
     expectNoSecrets();
   });
@@ -187,7 +214,9 @@ describe('receiving: no key in any refusal', () => {
     await captured('sign without a key', () => sign({ key: ' ', url: URL, rawBody: body }));
     await captured('sign with a bad URL', () => sign({ key: CURRENT, url: 'ftp://x', rawBody: body }));
     await captured('signRequest without a key', () => signRequest({ url: URL, env: { MAILROOM_NEXT_SIGNING_KEY: NEXT } }));
-    await captured('bad clock', () => createVerifier({ currentSigningKey: CURRENT, now: () => Number.NaN }).verify({ signature: 'a.b.c', rawBody: '' }));
+    await captured('bad clock', () =>
+      createVerifier({ currentSigningKey: CURRENT, now: () => Number.NaN }).verify({ signature: 'a.b.c', rawBody: '' }),
+    );
     expectNoSecrets();
   });
 });
@@ -200,7 +229,8 @@ describe('sending: no token or password in any error', () => {
   afterAll(() => stub.close());
   beforeEach(() => stub.clear());
 
-  const messaging = (token = TOKEN) => createMessagingClient({ baseUrl: stub.url, token, env: {}, retry: false, sleep: async () => {}, now: () => NOW });
+  const messaging = (token = TOKEN) =>
+    createMessagingClient({ baseUrl: stub.url, token, env: {}, retry: false, sleep: async () => {}, now: () => NOW });
 
   it('a wrong token (401), a read-only token writing (403), drops, 5xx and 429s', async () => {
     stub.reply(
@@ -209,7 +239,11 @@ describe('sending: no token or password in any error', () => {
       { status: 403, json: { error: 'read-only token may only GET' } },
       { reset: true },
       { status: 503, body: '<html>upstream down</html>' },
-      { status: 429, headers: { 'RateLimit-Limit': '1', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(NOW / 1000 + 60) }, json: { error: 'daily' } },
+      {
+        status: 429,
+        headers: { 'RateLimit-Limit': '1', 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(NOW / 1000 + 60) },
+        json: { error: 'daily' },
+      },
     );
     await captured('401 enqueue', () => messaging().enqueue({ queue: 'q', destination: URL, body }));
     await captured('401 list', () => messaging().urlGroups.list());
@@ -223,10 +257,13 @@ describe('sending: no token or password in any error', () => {
 
   it('management credentials rejected, and Basic auth mistakes', async () => {
     stub.reply({ status: 401, json: { error: 'bad credentials' } }, { status: 500, json: { error: 'boom' } });
-    const management = () => createManagementClient({ baseUrl: `${stub.url}/v2`, user: USER, password: PASSWORD, env: {}, retry: false, sleep: async () => {} });
+    const management = () =>
+      createManagementClient({ baseUrl: `${stub.url}/v2`, user: USER, password: PASSWORD, env: {}, retry: false, sleep: async () => {} });
     await captured('401 users', () => management().users());
     await captured('500 stats', () => management().stats('user-1'));
-    await captured('user with a colon', () => createManagementClient({ baseUrl: stub.url, user: `a:${PASSWORD}`, password: PASSWORD, env: {} }));
+    await captured('user with a colon', () =>
+      createManagementClient({ baseUrl: stub.url, user: `a:${PASSWORD}`, password: PASSWORD, env: {} }),
+    );
     expectNoSecrets();
   });
 
@@ -236,11 +273,19 @@ describe('sending: no token or password in any error', () => {
     await captured('token with a control character', () => createMessagingClient({ baseUrl: stub.url, token: `${TOKEN}\u0007`, env: {} }));
     await captured('token not a string', () => createMessagingClient({ baseUrl: stub.url, token: 42 as unknown as string, env: {} }));
     await captured('no base URL, token from env', () => createMessagingClient({ env: { MAILROOM_TOKEN: TOKEN } }));
-    await captured('credentials in the base URL', () => createMessagingClient({ baseUrl: `http://user:${PASSWORD}@127.0.0.1:1`, token: TOKEN, env: {} }));
+    await captured('credentials in the base URL', () =>
+      createMessagingClient({ baseUrl: `http://user:${PASSWORD}@127.0.0.1:1`, token: TOKEN, env: {} }),
+    );
     await captured('no password', () => createManagementClient({ baseUrl: stub.url, user: USER, env: {} }));
-    await captured('password with a newline inside', () => createManagementClient({ baseUrl: stub.url, user: USER, password: `${PASSWORD}\nx`, env: {} }));
+    await captured('password with a newline inside', () =>
+      createManagementClient({ baseUrl: stub.url, user: USER, password: `${PASSWORD}\nx`, env: {} }),
+    );
     await captured('unreachable service', () =>
-      createMessagingClient({ baseUrl: 'http://127.0.0.1:1', token: TOKEN, env: {}, retry: false }).enqueue({ queue: 'q', destination: URL, body }),
+      createMessagingClient({ baseUrl: 'http://127.0.0.1:1', token: TOKEN, env: {}, retry: false }).enqueue({
+        queue: 'q',
+        destination: URL,
+        body,
+      }),
     );
     expectNoSecrets();
   });

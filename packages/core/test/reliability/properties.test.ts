@@ -32,7 +32,8 @@ function buildOrRefuse(options: unknown, headerPrefix: string): Record<string, s
 
 /** The forwarded headers of enqueue options, as the destination should see them: lower-case names. */
 function expectedForwarded(headers: unknown): Record<string, string> {
-  const entries: Array<[string, string]> = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers as Record<string, string>);
+  const entries: Array<[string, string]> =
+    headers instanceof Headers ? [...headers.entries()] : Object.entries(headers as Record<string, string>);
   return Object.fromEntries(entries.map(([name, value]) => [name.toLowerCase(), value]));
 }
 
@@ -61,33 +62,45 @@ describe('buildEnqueueHeaders on any input', () => {
     TIMEOUT,
   );
 
-  it('throws only ValidationError for options that are not even objects', () => {
-    fc.assert(
-      fc.property(fc.anything(), (options) => {
-        buildOrRefuse(options, 'Service');
-      }),
-      fcParams(1000),
-    );
-  }, TIMEOUT);
+  it(
+    'throws only ValidationError for options that are not even objects',
+    () => {
+      fc.assert(
+        fc.property(fc.anything(), (options) => {
+          buildOrRefuse(options, 'Service');
+        }),
+        fcParams(1000),
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('refuses an unusable header prefix with a ConfigError naming MAILROOM_HEADER_PREFIX, before reading any option', () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 12 }).filter((prefix) => !/^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$/.test(prefix)), enqueueOptionsInput, (prefix, options) => {
-        const error = (() => {
-          try {
-            buildEnqueueHeaders(options as never, { headerPrefix: prefix });
-          } catch (caught) {
-            return caught;
-          }
-          return undefined;
-        })();
-        // Unknown keys and bad values may be found first; a bad prefix is a setting, hence ConfigError.
-        if (error instanceof ConfigError) expect(error.variable).toBe('MAILROOM_HEADER_PREFIX');
-        else expect(error).toBeInstanceOf(ValidationError);
-      }),
-      fcParams(1000),
-    );
-  }, TIMEOUT);
+  it(
+    'refuses an unusable header prefix with a ConfigError naming MAILROOM_HEADER_PREFIX, before reading any option',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.string({ maxLength: 12 }).filter((prefix) => !/^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$/.test(prefix)),
+          enqueueOptionsInput,
+          (prefix, options) => {
+            const error = (() => {
+              try {
+                buildEnqueueHeaders(options as never, { headerPrefix: prefix });
+              } catch (caught) {
+                return caught;
+              }
+              return undefined;
+            })();
+            // Unknown keys and bad values may be found first; a bad prefix is a setting, hence ConfigError.
+            if (error instanceof ConfigError) expect(error.variable).toBe('MAILROOM_HEADER_PREFIX');
+            else expect(error).toBeInstanceOf(ValidationError);
+          },
+        ),
+        fcParams(1000),
+      );
+    },
+    TIMEOUT,
+  );
 });
 
 describe('forwardedHeaders(buildEnqueueHeaders(x))', () => {
@@ -120,7 +133,9 @@ describe('forwardedHeaders(buildEnqueueHeaders(x))', () => {
           if (out === undefined) return;
           // RFC 9110 5.5: a field value never begins or ends with whitespace, so a forwarded value
           // like " a " arrives as "a"; every other byte survives.
-          const trimmed = Object.fromEntries(Object.entries(expectedForwarded(headers)).map(([name, value]) => [name, value.replace(/^[\t ]+|[\t ]+$/g, '')]));
+          const trimmed = Object.fromEntries(
+            Object.entries(expectedForwarded(headers)).map(([name, value]) => [name, value.replace(/^[\t ]+|[\t ]+$/g, '')]),
+          );
           expect(forwardedHeaders(new Headers(out), { headerPrefix: prefix })).toEqual(trimmed);
         }),
         fcParams(RUNS),
@@ -161,7 +176,12 @@ describe('parseRetryDelay on hostile input', () => {
 
   const opener = fc.constantFrom('(', '-', 'abs(', 'floor(', 'min(1,', 'max(retried,', 'pow(2,', '-(', 'sqrt(', 'exp(');
   const nested = fc
-    .record({ openers: fc.array(opener, { maxLength: 40 }), depth: fc.integer({ min: 0, max: 3000 }), inner: fc.constantFrom('retried', '1', '0', ''), close: fc.boolean() })
+    .record({
+      openers: fc.array(opener, { maxLength: 40 }),
+      depth: fc.integer({ min: 0, max: 3000 }),
+      inner: fc.constantFrom('retried', '1', '0', ''),
+      close: fc.boolean(),
+    })
     .map(({ openers, depth, inner, close }) => {
       const open = (openers.length === 0 ? ['('] : openers).join('');
       const prefix = open.repeat(Math.max(1, Math.ceil(depth / Math.max(1, open.length))));
@@ -169,43 +189,65 @@ describe('parseRetryDelay on hostile input', () => {
       return prefix + inner + (close ? closers : '');
     });
   const huge = fc
-    .record({ unit: fc.constantFrom('retried+', '1*', '(', ')', '9', ' ', 'a', 'é', '\n', 'min(1,'), times: fc.oneof(fc.integer({ min: 100, max: 2000 }), fc.constantFrom(20_000, 200_000)) })
+    .record({
+      unit: fc.constantFrom('retried+', '1*', '(', ')', '9', ' ', 'a', 'é', '\n', 'min(1,'),
+      times: fc.oneof(fc.integer({ min: 100, max: 2000 }), fc.constantFrom(20_000, 200_000)),
+    })
     .map(({ unit, times }) => unit.repeat(times));
-  const nearLimit = fc.integer({ min: MAX_RETRY_DELAY_EXPRESSION_LENGTH - 3, max: MAX_RETRY_DELAY_EXPRESSION_LENGTH + 3 }).chain((length) =>
-    fc.constantFrom('1+', 'retried*', '9').map((unit) => unit.repeat(length).slice(0, length)),
-  );
+  const nearLimit = fc
+    .integer({ min: MAX_RETRY_DELAY_EXPRESSION_LENGTH - 3, max: MAX_RETRY_DELAY_EXPRESSION_LENGTH + 3 })
+    .chain((length) => fc.constantFrom('1+', 'retried*', '9').map((unit) => unit.repeat(length).slice(0, length)));
 
   it(
     'throws nothing but its own error, and terminates, on deep nesting, huge inputs and any string',
     () => {
       fc.assert(
-        fc.property(fc.oneof(nested, huge, nearLimit, fc.string({ unit: 'binary', maxLength: 1200 }), fc.string({ unit: 'grapheme', maxLength: 50 })), (source) => {
-          outcome(source);
-        }),
+        fc.property(
+          fc.oneof(nested, huge, nearLimit, fc.string({ unit: 'binary', maxLength: 1200 }), fc.string({ unit: 'grapheme', maxLength: 50 })),
+          (source) => {
+            outcome(source);
+          },
+        ),
         fcParams(RUNS),
       );
     },
     TIMEOUT,
   );
 
-  it('accepts the deepest allowed nesting and refuses one level more, for every kind of nesting', () => {
-    for (const [open, close] of [['(', ')'], ['abs(', ')'], ['min(1,', ')'], ['-', '']] as const) {
-      const depthOf = (levels: number) => `${open.repeat(levels)}retried${close.repeat(levels)}`;
-      let deepest = 0;
-      while (outcome(depthOf(deepest + 1)) === 'parsed') deepest += 1;
-      expect(deepest, `nesting with ${open}`).toBeGreaterThan(10);
-      expect(outcome(depthOf(deepest + 50))).toBe('refused');
-    }
-  }, TIMEOUT);
+  it(
+    'accepts the deepest allowed nesting and refuses one level more, for every kind of nesting',
+    () => {
+      for (const [open, close] of [
+        ['(', ')'],
+        ['abs(', ')'],
+        ['min(1,', ')'],
+        ['-', ''],
+      ] as const) {
+        const depthOf = (levels: number) => `${open.repeat(levels)}retried${close.repeat(levels)}`;
+        let deepest = 0;
+        while (outcome(depthOf(deepest + 1)) === 'parsed') deepest += 1;
+        expect(deepest, `nesting with ${open}`).toBeGreaterThan(10);
+        expect(outcome(depthOf(deepest + 50))).toBe('refused');
+      }
+    },
+    TIMEOUT,
+  );
 
-  it('throws only ValidationError for values that are not strings', () => {
-    fc.assert(
-      fc.property(fc.anything().filter((value) => typeof value !== 'string'), (value) => {
-        expect(() => parseRetryDelay(value as string)).toThrow(ValidationError);
-      }),
-      fcParams(1000),
-    );
-  }, TIMEOUT);
+  it(
+    'throws only ValidationError for values that are not strings',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.anything().filter((value) => typeof value !== 'string'),
+          (value) => {
+            expect(() => parseRetryDelay(value as string)).toThrow(ValidationError);
+          },
+        ),
+        fcParams(1000),
+      );
+    },
+    TIMEOUT,
+  );
 });
 
 describe('statistics timestamps', () => {
@@ -232,26 +274,34 @@ describe('statistics timestamps', () => {
     TIMEOUT,
   );
 
-  it('round-trip without nanoseconds keeps the millisecond', () => {
-    fc.assert(
-      fc.property(dates, (date) => {
-        expect(parseServiceTimestampParts(formatServiceTimestamp(date)).date.getTime()).toBe(date.getTime());
-      }),
-      fcParams(RUNS),
-    );
-  }, TIMEOUT);
+  it(
+    'round-trip without nanoseconds keeps the millisecond',
+    () => {
+      fc.assert(
+        fc.property(dates, (date) => {
+          expect(parseServiceTimestampParts(formatServiceTimestamp(date)).date.getTime()).toBe(date.getTime());
+        }),
+        fcParams(RUNS),
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('never throws while safe-parsing, whatever the input; the throwing form throws only ValidationError', () => {
-    const timestampLike = fc
-      .tuple(fc.string({ unit: fc.constantFrom(...'0123456789-: .+UTCm='), maxLength: 50 }), fc.string({ maxLength: 10 }))
-      .map(([a, b]) => a + b);
-    fc.assert(
-      fc.property(fc.oneof(timestampLike, fc.anything()), (value) => {
-        const result = safeParseServiceTimestamp(value as string);
-        if (!result.ok) expect(() => parseServiceTimestampParts(value as string)).toThrow(ValidationError);
-        else expect(Number.isNaN(result.parts.date.getTime())).toBe(false);
-      }),
-      fcParams(RUNS),
-    );
-  }, TIMEOUT);
+  it(
+    'never throws while safe-parsing, whatever the input; the throwing form throws only ValidationError',
+    () => {
+      const timestampLike = fc
+        .tuple(fc.string({ unit: fc.constantFrom(...'0123456789-: .+UTCm='), maxLength: 50 }), fc.string({ maxLength: 10 }))
+        .map(([a, b]) => a + b);
+      fc.assert(
+        fc.property(fc.oneof(timestampLike, fc.anything()), (value) => {
+          const result = safeParseServiceTimestamp(value as string);
+          if (!result.ok) expect(() => parseServiceTimestampParts(value as string)).toThrow(ValidationError);
+          else expect(Number.isNaN(result.parts.date.getTime())).toBe(false);
+        }),
+        fcParams(RUNS),
+      );
+    },
+    TIMEOUT,
+  );
 });

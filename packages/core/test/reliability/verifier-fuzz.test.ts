@@ -105,7 +105,10 @@ interface Genuine {
 const genuine: Genuine[] = [];
 
 beforeAll(async () => {
-  for (const [slot, key] of [['current', CURRENT_KEY], ['next', NEXT_KEY]] as const) {
+  for (const [slot, key] of [
+    ['current', CURRENT_KEY],
+    ['next', NEXT_KEY],
+  ] as const) {
     for (const body of GENUINE_BODIES) {
       const token = await sign({ key, url: URL, rawBody: body, now: () => NOW * 1000, jti: 'jwt_fuzz' });
       const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
@@ -128,7 +131,10 @@ describe('verifier fuzzing: forgeries (no configured key)', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.nat(),
-          fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 4, arbitrary: fc.array(tokenMutation, { minLength: 1, maxLength: 3 }) }),
+          fc.oneof(
+            { weight: 1, arbitrary: fc.constant([]) },
+            { weight: 4, arbitrary: fc.array(tokenMutation, { minLength: 1, maxLength: 3 }) },
+          ),
           bodyMutation,
           urlMutation,
           async (index, mutations, bodyChange, urlChange) => {
@@ -144,7 +150,8 @@ describe('verifier fuzzing: forgeries (no configured key)', () => {
             const signed = genuine.find((candidate) => candidate.token === token);
             if (verdict.ok) expect(verdict.key).toBe(signed?.key);
             // An intact token that fails names the check that failed: the URL first, then the body.
-            if (signed && !legitimate) expect(verdict).toMatchObject({ reason: url !== undefined && url !== URL ? 'subject' : 'body-hash' });
+            if (signed && !legitimate)
+              expect(verdict).toMatchObject({ reason: url !== undefined && url !== URL ? 'subject' : 'body-hash' });
           },
         ),
         fcParams(RUNS),
@@ -176,7 +183,11 @@ describe('verifier fuzzing: key holders (claims of any shape)', () => {
           runs += 1;
           const bytes = bytesOf(GENUINE_BODIES[bodyIndex]!);
           const compact = compactOf(token);
-          const verdict = await agreedVerdict(pairs.get(tolerance)!, { signature: compact, rawBody: bytes, ...(url !== undefined ? { url } : {}) });
+          const verdict = await agreedVerdict(pairs.get(tolerance)!, {
+            signature: compact,
+            rawBody: bytes,
+            ...(url !== undefined ? { url } : {}),
+          });
           const expected = modelAccepts(token, bytes, url, NOW, tolerance ?? 5);
           expect(verdict.ok, `${token.headerText} ${claimsText(token.members)} key=${JSON.stringify(token.key)}`).toBe(expected);
           if (verdict.ok) {
@@ -201,9 +212,11 @@ describe('verifier fuzzing: strings that are not tokens', () => {
     fc.string({ unit: 'binary', maxLength: 300 }),
     fc.tuple(segment, segment, segment).map((parts) => parts.join('.')),
     fc.array(segment, { maxLength: 6 }).map((parts) => parts.join('.')),
-    fc.tuple(fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 2 }), segment).map(
-      ([header, payload, signature]) => `${b64url(JSON.stringify(header) ?? '')}.${b64url(JSON.stringify(payload) ?? '')}.${signature}`,
-    ),
+    fc
+      .tuple(fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 2 }), segment)
+      .map(
+        ([header, payload, signature]) => `${b64url(JSON.stringify(header) ?? '')}.${b64url(JSON.stringify(payload) ?? '')}.${signature}`,
+      ),
     fc.integer({ min: 8180, max: 8200 }).map((length) => `eyJhbGciOiJIUzI1NiJ9.${'A'.repeat(length - 24)}.${'B'.repeat(2)}`),
     fc.constantFrom('', '.', '..', '...', 'null', 'Bearer x.y.z', 'eyJhbGciOiJub25lIn0.e30.', ' eyJhbGciOiJIUzI1NiJ9.e30.x'),
   );

@@ -31,15 +31,20 @@ function parseOutcome(source: string): 'parsed' | 'refused' {
 
 describe('parseRetryDelay on arbitrary input', () => {
   it('returns or throws a ValidationError for any string', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (source) => {
-      parseOutcome(source);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (source) => {
+        parseOutcome(source);
+      }),
+    );
   });
 
   it('returns or throws a ValidationError for strings built from the language, and evaluates to a delay', () => {
-    fc.assert(fc.property(nearlyValid, (source) => {
-      parseOutcome(source);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(nearlyValid, (source) => {
+        parseOutcome(source);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

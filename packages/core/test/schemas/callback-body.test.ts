@@ -1,5 +1,11 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { callbackBodySchema, failureCallbackBodySchema, parseResponse, type CallbackBody, type FailureCallbackBody } from '../../src/schemas';
+import {
+  callbackBodySchema,
+  failureCallbackBodySchema,
+  parseResponse,
+  type CallbackBody,
+  type FailureCallbackBody,
+} from '../../src/schemas';
 import { callbackBody, callbackBodyRetrying, failureCallbackBody, workflowFailureCallbackBody } from './fixtures';
 import { URL, responseError } from './helpers';
 
@@ -23,7 +29,10 @@ describe('callbackBodySchema', () => {
   });
 
   it('needs only sourceMessageId, so a sparse callback still reaches the handler', () => {
-    expect(parseResponse(callbackBodySchema, { sourceMessageId: 'msg_1', retried: 0 }, URL)).toEqual({ sourceMessageId: 'msg_1', retried: 0 });
+    expect(parseResponse(callbackBodySchema, { sourceMessageId: 'msg_1', retried: 0 }, URL)).toEqual({
+      sourceMessageId: 'msg_1',
+      retried: 0,
+    });
   });
 
   it('requires sourceMessageId', () => {

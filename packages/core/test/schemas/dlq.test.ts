@@ -45,7 +45,10 @@ describe('dlqWorkflowMessageSchema', () => {
   });
 
   it('needs only dlqId and messageId', () => {
-    expect(parseResponse(dlqWorkflowMessageSchema, { dlqId: '1-0', messageId: 'msg_1' }, URL)).toEqual({ dlqId: '1-0', messageId: 'msg_1' });
+    expect(parseResponse(dlqWorkflowMessageSchema, { dlqId: '1-0', messageId: 'msg_1' }, URL)).toEqual({
+      dlqId: '1-0',
+      messageId: 'msg_1',
+    });
   });
 
   it.each(['dlqId', 'messageId'])('requires %s', (field) => {
@@ -59,7 +62,11 @@ describe('dlqWorkflowMessageSchema', () => {
   it('keeps unknown keys, on the entry and on failureCallbackInfo', () => {
     const entry = parseResponse(
       dlqWorkflowMessageSchema,
-      { ...dlqWorkflowMessageFull, queueName: 'checkout', failureCallbackInfo: { ...dlqWorkflowMessageFull.failureCallbackInfo, attempts: 2 } },
+      {
+        ...dlqWorkflowMessageFull,
+        queueName: 'checkout',
+        failureCallbackInfo: { ...dlqWorkflowMessageFull.failureCallbackInfo, attempts: 2 },
+      },
       URL,
     );
     expect(entry.queueName).toBe('checkout');
@@ -67,12 +74,20 @@ describe('dlqWorkflowMessageSchema', () => {
   });
 
   it('accepts a failure callback state the service adds later', () => {
-    const entry = parseResponse(dlqWorkflowMessageSchema, { ...dlqWorkflowMessageSparse, failureCallbackInfo: { state: 'CALLBACK_PAUSED' } }, URL);
+    const entry = parseResponse(
+      dlqWorkflowMessageSchema,
+      { ...dlqWorkflowMessageSparse, failureCallbackInfo: { state: 'CALLBACK_PAUSED' } },
+      URL,
+    );
     expect(entry.failureCallbackInfo?.state).toBe('CALLBACK_PAUSED');
   });
 
   it('reads a single-string header value as a one-element array and a null map as absent', () => {
-    const entry = parseResponse(dlqWorkflowMessageSchema, { ...dlqWorkflowMessageSparse, header: { 'Content-Type': 'application/json' }, responseHeader: null }, URL);
+    const entry = parseResponse(
+      dlqWorkflowMessageSchema,
+      { ...dlqWorkflowMessageSparse, header: { 'Content-Type': 'application/json' }, responseHeader: null },
+      URL,
+    );
     expect(entry.header).toEqual({ 'Content-Type': ['application/json'] });
     expect(entry.responseHeader).toBeUndefined();
   });

@@ -55,11 +55,24 @@ describe('either answer, for a destination of unknown kind', () => {
 
 describe('isPlainEnqueueResult (the fast path in front of zod)', () => {
   const jsonValue = fc.letrec((tie) => ({
-    value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.double(), fc.string(), fc.array(tie('value'), { maxLength: 3 }), tie('object')),
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.double(),
+      fc.string(),
+      fc.array(tie('value'), { maxLength: 3 }),
+      tie('object'),
+    ),
     object: fc.dictionary(fc.constantFrom('messageId', 'deduplicated', 'url', 'other', '__proto__'), tie('value'), { maxKeys: 4 }),
   })).value;
   const likely = fc.record(
-    { messageId: fc.oneof(fc.string(), fc.integer()), deduplicated: fc.oneof(fc.boolean(), fc.constant('true')), url: fc.oneof(fc.string(), fc.constant(null)), extra: jsonValue },
+    {
+      messageId: fc.oneof(fc.string(), fc.integer()),
+      deduplicated: fc.oneof(fc.boolean(), fc.constant('true')),
+      url: fc.oneof(fc.string(), fc.constant(null)),
+      extra: jsonValue,
+    },
     { requiredKeys: [] },
   );
 

@@ -221,7 +221,9 @@ export const messagingStatsEmpty = {
 // ---------------------------------------------------------------------------------------------
 
 /** The body of `POST /search`. */
-export const createSearchIndexInput = { name: 'products', region: 'us-central1', type: 'payg' } satisfies In<typeof createSearchIndexInputSchema>;
+export const createSearchIndexInput = { name: 'products', region: 'us-central1', type: 'payg' } satisfies In<
+  typeof createSearchIndexInputSchema
+>;
 
 /** A pay-as-you-go index: `-1` (unlimited) on the daily and monthly limits, a short throughput vector. */
 export const searchIndexPayg = {
@@ -296,7 +298,9 @@ export const urlGroups = [
 ] satisfies In<typeof urlGroupSchema>[];
 
 /** Enqueue to a URL or API destination. */
-export const enqueueResult = { messageId: 'msg_26hZCxZCuWyyTWPmSVBrNB882AMRP1TsgzpygELRcLWep5QtLwRNRGFwCb5ub' } satisfies In<typeof enqueueResultSchema>;
+export const enqueueResult = { messageId: 'msg_26hZCxZCuWyyTWPmSVBrNB882AMRP1TsgzpygELRcLWep5QtLwRNRGFwCb5ub' } satisfies In<
+  typeof enqueueResultSchema
+>;
 
 /** A duplicate: the existing message id and `deduplicated: true`. */
 export const enqueueResultDeduplicated = { ...enqueueResult, deduplicated: true } satisfies In<typeof enqueueResultSchema>;
@@ -304,7 +308,11 @@ export const enqueueResultDeduplicated = { ...enqueueResult, deduplicated: true 
 /** Enqueue to the `orders` URL group: one element per endpoint, with its url. */
 export const urlGroupEnqueueResult = [
   { messageId: 'msg_7YoJxFpwkEy5zBp378JgvD6YBDPBEqkBPje2JGTCEUiASMJQ1FwY9', url: 'https://billing.example.com/api/orders' },
-  { messageId: 'msg_7YoJxFpwkEy5zBp378JgvD6YBDPBEqkBPje2JGTCEUiASMJQ1FwYA', url: 'https://shipping.example.com/hooks/order-created', deduplicated: false },
+  {
+    messageId: 'msg_7YoJxFpwkEy5zBp378JgvD6YBDPBEqkBPje2JGTCEUiASMJQ1FwYA',
+    url: 'https://shipping.example.com/hooks/order-created',
+    deduplicated: false,
+  },
 ] satisfies In<typeof urlGroupEnqueueResultSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -385,10 +393,14 @@ export const dlqPageEmptyCursor = { cursor: '', messages: [dlqWorkflowMessageSpa
 export const dlqPageEmpty = { cursor: '', messages: null } satisfies In<typeof dlqListResponseSchema>;
 
 /** The answer of `POST /v2/workflows/dlq/callback/{dlqId}`. */
-export const retriggerResponse = { workflowRunId: 'wfr_QXBwbGVQaWU3NzE4', workflowCreatedAt: 1_760_441_525_001 } satisfies In<typeof retriggerResponseSchema>;
+export const retriggerResponse = { workflowRunId: 'wfr_QXBwbGVQaWU3NzE4', workflowCreatedAt: 1_760_441_525_001 } satisfies In<
+  typeof retriggerResponseSchema
+>;
 
 /** The same answer with the timestamp as a numeric string, as some clients see it. */
-export const retriggerResponseStringTimestamp = { ...retriggerResponse, workflowCreatedAt: '1760441525001' } satisfies In<typeof retriggerResponseSchema>;
+export const retriggerResponseStringTimestamp = { ...retriggerResponse, workflowCreatedAt: '1760441525001' } satisfies In<
+  typeof retriggerResponseSchema
+>;
 
 // ---------------------------------------------------------------------------------------------
 // Callbacks

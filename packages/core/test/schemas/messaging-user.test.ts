@@ -1,11 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  MESSAGING_USER_STATES,
-  messagingUserSchema,
-  messagingUsersSchema,
-  parseResponse,
-  type MessagingUser,
-} from '../../src/schemas';
+import { MESSAGING_USER_STATES, messagingUserSchema, messagingUsersSchema, parseResponse, type MessagingUser } from '../../src/schemas';
 import { messagingUserEnterprise, messagingUserFixedSuspended, messagingUserFree, messagingUserPaid, messagingUsers } from './fixtures';
 import { URL, copy, responseError } from './helpers';
 
@@ -38,7 +32,15 @@ describe('messagingUserSchema', () => {
   it('accepts values the service may add to state, type, region and the other enumerations', () => {
     const user = parseResponse(
       messagingUserSchema,
-      { ...messagingUserFree, state: 'frozen', type: 'enterprise', region: 'ap-southeast-1', modifying_state: 'upgrading', reserved_type: 'messaging_fixed_1b', prometheus_enabled: 'pending' },
+      {
+        ...messagingUserFree,
+        state: 'frozen',
+        type: 'enterprise',
+        region: 'ap-southeast-1',
+        modifying_state: 'upgrading',
+        reserved_type: 'messaging_fixed_1b',
+        prometheus_enabled: 'pending',
+      },
       URL,
     );
     expect([user.state, user.type, user.region]).toEqual(['frozen', 'enterprise', 'ap-southeast-1']);
@@ -60,7 +62,11 @@ describe('messagingUserSchema', () => {
   });
 
   it('names the path of a wrong nested type', () => {
-    const error = responseError(messagingUsersSchema, [messagingUserFree, messagingUserPaid, { ...messagingUserEnterprise, enterprise: { enabled: 'yes' } }]);
+    const error = responseError(messagingUsersSchema, [
+      messagingUserFree,
+      messagingUserPaid,
+      { ...messagingUserEnterprise, enterprise: { enabled: 'yes' } },
+    ]);
     expect(error.field).toBe('2.enterprise.enabled');
     expect(error.message).toContain('expected boolean, got string');
   });

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MailroomError } from '../../src/errors/mailroom-error';
 import { ResponseValidationError } from '../../src/errors/response-validation-error';
-import { createSearchIndexInputSchema, describeFirstIssue, dlqListResponseSchema, parseResponse, urlGroupEnqueueResultSchema } from '../../src/schemas';
+import {
+  createSearchIndexInputSchema,
+  describeFirstIssue,
+  dlqListResponseSchema,
+  parseResponse,
+  urlGroupEnqueueResultSchema,
+} from '../../src/schemas';
 import { dlqPageWithCursor } from './fixtures';
 import { URL, copy, responseError } from './helpers';
 
@@ -55,7 +61,10 @@ describe('describeFirstIssue', () => {
   it('lists the allowed values of a strict enum', () => {
     const result = createSearchIndexInputSchema.safeParse({ name: 'a', region: 'us-east-1', type: 'payg' }, { reportInput: true });
     expect(result.success).toBe(false);
-    expect(describeFirstIssue(result.error!.issues)).toEqual({ field: 'region', reason: 'expected "eu-west-1" or "us-central1", got "us-east-1"' });
+    expect(describeFirstIssue(result.error!.issues)).toEqual({
+      field: 'region',
+      reason: 'expected "eu-west-1" or "us-central1", got "us-east-1"',
+    });
   });
 
   it('names unexpected keys of a strict object', () => {

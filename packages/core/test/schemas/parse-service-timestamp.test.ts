@@ -76,7 +76,9 @@ describe('parseServiceTimestampParts', () => {
   });
 
   it('says what the layout is when the form is wrong', () => {
-    expect(() => parseServiceTimestamp('yesterday')).toThrow('"yesterday" is not a timestamp of the form YYYY-MM-DD HH:MM:SS[.fffffffff] +0000 UTC');
+    expect(() => parseServiceTimestamp('yesterday')).toThrow(
+      '"yesterday" is not a timestamp of the form YYYY-MM-DD HH:MM:SS[.fffffffff] +0000 UTC',
+    );
     expect(() => parseServiceTimestamp('2025-02-30 00:00:00 +0000 UTC')).toThrow('day 30 out of range');
   });
 

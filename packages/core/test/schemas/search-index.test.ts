@@ -22,7 +22,11 @@ describe('searchIndexSchema', () => {
 
   it('dates the throughput vector and keeps x as sent', () => {
     const index = parseResponse(searchIndexSchema, searchIndexPayg, URL);
-    expect(index.throughput_vector.map((p) => p.date.toISOString())).toEqual(['2025-10-14T11:31:05.000Z', '2025-10-14T11:32:05.250Z', '2025-10-14T11:33:05.585Z']);
+    expect(index.throughput_vector.map((p) => p.date.toISOString())).toEqual([
+      '2025-10-14T11:31:05.000Z',
+      '2025-10-14T11:32:05.250Z',
+      '2025-10-14T11:33:05.585Z',
+    ]);
     expect(index.throughput_vector[2]!.x).toBe('2025-10-14 11:33:05.585757103 +0000 UTC');
   });
 
@@ -37,7 +41,11 @@ describe('searchIndexSchema', () => {
   });
 
   it('accepts a type or region the service adds later and keeps unknown keys', () => {
-    const index = parseResponse(searchIndexSchema, { ...searchIndexPayg, type: 'enterprise', region: 'ap-southeast-1', reranker: 'bge' }, URL);
+    const index = parseResponse(
+      searchIndexSchema,
+      { ...searchIndexPayg, type: 'enterprise', region: 'ap-southeast-1', reranker: 'bge' },
+      URL,
+    );
     expect([index.type, index.region, index.reranker]).toEqual(['enterprise', 'ap-southeast-1', 'bge']);
   });
 

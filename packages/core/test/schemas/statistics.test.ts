@@ -1,5 +1,14 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { STATS_PERIODS, messagingStatsSchema, parseResponse, pointSchema, requestPointSchema, seriesSchema, type MessagingStats, type Point } from '../../src/schemas';
+import {
+  STATS_PERIODS,
+  messagingStatsSchema,
+  parseResponse,
+  pointSchema,
+  requestPointSchema,
+  seriesSchema,
+  type MessagingStats,
+  type Point,
+} from '../../src/schemas';
 import { messagingStats1h, messagingStats30d, messagingStatsEmpty } from './fixtures';
 import { URL, copy, responseError } from './helpers';
 
@@ -33,10 +42,16 @@ describe('pointSchema', () => {
   });
 
   it('adds the workflow breakdown to request points and requires it', () => {
-    const point = parseResponse(requestPointSchema, { x: '2025-10-01 00:00:00 +0000 UTC', y: 10, workflow_message: 4, workflow_run: 1 }, URL);
+    const point = parseResponse(
+      requestPointSchema,
+      { x: '2025-10-01 00:00:00 +0000 UTC', y: 10, workflow_message: 4, workflow_run: 1 },
+      URL,
+    );
     expect(point.date.toISOString()).toBe('2025-10-01T00:00:00.000Z');
     expect(point.workflow_run).toBe(1);
-    expect(responseError(requestPointSchema, { x: '2025-10-01 00:00:00 +0000 UTC', y: 10, workflow_message: 4 }).field).toBe('workflow_run');
+    expect(responseError(requestPointSchema, { x: '2025-10-01 00:00:00 +0000 UTC', y: 10, workflow_message: 4 }).field).toBe(
+      'workflow_run',
+    );
   });
 
   it('parses a series and reads a null data_points as empty', () => {
@@ -48,7 +63,11 @@ describe('messagingStatsSchema', () => {
   it('parses the 1h fixture: 60 points a minute apart, every point dated', () => {
     const stats = parseResponse(messagingStatsSchema, messagingStats1h, URL);
     expect(stats.daily_used).toHaveLength(60);
-    expect(stats.daily_used[59]).toEqual({ x: '2025-10-14 11:33:05.585757103 +0000 UTC', y: expect.any(Number), date: new Date('2025-10-14T11:33:05.585Z') });
+    expect(stats.daily_used[59]).toEqual({
+      x: '2025-10-14 11:33:05.585757103 +0000 UTC',
+      y: expect.any(Number),
+      date: new Date('2025-10-14T11:33:05.585Z'),
+    });
     expect(stats.daily_used[1]!.date.getTime() - stats.daily_used[0]!.date.getTime()).toBe(60_000);
     expect(stats.daily_messaging_messages.map((s) => s.id)).toEqual(['delivered', 'retry']);
     expect(stats.daily_messaging_messages[0]!.data_points).toHaveLength(60);
@@ -81,7 +100,9 @@ describe('messagingStatsSchema', () => {
   });
 
   it('keeps unknown keys', () => {
-    expect(parseResponse(messagingStatsSchema, { ...messagingStats1h, daily_schedules: [1, 2] }, URL)).toMatchObject({ daily_schedules: [1, 2] });
+    expect(parseResponse(messagingStatsSchema, { ...messagingStats1h, daily_schedules: [1, 2] }, URL)).toMatchObject({
+      daily_schedules: [1, 2],
+    });
   });
 
   it('names the point of an invalid timestamp', () => {

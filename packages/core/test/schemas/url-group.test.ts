@@ -15,7 +15,11 @@ describe('urlGroupSchema', () => {
   });
 
   it('keeps unknown keys on groups and endpoints', () => {
-    const group = parseResponse(urlGroupSchema, { ...urlGroups[0], reserved: false, endpoints: [{ url: 'https://a.example', weight: 2 }] }, URL);
+    const group = parseResponse(
+      urlGroupSchema,
+      { ...urlGroups[0], reserved: false, endpoints: [{ url: 'https://a.example', weight: 2 }] },
+      URL,
+    );
     expect(group.reserved).toBe(false);
     expect(group.endpoints[0]!.weight).toBe(2);
   });

@@ -26,10 +26,13 @@ describe('base64url', () => {
 
   it('accepts exactly the canonical spelling of each byte string', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), maxLength: 12 }), (text) => {
-        const decoded = decodeBase64url(text);
-        if (decoded !== undefined) expect(encodeBase64url(decoded)).toBe(text);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), maxLength: 12 }),
+        (text) => {
+          const decoded = decodeBase64url(text);
+          if (decoded !== undefined) expect(encodeBase64url(decoded)).toBe(text);
+        },
+      ),
     );
   });
 });

@@ -129,12 +129,32 @@ describe.each(['node', 'webcrypto'] as const)('error reporting (%s)', (implement
   });
 
   it('only ever rejects with SignatureError', async () => {
-    const hostile = [Symbol('x'), () => 1, new Proxy({}, { get: () => { throw new Error('trap'); } }), 10n, Number.NaN];
+    const hostile = [
+      Symbol('x'),
+      () => 1,
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap');
+          },
+        },
+      ),
+      10n,
+      Number.NaN,
+    ];
     for (const value of hostile) {
       expect(await reject(value)).toBeInstanceOf(SignatureError);
       expect(await reject(forgeToken(), value)).toBeInstanceOf(SignatureError);
     }
-    const trap = new Proxy({}, { get: () => { throw new Error('trap'); } });
+    const trap = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     await expect(verifier.verify(trap as never)).rejects.toBeInstanceOf(SignatureError);
     await expect(verifier.verify(undefined as never)).rejects.toMatchObject({ reason: 'missing' });
   });

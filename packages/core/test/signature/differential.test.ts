@@ -51,7 +51,11 @@ const timeClaims = fc.oneof(
 );
 
 const claimsArbitrary = fc.record({
-  iss: fc.oneof({ weight: 30, arbitrary: fc.constant('Service') }, fc.constantFrom('Upstash', 'service', undefined, 7), fc.string({ maxLength: 8 })),
+  iss: fc.oneof(
+    { weight: 30, arbitrary: fc.constant('Service') },
+    fc.constantFrom('Upstash', 'service', undefined, 7),
+    fc.string({ maxLength: 8 }),
+  ),
   sub: fc.oneof({ weight: 30, arbitrary: fc.constant(URL) }, fc.constantFrom(`${URL}/`, undefined, 42), fc.webUrl()),
   times: timeClaims,
   jti: fc.oneof({ weight: 30, arbitrary: fc.constant('jwt_abc') }, fc.constantFrom(undefined, 1, ''), fc.string({ maxLength: 8 })),
@@ -70,17 +74,32 @@ const headerArbitrary = fc.oneof(
     },
     { requiredKeys: [] },
   ),
-  fc.constantFrom('{"alg":"HS256"', '["HS256"]', '\uFEFF{"alg":"HS256"}', 'null', '{"alg":"HS256","alg":"none"}', '{"alg":"none","alg":"HS256"}'),
+  fc.constantFrom(
+    '{"alg":"HS256"',
+    '["HS256"]',
+    '\uFEFF{"alg":"HS256"}',
+    'null',
+    '{"alg":"HS256","alg":"none"}',
+    '{"alg":"none","alg":"HS256"}',
+  ),
 );
 
 const mutationArbitrary = fc.oneof(
   { weight: 25, arbitrary: fc.constant({ kind: 'none' as const }) },
-  fc.record({ kind: fc.constant('flip' as const), segment: fc.integer({ min: 0, max: 2 }), position: fc.nat(), char: fc.constantFrom(...`${ALPHABET}=+/. `) }),
+  fc.record({
+    kind: fc.constant('flip' as const),
+    segment: fc.integer({ min: 0, max: 2 }),
+    position: fc.nat(),
+    char: fc.constantFrom(...`${ALPHABET}=+/. `),
+  }),
   fc.record({ kind: fc.constant('swap' as const), a: fc.integer({ min: 0, max: 2 }), b: fc.integer({ min: 0, max: 2 }) }),
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('append' as const), text: fc.constantFrom('=', '.', ' ', 'A', '.x', '==') }),
   fc.record({ kind: fc.constant('replace' as const), text: fc.string({ maxLength: 60 }) }),
-  fc.record({ kind: fc.constant('reencode-header' as const), alg: fc.constantFrom('HS384', 'HS512', 'none', 'RS256', 'ES256', 'PS256', 'EdDSA', '') }),
+  fc.record({
+    kind: fc.constant('reencode-header' as const),
+    alg: fc.constantFrom('HS384', 'HS512', 'none', 'RS256', 'ES256', 'PS256', 'EdDSA', ''),
+  }),
 );
 
 type Mutation = typeof mutationArbitrary extends fc.Arbitrary<infer T> ? T : never;
@@ -135,67 +154,85 @@ function bodyClaim(choice: string, body: Uint8Array | string): unknown {
 }
 
 describe('node and webcrypto verifiers agree', () => {
-  it('on random valid and mutated tokens', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        headerArbitrary,
-        claimsArbitrary,
-        bodyChoice,
-        fc.oneof(fc.uint8Array({ maxLength: 2048 }), fc.string({ maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 40 })),
-        fc.constantFrom(CURRENT_KEY, CURRENT_KEY, NEXT_KEY, OTHER_KEY),
-        mutationArbitrary,
-        fc.record({
-          offsetSeconds: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: -3, max: 295 }) }, fc.integer({ min: -20, max: 420 })),
-          offsetMs: fc.integer({ min: 0, max: 999 }),
-          tolerance: fc.constantFrom(undefined, 0, 1, 5, 2.5, 60),
-          issuer: fc.constantFrom(undefined, undefined, undefined, undefined, 'Upstash'),
-          withUrl: fc.constantFrom(true, true, true, false),
-          onlyNextKey: fc.constantFrom(false, false, false, false, true),
-        }),
-        async (header, claims, choice, body, key, mutation, setting) => {
-          const { extra, times, ...named } = claims;
-          const payload = { ...extra, ...named, ...times, body: bodyClaim(choice, body) };
-          const token = mutate(forgeToken({ header, payload, key }), mutation);
-          const options: VerifierOptions = {
-            currentSigningKey: setting.onlyNextKey ? undefined : CURRENT_KEY,
-            nextSigningKey: NEXT_KEY,
-            issuer: setting.issuer,
-            clockToleranceSeconds: setting.tolerance,
-            now: () => (NOW + setting.offsetSeconds) * 1000 + setting.offsetMs,
-          };
-          const input = { signature: token, rawBody: body, ...(setting.withUrl ? { url: URL } : {}) };
-          const [node, web] = await bothVerdicts(options, input);
+  it(
+    'on random valid and mutated tokens',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          headerArbitrary,
+          claimsArbitrary,
+          bodyChoice,
+          fc.oneof(fc.uint8Array({ maxLength: 2048 }), fc.string({ maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 40 })),
+          fc.constantFrom(CURRENT_KEY, CURRENT_KEY, NEXT_KEY, OTHER_KEY),
+          mutationArbitrary,
+          fc.record({
+            offsetSeconds: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: -3, max: 295 }) }, fc.integer({ min: -20, max: 420 })),
+            offsetMs: fc.integer({ min: 0, max: 999 }),
+            tolerance: fc.constantFrom(undefined, 0, 1, 5, 2.5, 60),
+            issuer: fc.constantFrom(undefined, undefined, undefined, undefined, 'Upstash'),
+            withUrl: fc.constantFrom(true, true, true, false),
+            onlyNextKey: fc.constantFrom(false, false, false, false, true),
+          }),
+          async (header, claims, choice, body, key, mutation, setting) => {
+            const { extra, times, ...named } = claims;
+            const payload = { ...extra, ...named, ...times, body: bodyClaim(choice, body) };
+            const token = mutate(forgeToken({ header, payload, key }), mutation);
+            const options: VerifierOptions = {
+              currentSigningKey: setting.onlyNextKey ? undefined : CURRENT_KEY,
+              nextSigningKey: NEXT_KEY,
+              issuer: setting.issuer,
+              clockToleranceSeconds: setting.tolerance,
+              now: () => (NOW + setting.offsetSeconds) * 1000 + setting.offsetMs,
+            };
+            const input = { signature: token, rawBody: body, ...(setting.withUrl ? { url: URL } : {}) };
+            const [node, web] = await bothVerdicts(options, input);
+            expect(node).not.toHaveProperty('unexpected');
+            expect(web).toEqual(node);
+          },
+        ),
+        { numRuns: NUM_RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'on arbitrary strings shaped like tokens',
+    async () => {
+      const segment = fc.string({ unit: fc.constantFrom(...`${ALPHABET}=+/`), maxLength: 60 });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.string(),
+            fc.tuple(segment, segment, segment).map((parts) => parts.join('.')),
+          ),
+          async (token) => {
+            const options = { currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY, now: () => NOW * 1000 };
+            const [node, web] = await bothVerdicts(options, { signature: token, rawBody: '' });
+            expect(node.ok).toBe(false);
+            expect(node).not.toHaveProperty('unexpected');
+            expect(web).toEqual(node);
+          },
+        ),
+        { numRuns: NUM_RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'on inputs of any type, throwing only SignatureError',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.anything(), fc.anything(), fc.anything(), async (signature, rawBody, url) => {
+          const options = { currentSigningKey: CURRENT_KEY, now: () => NOW * 1000 };
+          const [node, web] = await bothVerdicts(options, { signature, rawBody, url } as VerifyInput);
           expect(node).not.toHaveProperty('unexpected');
           expect(web).toEqual(node);
-        },
-      ),
-      { numRuns: NUM_RUNS },
-    );
-  }, TIMEOUT_MS);
-
-  it('on arbitrary strings shaped like tokens', async () => {
-    const segment = fc.string({ unit: fc.constantFrom(...`${ALPHABET}=+/`), maxLength: 60 });
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string(), fc.tuple(segment, segment, segment).map((parts) => parts.join('.'))), async (token) => {
-        const options = { currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY, now: () => NOW * 1000 };
-        const [node, web] = await bothVerdicts(options, { signature: token, rawBody: '' });
-        expect(node.ok).toBe(false);
-        expect(node).not.toHaveProperty('unexpected');
-        expect(web).toEqual(node);
-      }),
-      { numRuns: NUM_RUNS },
-    );
-  }, TIMEOUT_MS);
-
-  it('on inputs of any type, throwing only SignatureError', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.anything(), fc.anything(), fc.anything(), async (signature, rawBody, url) => {
-        const options = { currentSigningKey: CURRENT_KEY, now: () => NOW * 1000 };
-        const [node, web] = await bothVerdicts(options, { signature, rawBody, url } as VerifyInput);
-        expect(node).not.toHaveProperty('unexpected');
-        expect(web).toEqual(node);
-      }),
-      { numRuns: Math.ceil(NUM_RUNS / 2) },
-    );
-  }, TIMEOUT_MS);
+        }),
+        { numRuns: Math.ceil(NUM_RUNS / 2) },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });

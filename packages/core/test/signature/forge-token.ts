@@ -14,7 +14,11 @@ export const b64url = (data: string | Uint8Array): string => Buffer.from(data).t
 
 /** base64url(SHA-256(body)), unpadded. */
 export function hashBody(body: string | Uint8Array, padded = false): string {
-  return createHash('sha256').update(body).digest(padded ? 'base64' : 'base64url').replace(/\+/g, '-').replace(/\//g, '_');
+  return createHash('sha256')
+    .update(body)
+    .digest(padded ? 'base64' : 'base64url')
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
 }
 
 export function validClaims(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -63,7 +63,11 @@ describe('known-answer vectors', () => {
       now: () => SERVICE_STYLE.nowMs,
       implementation,
     });
-    const result = await service.verify({ signature: SERVICE_STYLE.token, rawBody: new TextEncoder().encode(SERVICE_STYLE.rawBody), url: SERVICE_STYLE.url });
+    const result = await service.verify({
+      signature: SERVICE_STYLE.token,
+      rawBody: new TextEncoder().encode(SERVICE_STYLE.rawBody),
+      url: SERVICE_STYLE.url,
+    });
     expect(result.key).toBe('next');
     expect(result.claims.body).toBe('qNVP6CQwsonTFSALK0uh6BD1wlSMCinvpnjaxCrroEE=');
   });

@@ -8,8 +8,18 @@ const NOW = 1_800_000_123_456;
 const cases: Array<{ name: string; url: string; body: Uint8Array; issuer: string }> = [
   { name: 'a JSON body', url: 'https://app.test/api/hook', body: Buffer.from('{"hello":"world"}'), issuer: 'Upstash' },
   { name: 'an empty body', url: 'http://127.0.0.1:3000/hook', body: new Uint8Array(0), issuer: 'Service' },
-  { name: 'non-ASCII text and a query', url: 'https://app.test/hook?name=Zoë&x=1', body: Buffer.from('héllo → 世界 🚀'), issuer: 'Service' },
-  { name: 'binary bytes', url: 'https://app.test/bin', body: Uint8Array.from({ length: 300 }, (_, i) => (i * 37) % 256), issuer: 'Iss "quoted"' },
+  {
+    name: 'non-ASCII text and a query',
+    url: 'https://app.test/hook?name=Zoë&x=1',
+    body: Buffer.from('héllo → 世界 🚀'),
+    issuer: 'Service',
+  },
+  {
+    name: 'binary bytes',
+    url: 'https://app.test/bin',
+    body: Uint8Array.from({ length: 300 }, (_, i) => (i * 37) % 256),
+    issuer: 'Iss "quoted"',
+  },
 ];
 
 describe('the synchronous node:crypto signer', () => {

@@ -40,6 +40,8 @@ describe.each(['node', 'webcrypto'] as const)('signature vectors (%s)', (impleme
     if (vector.attempts) expect(outcome.error.attempts.map((attempt) => attempt.reason)).toEqual(vector.attempts);
     expect(outcome.error.message).not.toContain(CURRENT_KEY);
     expect(outcome.error.message).not.toContain(NEXT_KEY);
-    expect(outcome.error.attempts.every((attempt) => !attempt.detail.includes(CURRENT_KEY) && !attempt.detail.includes(NEXT_KEY))).toBe(true);
+    expect(outcome.error.attempts.every((attempt) => !attempt.detail.includes(CURRENT_KEY) && !attempt.detail.includes(NEXT_KEY))).toBe(
+      true,
+    );
   });
 });

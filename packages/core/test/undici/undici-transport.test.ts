@@ -33,13 +33,28 @@ afterEach(async () => {
 /** A bearer transport over undici aimed at the stub, never sleeping for backoff. */
 function transportFor(overrides: Partial<TransportOptions> = {}) {
   const { sleep, delays } = recordingSleep();
-  const transport = createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 'test-token' }, transport: undici, sleep, random: () => 0.5, ...overrides });
+  const transport = createTransport({
+    baseUrl: stub.url,
+    auth: { kind: 'bearer', token: 'test-token' },
+    transport: undici,
+    sleep,
+    random: () => 0.5,
+    ...overrides,
+  });
   return { transport, delays };
 }
 
 function clientFor(options: Parameters<typeof createMessagingClient>[0] = {}) {
   const { sleep, delays } = recordingSleep();
-  const client = createMessagingClient({ baseUrl: stub.url, token: 'test-token', env: {}, transport: undici, sleep, random: () => 0.5, ...options });
+  const client = createMessagingClient({
+    baseUrl: stub.url,
+    token: 'test-token',
+    env: {},
+    transport: undici,
+    sleep,
+    random: () => 0.5,
+    ...options,
+  });
   return { client, delays };
 }
 
@@ -62,7 +77,13 @@ describe('success', () => {
   it('sends an enqueue with the path, headers and exact body, and returns the message id', async () => {
     stub.reply({ status: 201, json: enqueueResult });
     const { client } = clientFor({ userAgent: 'bench/1.0' });
-    const result = await client.enqueueJSON({ queue: 'orders', destination: 'https://app.test/hook?x=1', body: { id: 'ö-1' }, retries: 2, headers: { 'X-Tenant': 'acme' } });
+    const result = await client.enqueueJSON({
+      queue: 'orders',
+      destination: 'https://app.test/hook?x=1',
+      body: { id: 'ö-1' },
+      retries: 2,
+      headers: { 'X-Tenant': 'acme' },
+    });
     expect(result).toEqual(enqueueResult);
     const [recorded] = stub.requests;
     expect(recorded).toMatchObject({ method: 'POST', url: '/v2/enqueue/orders/https://app.test/hook?x=1' });
@@ -156,8 +177,14 @@ describe('typed errors', () => {
     const { client, delays } = clientFor();
     await client.enqueue({ queue: 'q', destination: 'https://app.test/', body: 'x', deduplicationId: 'd-1' });
     expect(delays).toEqual([2000]);
-    stub.reply({ status: 429, headers: { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '4102444800' }, json: { error: 'daily' } });
-    const error = await rejectionOf(clientFor({ retry: false }).client.enqueue({ queue: 'q', destination: 'https://app.test/', body: 'x' }));
+    stub.reply({
+      status: 429,
+      headers: { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '4102444800' },
+      json: { error: 'daily' },
+    });
+    const error = await rejectionOf(
+      clientFor({ retry: false }).client.enqueue({ queue: 'q', destination: 'https://app.test/', body: 'x' }),
+    );
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).reset?.getTime()).toBe(4102444800_000);
   });
@@ -203,7 +230,13 @@ describe('timeouts', () => {
       res.write('{"partial":');
     });
     try {
-      const transport = createTransport({ baseUrl: server.url, auth: { kind: 'bearer', token: 't' }, transport: undici, timeoutMs: 50, retry: false });
+      const transport = createTransport({
+        baseUrl: server.url,
+        auth: { kind: 'bearer', token: 't' },
+        transport: undici,
+        timeoutMs: 50,
+        retry: false,
+      });
       expect(await rejectionOf(transport.request({ method: 'GET', path: 'a' }))).toMatchObject({ timedOut: true });
     } finally {
       await server.close();
@@ -222,8 +255,20 @@ describe('timeouts', () => {
     const single = createUndiciTransport({ connections: 1 });
     try {
       stub.reply({ hang: true });
-      const first = createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 't' }, transport: single, retry: false, timeoutMs: 60_000 });
-      const second = createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 't' }, transport: single, retry: false, timeoutMs: 50 });
+      const first = createTransport({
+        baseUrl: stub.url,
+        auth: { kind: 'bearer', token: 't' },
+        transport: single,
+        retry: false,
+        timeoutMs: 60_000,
+      });
+      const second = createTransport({
+        baseUrl: stub.url,
+        auth: { kind: 'bearer', token: 't' },
+        transport: single,
+        retry: false,
+        timeoutMs: 50,
+      });
       const controller = new AbortController();
       const hung = rejectionOf(first.request({ method: 'GET', path: 'first', signal: controller.signal }));
       await stub.waitForRequests(1);
@@ -261,7 +306,9 @@ describe('connection reset and retry rules', () => {
   it('an enqueue with a deduplication id is retried after resets, with the same body', async () => {
     stub.reply({ reset: true }, { reset: true }, { json: enqueueResult });
     const { client, delays } = clientFor();
-    expect(await client.enqueueJSON({ queue: 'q', destination: 'https://app.test/', body: { n: 1 }, deduplicationId: 'd-1' })).toEqual(enqueueResult);
+    expect(await client.enqueueJSON({ queue: 'q', destination: 'https://app.test/', body: { n: 1 }, deduplicationId: 'd-1' })).toEqual(
+      enqueueResult,
+    );
     expect(stub.requests.map((r) => [r.json(), r.headers['service-deduplication-id']])).toEqual([
       [{ n: 1 }, 'd-1'],
       [{ n: 1 }, 'd-1'],
@@ -296,7 +343,9 @@ describe('caller abort', () => {
   it('sends nothing when already aborted', async () => {
     const error = await rejectionOf(transportFor().transport.request({ method: 'GET', path: 'a', signal: AbortSignal.abort() }));
     expect(error).toMatchObject({ name: 'AbortError' });
-    const direct = await rejectionOf(undici.send({ method: 'GET', url: `${stub.url}/a`, headers: {}, body: undefined, signal: AbortSignal.abort(), timeoutMs: 1000 }));
+    const direct = await rejectionOf(
+      undici.send({ method: 'GET', url: `${stub.url}/a`, headers: {}, body: undefined, signal: AbortSignal.abort(), timeoutMs: 1000 }),
+    );
     expect(direct).toMatchObject({ name: 'AbortError' });
     expect(stub.requests).toHaveLength(0);
   });
@@ -337,14 +386,21 @@ describe('options', () => {
 
   it('the client refuses fetch and transport together, and a transport without send', () => {
     const base = { baseUrl: stub.url, token: 't', env: {} };
-    expect(() => createMessagingClient({ ...base, fetch, transport: undici })).toThrow('transport: give either fetch or transport, not both');
+    expect(() => createMessagingClient({ ...base, fetch, transport: undici })).toThrow(
+      'transport: give either fetch or transport, not both',
+    );
     expect(() => createMessagingClient({ ...base, transport: {} as never })).toThrow('transport: expected an HttpTransport');
   });
 
   it('after close() a request fails as a NetworkError', async () => {
     const transport = createUndiciTransport();
     await transport.close();
-    const error = await rejectionOf(createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 't' }, transport, retry: false }).request({ method: 'GET', path: 'a' }));
+    const error = await rejectionOf(
+      createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 't' }, transport, retry: false }).request({
+        method: 'GET',
+        path: 'a',
+      }),
+    );
     expect(error).toBeInstanceOf(NetworkError);
     expect(stub.requests).toHaveLength(0);
   });

@@ -57,19 +57,26 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
   if (positionals.length !== 1 || positionals[0] !== 'dev') {
-    return { kind: 'error', message: positionals.length === 0 ? 'missing command: use "mailroom dev"' : `unknown command "${positionals.join(' ')}": use "mailroom dev"` };
+    return {
+      kind: 'error',
+      message:
+        positionals.length === 0 ? 'missing command: use "mailroom dev"' : `unknown command "${positionals.join(' ')}": use "mailroom dev"`,
+    };
   }
   const options: DevServerOptions = {};
   if (values.port !== undefined) {
-    if (!/^\d+$/.test(values.port) || Number(values.port) > 65_535) return { kind: 'error', message: `--port must be a number from 0 to 65535, got "${values.port}"` };
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65_535)
+      return { kind: 'error', message: `--port must be a number from 0 to 65535, got "${values.port}"` };
     options.port = Number(values.port);
   }
   if (values.plan !== undefined) {
-    if (values.plan !== 'free' && values.plan !== 'paid') return { kind: 'error', message: `--plan must be free or paid, got "${values.plan}"` };
+    if (values.plan !== 'free' && values.plan !== 'paid')
+      return { kind: 'error', message: `--plan must be free or paid, got "${values.plan}"` };
     options.plan = values.plan;
   }
   if (values.log !== undefined) {
-    if (values.log !== 'text' && values.log !== 'json') return { kind: 'error', message: `--log must be text or json, got "${values.log}"` };
+    if (values.log !== 'text' && values.log !== 'json')
+      return { kind: 'error', message: `--log must be text or json, got "${values.log}"` };
     options.log = values.log;
   }
   const appUrl = values['app-url'] ?? (env.MAILROOM_APP_URL?.trim() || DEFAULT_APP_URL);

@@ -15,7 +15,8 @@ export interface ClassifiedAttempt {
  */
 export function classifyAttempt(result: RequestResult, retried: number, maxRetries: number, headerPrefix: string): ClassifiedAttempt {
   if (result.ok && result.status >= 200 && result.status < 300) return { outcome: 'delivered' };
-  if (result.ok && result.status === 489 && isNonRetryable(result.headers, headerPrefix)) return { outcome: 'failed', reason: 'non-retryable' };
+  if (result.ok && result.status === 489 && isNonRetryable(result.headers, headerPrefix))
+    return { outcome: 'failed', reason: 'non-retryable' };
   if (retried >= maxRetries) return { outcome: 'failed', reason: 'retries-exhausted' };
   return { outcome: 'retry' };
 }

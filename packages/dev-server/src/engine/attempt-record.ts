@@ -42,7 +42,12 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
     const dlqId = newDlqId(at, order);
     if (message.failureCallback) {
       const body = failureCallbackBody(message, retried, response, dlqId);
-      spawned.push(callbackMessage({ source: message, settings: message.failureCallback, kind: 'failure-callback', body, seq: seq++, at, dlqId }, config));
+      spawned.push(
+        callbackMessage(
+          { source: message, settings: message.failureCallback, kind: 'failure-callback', body, seq: seq++, at, dlqId },
+          config,
+        ),
+      );
     }
     dlq = {
       dlqId,

@@ -26,7 +26,12 @@ export function callbackBody(source: MessageRecord, retried: number, response: R
 }
 
 /** A failure callback's body: the callback body of the last attempt plus `dlqId` and the workflow fields. */
-export function failureCallbackBody(source: MessageRecord, retried: number, response: ResponseRecord | undefined, dlqId: string): Record<string, unknown> {
+export function failureCallbackBody(
+  source: MessageRecord,
+  retried: number,
+  response: ResponseRecord | undefined,
+  dlqId: string,
+): Record<string, unknown> {
   return {
     ...callbackBody(source, retried, response),
     dlqId,

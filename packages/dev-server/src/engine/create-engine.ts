@@ -32,7 +32,12 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   const timers = createTimers(config.now);
   const sender = createRequestSender();
   // Token ids from the pooled random source the message ids use.
-  const sign = createTokenSigner({ key: config.currentSigningKey, issuer: config.issuer, now: config.now, jti: () => `jwt_${randomHex(16)}` });
+  const sign = createTokenSigner({
+    key: config.currentSigningKey,
+    issuer: config.issuer,
+    now: config.now,
+    jti: () => `jwt_${randomHex(16)}`,
+  });
   const running = new Set<Promise<void>>();
   let closing = false;
 
@@ -81,7 +86,8 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   async function settleAttempt(message: MessageRecord, retried: number, result: RequestResult): Promise<boolean> {
     const at = config.now();
     const classified = classifyAttempt(result, retried, message.maxRetries, config.headerPrefix);
-    const wait = classified.outcome === 'retry' ? retryWait(message.retryDelay, retried, result.ok ? result.headers : undefined, at) : undefined;
+    const wait =
+      classified.outcome === 'retry' ? retryWait(message.retryDelay, retried, result.ok ? result.headers : undefined, at) : undefined;
     const record = attemptRecord({ state: store.state, message, retried, result, classified, wait, at }, config);
     try {
       await store.commit(record);

@@ -33,7 +33,12 @@ export function buildDeliveryRequest(message: MessageRecord, retried: number, he
   }
   headers[names.signature] = sign(message.url, body);
   const forwarded = Object.keys(message.forwardHeaders);
-  return { url: message.url, method: message.method, headers: forwarded.length === 0 ? headers : withForwarded(headers, message.forwardHeaders), body };
+  return {
+    url: message.url,
+    method: message.method,
+    headers: forwarded.length === 0 ? headers : withForwarded(headers, message.forwardHeaders),
+    body,
+  };
 }
 
 /**

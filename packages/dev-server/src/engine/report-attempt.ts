@@ -19,11 +19,28 @@ export interface AttemptReport {
 export function reportAttempt(events: EventBus, report: AttemptReport): void {
   const { message, record, classified, wait } = report;
   const base = { messageId: message.id, kind: message.kind, url: message.url, retried: record.retried };
-  const failure = { ...(record.response ? { status: record.response.status } : {}), ...(record.error !== undefined ? { error: record.error } : {}) };
+  const failure = {
+    ...(record.response ? { status: record.response.status } : {}),
+    ...(record.error !== undefined ? { error: record.error } : {}),
+  };
   if (classified.outcome === 'delivered') events.emit({ type: 'delivered', ...base, status: record.response?.status ?? 0 });
-  else if (wait) events.emit({ type: 'retry', ...base, ...failure, delayMs: wait.delayMs, scaledDelayMs: wait.delayMs * report.timeScale, delaySource: wait.source });
+  else if (wait)
+    events.emit({
+      type: 'retry',
+      ...base,
+      ...failure,
+      delayMs: wait.delayMs,
+      scaledDelayMs: wait.delayMs * report.timeScale,
+      delaySource: wait.source,
+    });
   else events.emit({ type: 'failed', ...base, ...failure, reason: classified.reason ?? 'retries-exhausted' });
-  if (record.dlq) events.emit({ type: 'dlq', dlqId: record.dlq.dlqId, messageId: message.id, ...(message.workflow ? { workflowRunId: message.workflow.runId } : {}) });
+  if (record.dlq)
+    events.emit({
+      type: 'dlq',
+      dlqId: record.dlq.dlqId,
+      messageId: message.id,
+      ...(message.workflow ? { workflowRunId: message.workflow.runId } : {}),
+    });
   for (const spawned of record.spawned) {
     const kind = spawned.kind === 'failure-callback' ? 'failure-callback' : 'callback';
     events.emit({ type: 'callback', messageId: spawned.id, kind, url: spawned.url, sourceMessageId: message.id, retried: record.retried });

@@ -17,7 +17,12 @@ const parsed = new Map<string, RetryDelayExpression>();
  * destination's `Retry-After` when it sent a valid one (capped at a day), else the message's
  * `<P>-Retry-Delay` expression (milliseconds), else the default backoff `min(86400, e^(2n))` s.
  */
-export function retryWait(retryDelay: string | undefined, retried: number, responseHeaders: HeaderValues | undefined, now: number): RetryWait {
+export function retryWait(
+  retryDelay: string | undefined,
+  retried: number,
+  responseHeaders: HeaderValues | undefined,
+  now: number,
+): RetryWait {
   const retryAfter = retryAfterMs(responseHeaders, now);
   if (retryAfter !== undefined) return { delayMs: Math.min(retryAfter, MAX_RETRY_AFTER_MS), source: 'retry-after' };
   if (retryDelay !== undefined) {

@@ -37,11 +37,14 @@ export function createTimers(now: () => number): Timers {
 
   const arm = (key: string, at: number, fire: () => void): void => {
     const wait = Math.max(0, at - now());
-    const handle = setTimeout(() => {
-      handles.delete(key);
-      if (now() < at && wait >= MAX_TIMEOUT_MS) arm(key, at, fire);
-      else fire();
-    }, Math.min(wait, MAX_TIMEOUT_MS));
+    const handle = setTimeout(
+      () => {
+        handles.delete(key);
+        if (now() < at && wait >= MAX_TIMEOUT_MS) arm(key, at, fire);
+        else fire();
+      },
+      Math.min(wait, MAX_TIMEOUT_MS),
+    );
     handles.set(key, handle);
   };
 

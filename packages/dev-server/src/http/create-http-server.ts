@@ -13,7 +13,10 @@ import { matchRoute, type Route } from './router';
 export function createHttpServer(routes: readonly Route[], credentials: DevCredentials, events: EventBus): http.Server {
   return http.createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
-      events.emit({ type: 'error', message: `${req.method} ${req.url}: ${error instanceof Error ? error.stack ?? error.message : String(error)}` });
+      events.emit({
+        type: 'error',
+        message: `${req.method} ${req.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      });
       if (!res.headersSent) writeError(res, 500, 'internal error of the dev server (see its log)');
       else res.destroy();
     });

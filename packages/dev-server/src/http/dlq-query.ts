@@ -28,12 +28,15 @@ export function readDlqQuery(query: URLSearchParams): DlqQuery {
     const value = text(name);
     if (value === undefined) return undefined;
     if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      throw badRequest(`invalid ${name} ${JSON.stringify(value)}: expected a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`);
+      throw badRequest(
+        `invalid ${name} ${JSON.stringify(value)}: expected a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`,
+      );
     }
     return Number(value);
   };
   const cursor = text('cursor');
-  if (cursor !== undefined && !/^\d+$/.test(cursor)) throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
+  if (cursor !== undefined && !/^\d+$/.test(cursor))
+    throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
   const runId = text('workflowRunId');
   const workflowUrl = text('workflowUrl');
   const fromDate = integer('fromDate', 0);

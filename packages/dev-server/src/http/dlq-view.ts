@@ -28,14 +28,20 @@ export function dlqView(entry: DlqEntry): DlqWorkflowMessage {
       ? { workflowRunId: message.workflow.runId, workflowCreatedAt: message.workflow.createdAt, workflowUrl: message.workflow.url }
       : {}),
     ...(entry.response
-      ? { responseStatus: entry.response.status, responseHeader: entry.response.headers, ...bodyFields('responseBody', entry.response.bodyBase64) }
+      ? {
+          responseStatus: entry.response.status,
+          responseHeader: entry.response.headers,
+          ...bodyFields('responseBody', entry.response.bodyBase64),
+        }
       : {}),
     ...(info
       ? {
           failureCallbackInfo: {
             state: info.state,
             ...(info.responseStatus !== undefined ? { responseStatus: info.responseStatus } : {}),
-            ...(info.responseBodyBase64 !== undefined ? { responseBody: Buffer.from(info.responseBodyBase64, 'base64').toString('utf8') } : {}),
+            ...(info.responseBodyBase64 !== undefined
+              ? { responseBody: Buffer.from(info.responseBodyBase64, 'base64').toString('utf8') }
+              : {}),
             ...(info.responseHeaders ? { responseHeaders: info.responseHeaders } : {}),
           },
         }

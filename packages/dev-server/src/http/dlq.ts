@@ -25,7 +25,12 @@ export function dlqRoutes(ctx: ServerContext): Route[] {
         return list(ctx, request.query, source === 'workflow');
       },
     },
-    { method: 'POST', path: '/v2/workflows/dlq/callback/:dlqId', auth: 'messaging', handler: (request) => retrigger(ctx, request.params.dlqId ?? '') },
+    {
+      method: 'POST',
+      path: '/v2/workflows/dlq/callback/:dlqId',
+      auth: 'messaging',
+      handler: (request) => retrigger(ctx, request.params.dlqId ?? ''),
+    },
   ];
 }
 
@@ -58,12 +63,24 @@ async function retrigger(ctx: ServerContext, dlqId: string): Promise<Reply> {
     throw badRequest(`the failure callback of ${dlqId} can only be re-triggered from CALLBACK_FAIL, it is ${current ?? 'unknown'}`);
   }
   const body = failureCallbackBody(entry.message, entry.retried, entry.response, dlqId);
-  const message = callbackMessage({ source: entry.message, settings, kind: 'failure-callback', body, seq: state.nextSeq, at: now, dlqId }, ctx.config);
+  const message = callbackMessage(
+    { source: entry.message, settings, kind: 'failure-callback', body, seq: state.nextSeq, at: now, dlqId },
+    ctx.config,
+  );
   await ctx.store.commit({ type: 'dlq.retriggered', dlqId, at: now, message });
   ctx.events.emit({ type: 'failure-callback-state', dlqId, state: 'CALLBACK_INPROGRESS' });
-  ctx.events.emit({ type: 'callback', messageId: message.id, kind: 'failure-callback', url: message.url, sourceMessageId: entry.message.id });
+  ctx.events.emit({
+    type: 'callback',
+    messageId: message.id,
+    kind: 'failure-callback',
+    url: message.url,
+    sourceMessageId: entry.message.id,
+  });
   ctx.engine.admit([message]);
-  return json({ workflowRunId: entry.message.workflow?.runId ?? '', workflowCreatedAt: entry.message.workflow?.createdAt ?? entry.message.createdAt });
+  return json({
+    workflowRunId: entry.message.workflow?.runId ?? '',
+    workflowCreatedAt: entry.message.workflow?.createdAt ?? entry.message.createdAt,
+  });
 }
 
 function live(ctx: ServerContext, entry: DlqEntry, now: number): boolean {

@@ -150,7 +150,15 @@ function headerNames(prefix: string): HeaderNames {
 
 function callbackNames(wire: CallbackHeaders): CallbackHeaderNames {
   const key = (name: string) => name.toLowerCase();
-  return { wire, url: key(wire.url), retries: key(wire.retries), retryDelay: key(wire.retryDelay), timeout: key(wire.timeout), delay: key(wire.delay), method: key(wire.method) };
+  return {
+    wire,
+    url: key(wire.url),
+    retries: key(wire.retries),
+    retryDelay: key(wire.retryDelay),
+    timeout: key(wire.timeout),
+    delay: key(wire.delay),
+    method: key(wire.method),
+  };
 }
 
 function readMethod(value: string | undefined, header: string): string | undefined {
@@ -202,17 +210,26 @@ function readNotBefore(get: HeaderGet, n: HeaderNames, plan: PlanLimits, now: nu
   const notBefore = get(n.notBefore);
   if (notBefore !== undefined && notBefore.trim() !== '') {
     // Not-Before wins over Delay, as on the service.
-    if (!/^\d+$/.test(notBefore.trim())) throw badRequest(`invalid ${n.wire.notBefore} header ${JSON.stringify(notBefore)}: expected Unix seconds`);
+    if (!/^\d+$/.test(notBefore.trim()))
+      throw badRequest(`invalid ${n.wire.notBefore} header ${JSON.stringify(notBefore)}: expected Unix seconds`);
     const at = Number(notBefore.trim()) * 1000;
-    if (at - now > plan.max_delay * 1000) throw planLimit(`${n.wire.notBefore} is more than the max delay of the ${plan.type} plan (${plan.max_delay}s) away`);
+    if (at - now > plan.max_delay * 1000)
+      throw planLimit(`${n.wire.notBefore} is more than the max delay of the ${plan.type} plan (${plan.max_delay}s) away`);
     return Math.max(at, now);
   }
   const delay = readDurationSeconds(get(n.delay), n.wire.delivery.delay) ?? 0;
-  if (delay > plan.max_delay) throw planLimit(`${n.wire.delivery.delay} ${delay}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
+  if (delay > plan.max_delay)
+    throw planLimit(`${n.wire.delivery.delay} ${delay}s exceeds the max delay of the ${plan.type} plan (${plan.max_delay}s)`);
   return now + delay * 1000;
 }
 
-function readCallback(req: IncomingMessage, get: HeaderGet, names: CallbackHeaderNames, plan: PlanLimits, forwards: boolean): CallbackSettings | undefined {
+function readCallback(
+  req: IncomingMessage,
+  get: HeaderGet,
+  names: CallbackHeaderNames,
+  plan: PlanLimits,
+  forwards: boolean,
+): CallbackSettings | undefined {
   const url = get(names.url);
   if (url === undefined || url.trim() === '') return undefined;
   const stem = names.wire.url;

@@ -18,7 +18,12 @@ const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
  */
 export function enqueueRoutes(ctx: ServerContext): Route[] {
   return [
-    { method: 'POST', path: '/v2/enqueue/:queue/*', auth: 'messaging', handler: (request) => enqueue(ctx, request, readQueue(request.params.queue)) },
+    {
+      method: 'POST',
+      path: '/v2/enqueue/:queue/*',
+      auth: 'messaging',
+      handler: (request) => enqueue(ctx, request, readQueue(request.params.queue)),
+    },
     { method: 'POST', path: '/v2/publish/*', auth: 'messaging', handler: (request) => enqueue(ctx, request, undefined) },
   ];
 }
@@ -54,7 +59,11 @@ async function enqueue(ctx: ServerContext, request: RouteRequest, queue: string 
   await store.commit({ type: 'messages.accepted', at: now, messages, ...(keys.length > 0 ? { dedupKeys: keys } : {}) });
   for (const message of messages) reportAccepted(ctx, message, now);
   ctx.engine.admit(messages);
-  return answer(destination, messages.map((message) => ({ messageId: message.id, url: message.url })), false);
+  return answer(
+    destination,
+    messages.map((message) => ({ messageId: message.id, url: message.url })),
+    false,
+  );
 }
 
 function resolveTargets(ctx: ServerContext, destination: Exclude<Destination, { kind: 'api' }>): EnqueueTarget[] {
@@ -64,7 +73,11 @@ function resolveTargets(ctx: ServerContext, destination: Exclude<Destination, { 
     if (destination.looksLikeHost) throw invalidScheme();
     throw notFound(`topic ${destination.name} not found`);
   }
-  return group.endpoints.map((endpoint) => ({ url: endpoint.url, topicName: group.name, ...(endpoint.name ? { endpointName: endpoint.name } : {}) }));
+  return group.endpoints.map((endpoint) => ({
+    url: endpoint.url,
+    topicName: group.name,
+    ...(endpoint.name ? { endpointName: endpoint.name } : {}),
+  }));
 }
 
 /** A URL destination answers one object; a URL group a bare array, one element per endpoint. */

@@ -76,7 +76,11 @@ function compile(pattern: string): CompiledPattern {
   return found;
 }
 
-function matchPattern(pattern: string, given: readonly string[], target: string): { params: Record<string, string>; rest: string } | undefined {
+function matchPattern(
+  pattern: string,
+  given: readonly string[],
+  target: string,
+): { params: Record<string, string>; rest: string } | undefined {
   const { fixed, wildcard } = compile(pattern);
   if (wildcard ? given.length <= fixed.length : given.length !== fixed.length) return undefined;
   const params: Record<string, string> = {};

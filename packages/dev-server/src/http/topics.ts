@@ -37,7 +37,8 @@ async function addEndpoints(ctx: ServerContext, request: RouteRequest): Promise<
   }
   const merged = [...(current?.endpoints ?? [])];
   for (const endpoint of endpoints) {
-    const clash = endpoint.name === undefined ? undefined : merged.find((other) => other.name === endpoint.name && other.url !== endpoint.url);
+    const clash =
+      endpoint.name === undefined ? undefined : merged.find((other) => other.name === endpoint.name && other.url !== endpoint.url);
     if (clash) throw badRequest(`endpoint name ${endpoint.name} is already used for ${clash.url} in topic ${name}`);
     const same = merged.findIndex((other) => other.url === endpoint.url);
     if (same === -1) merged.push(endpoint);
@@ -58,7 +59,8 @@ async function removeEndpoints(ctx: ServerContext, request: RouteRequest): Promi
     if (typeof ref.name !== 'string' && typeof ref.url !== 'string') throw badRequest(`endpoints[${index}] needs a name or a url`);
   }
   const remaining = current.endpoints.filter(
-    (endpoint) => !refs.some((ref) => (ref.name !== undefined && ref.name === endpoint.name) || (ref.url !== undefined && ref.url === endpoint.url)),
+    (endpoint) =>
+      !refs.some((ref) => (ref.name !== undefined && ref.name === endpoint.name) || (ref.url !== undefined && ref.url === endpoint.url)),
   );
   // The spec: a group whose last endpoint is removed is deleted.
   const group = remaining.length === 0 ? null : { ...current, updatedAt: ctx.config.now(), endpoints: remaining };
@@ -73,7 +75,8 @@ function existing(ctx: ServerContext, name: string | undefined): UrlGroupRecord 
 }
 
 function groupName(name: string | undefined): string {
-  if (name === undefined || !NAME.test(name)) throw badRequest(`invalid topic name ${JSON.stringify(name ?? '')}: use letters, digits, "-", "_" and "." only`);
+  if (name === undefined || !NAME.test(name))
+    throw badRequest(`invalid topic name ${JSON.stringify(name ?? '')}: use letters, digits, "-", "_" and "." only`);
   return name;
 }
 

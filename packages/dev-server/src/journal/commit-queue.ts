@@ -1,8 +1,5 @@
 /** What a caller waits for: one append or one compaction, settled when it is durable or failed. */
-export type JournalOperation = (
-  | { kind: 'append'; line: string }
-  | { kind: 'compact'; lines: string[] }
-) & {
+export type JournalOperation = ({ kind: 'append'; line: string } | { kind: 'compact'; lines: string[] }) & {
   resolve: () => void;
   reject: (error: unknown) => void;
 };

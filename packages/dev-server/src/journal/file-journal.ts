@@ -72,14 +72,16 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
 
   function startDrain(): Promise<void> {
     // setImmediate, not a microtask: every append made in the current tick joins the first batch.
-    return new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => drain(state, queue, queueAutoCompaction))
-      // Only a bug gets here (I/O errors are handled per operation); still, never strand a caller.
-      .catch((error: unknown) => fail(state, error, [], queue))
-      .finally(() => {
-        draining = undefined;
-        if (queue.length > 0) draining = startDrain();
-      });
+    return (
+      new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => drain(state, queue, queueAutoCompaction))
+        // Only a bug gets here (I/O errors are handled per operation); still, never strand a caller.
+        .catch((error: unknown) => fail(state, error, [], queue))
+        .finally(() => {
+          draining = undefined;
+          if (queue.length > 0) draining = startDrain();
+        })
+    );
   }
 
   /**

@@ -13,7 +13,12 @@ export const MANAGEMENT_BASE_PATH = '/management/v2';
 
 /** The management interface (spec endpoints 1 to 4), behind Basic auth. */
 export function managementRoutes(ctx: ServerContext): Route[] {
-  const route = (method: string, path: string, handler: Route['handler']): Route => ({ method, path: `${MANAGEMENT_BASE_PATH}${path}`, auth: 'management', handler });
+  const route = (method: string, path: string, handler: Route['handler']): Route => ({
+    method,
+    path: `${MANAGEMENT_BASE_PATH}${path}`,
+    auth: 'management',
+    handler,
+  });
   return [
     route('GET', '/messaging/users', () => json([messagingUser(ctx.credentials, ctx.plan)])),
     route('GET', '/messaging/stats/:id', (request) => stats(ctx, request.params.id ?? '', request.query.get('period'))),

@@ -61,7 +61,10 @@ export function readSearchIndexInput(body: unknown): { ok: true; input: CreateSe
   const checked = createSearchIndexInputSchema.safeParse(body);
   if (checked.success) return { ok: true, input: checked.data };
   const issue = checked.error.issues[0];
-  return { ok: false, message: `invalid search index: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'expected { name, region, type }'}` };
+  return {
+    ok: false,
+    message: `invalid search index: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'expected { name, region, type }'}`,
+  };
 }
 
 /**

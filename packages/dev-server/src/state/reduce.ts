@@ -31,7 +31,12 @@ export function reduce(state: DevState, record: DevRecord): void {
       state.indexes.set(record.index.id, record.index);
       return;
     case 'message.restored':
-      state.messages.set(record.message.id, { record: record.message, retried: record.retried, dueAt: record.dueAt, started: record.started });
+      state.messages.set(record.message.id, {
+        record: record.message,
+        retried: record.retried,
+        dueAt: record.dueAt,
+        started: record.started,
+      });
       state.nextSeq = Math.max(state.nextSeq, record.message.seq + 1);
       return;
     case 'dlq.restored':

@@ -17,7 +17,13 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
     if (dedupLive(entry.at, expiry)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
   }
   for (const pending of state.messages.values()) {
-    records.push({ type: 'message.restored', message: pending.record, retried: pending.retried, dueAt: pending.dueAt, started: pending.started });
+    records.push({
+      type: 'message.restored',
+      message: pending.record,
+      retried: pending.retried,
+      dueAt: pending.dueAt,
+      started: pending.started,
+    });
   }
   return records;
 }

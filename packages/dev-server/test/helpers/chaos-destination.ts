@@ -102,7 +102,8 @@ export async function startChaosDestination(options: ChaosDestinationOptions): P
       } catch (error) {
         problems.push(`${messageId}: ${String(error)}`);
       }
-      if (!messageId || !Number.isSafeInteger(retried) || !Number.isSafeInteger(seq)) problems.push(`unreadable attempt ${messageId} ${String(retried)} ${body.toString('utf8')}`);
+      if (!messageId || !Number.isSafeInteger(retried) || !Number.isSafeInteger(seq))
+        problems.push(`unreadable attempt ${messageId} ${String(retried)} ${body.toString('utf8')}`);
       const fault = faultFor(seed, seq, retried);
       const arrival: Arrival = { seq, messageId, retried, fault, bodyBytes: body.length };
       arrivals.push(arrival);

@@ -51,10 +51,14 @@ export interface CliProcess {
 export function startCli(cliPath: string, dataDir: string, timeoutMs = 20_000): Promise<CliProcess> {
   // The command line sets the prefix; a MAILROOM_* variable in the developer's shell must not change it.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MAILROOM_')));
-  const child = spawn(process.execPath, [cliPath, 'dev', '--port', '0', '--data-dir', dataDir, '--header-prefix', 'Service', '--plan', 'paid', '--log', 'json'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
+  const child = spawn(
+    process.execPath,
+    [cliPath, 'dev', '--port', '0', '--data-dir', dataDir, '--header-prefix', 'Service', '--plan', 'paid', '--log', 'json'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    },
+  );
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));

@@ -41,11 +41,15 @@ export interface TestDestination {
 }
 
 /** Fails `times` times with `status` (default 500), then answers 200. */
-export const failTimes = (times: number, status = 500, headers: Record<string, string> = {}): Script => (_, index) =>
-  index < times ? { status, headers, body: `failure ${index + 1}` } : { status: 200, body: 'ok' };
+export const failTimes =
+  (times: number, status = 500, headers: Record<string, string> = {}): Script =>
+  (_, index) =>
+    index < times ? { status, headers, body: `failure ${index + 1}` } : { status: 200, body: 'ok' };
 
 /** Always answers `status`. */
-export const always = (status: number, headers: Record<string, string> = {}, body = `status ${status}`): Script => () => ({ status, headers, body });
+export const always =
+  (status: number, headers: Record<string, string> = {}, body = `status ${status}`): Script =>
+  () => ({ status, headers, body });
 
 /** Starts a {@link TestDestination}. */
 export async function startDestination(): Promise<TestDestination> {
@@ -60,7 +64,15 @@ export async function startDestination(): Promise<TestDestination> {
       const body = Buffer.concat(chunks);
       const url = req.url ?? '/';
       const path = url.split('?')[0] ?? '/';
-      const received: Received = { method: req.method ?? '', url, headers: req.headers, rawHeaders: req.rawHeaders, body, text: body.toString('utf8'), at: Date.now() };
+      const received: Received = {
+        method: req.method ?? '',
+        url,
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body,
+        text: body.toString('utf8'),
+        at: Date.now(),
+      };
       const index = arrivals.get(path) ?? 0;
       arrivals.set(path, index + 1);
       const answer: Answer = (scripts.get(path) ?? (() => ({ status: 200, body: 'ok' })))(received, index);
@@ -84,7 +96,11 @@ export async function startDestination(): Promise<TestDestination> {
     script: (path, script) => void scripts.set(path, script),
     received: (path) => [...(log.get(path) ?? [])],
     async waitFor(path, count, timeoutMs = 5000) {
-      await waitUntil(() => (log.get(path)?.length ?? 0) >= count, `${count} request(s) at ${path} (got ${log.get(path)?.length ?? 0})`, timeoutMs);
+      await waitUntil(
+        () => (log.get(path)?.length ?? 0) >= count,
+        `${count} request(s) at ${path} (got ${log.get(path)?.length ?? 0})`,
+        timeoutMs,
+      );
       return [...(log.get(path) ?? [])];
     },
     close: () =>

@@ -14,7 +14,12 @@ export function receiverFor(t: TestServer, publicUrl: string) {
     env: {},
     onError: () => {},
   });
-  const input = (request: Received) => ({ method: request.method, url: request.url, headers: request.headers, rawBody: new Uint8Array(request.body) });
+  const input = (request: Received) => ({
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    rawBody: new Uint8Array(request.body),
+  });
   return {
     /** The callback as a handler sees it; rejects when the pipeline refuses it. */
     async callback(request: Received): Promise<CallbackMessage> {

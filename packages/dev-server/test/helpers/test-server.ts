@@ -13,7 +13,12 @@ export interface TestServer {
   management: ManagementClient;
   events: DevServerEvent[];
   /** Waits until at least `count` recorded events match. */
-  waitForEvents<T extends DevServerEvent['type']>(type: T, count: number, filter?: (event: Extract<DevServerEvent, { type: T }>) => boolean, timeoutMs?: number): Promise<Array<Extract<DevServerEvent, { type: T }>>>;
+  waitForEvents<T extends DevServerEvent['type']>(
+    type: T,
+    count: number,
+    filter?: (event: Extract<DevServerEvent, { type: T }>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Array<Extract<DevServerEvent, { type: T }>>>;
   /** Verifies a delivery's signature for `url` with the server's printed keys. */
   verify(signature: unknown, body: Buffer | string, url: string): Promise<unknown>;
   close(): Promise<void>;
@@ -23,16 +28,49 @@ export interface TestServer {
 export async function startTestServer(options: DevServerOptions = {}): Promise<TestServer> {
   const events: DevServerEvent[] = [];
   // The prefix is explicit: a MAILROOM_HEADER_PREFIX in the developer's shell must not change the tests.
-  const server = await startDevServer({ port: 0, timeScale: 0.001, log: 'silent', headerPrefix: 'Service', ...options, onEvent: (event) => events.push(event) });
+  const server = await startDevServer({
+    port: 0,
+    timeScale: 0.001,
+    log: 'silent',
+    headerPrefix: 'Service',
+    ...options,
+    onEvent: (event) => events.push(event),
+  });
   const env = {};
   // Client retries off: a test must see each answer exactly as the server gave it.
-  const messaging = createMessagingClient({ baseUrl: server.url, token: server.token, headerPrefix: server.headerPrefix, retry: false, env });
-  const readOnly = createMessagingClient({ baseUrl: server.url, token: server.readOnlyToken, headerPrefix: server.headerPrefix, retry: false, env });
-  const management = createManagementClient({ baseUrl: server.managementUrl, user: server.managementUser, password: server.managementPassword, retry: false, env });
+  const messaging = createMessagingClient({
+    baseUrl: server.url,
+    token: server.token,
+    headerPrefix: server.headerPrefix,
+    retry: false,
+    env,
+  });
+  const readOnly = createMessagingClient({
+    baseUrl: server.url,
+    token: server.readOnlyToken,
+    headerPrefix: server.headerPrefix,
+    retry: false,
+    env,
+  });
+  const management = createManagementClient({
+    baseUrl: server.managementUrl,
+    user: server.managementUser,
+    password: server.managementPassword,
+    retry: false,
+    env,
+  });
   // The verifier reads the server's clock: a test that moves the clock signs tokens in its future.
-  const verifier = createVerifier({ currentSigningKey: server.currentSigningKey, nextSigningKey: server.nextSigningKey, issuer: server.issuer, ...(options.now ? { now: options.now } : {}) });
+  const verifier = createVerifier({
+    currentSigningKey: server.currentSigningKey,
+    nextSigningKey: server.nextSigningKey,
+    issuer: server.issuer,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const matching = <T extends DevServerEvent['type']>(type: T, filter?: (event: Extract<DevServerEvent, { type: T }>) => boolean) =>
-    events.filter((event): event is Extract<DevServerEvent, { type: T }> => event.type === type && (!filter || filter(event as Extract<DevServerEvent, { type: T }>)));
+    events.filter(
+      (event): event is Extract<DevServerEvent, { type: T }> =>
+        event.type === type && (!filter || filter(event as Extract<DevServerEvent, { type: T }>)),
+    );
   return {
     server,
     messaging,
@@ -40,7 +78,11 @@ export async function startTestServer(options: DevServerOptions = {}): Promise<T
     management,
     events,
     async waitForEvents(type, count, filter, timeoutMs = 5000) {
-      await waitUntil(() => matching(type, filter).length >= count, () => `${count} "${type}" event(s), saw: ${events.map((event) => event.type).join(', ')}`, timeoutMs);
+      await waitUntil(
+        () => matching(type, filter).length >= count,
+        () => `${count} "${type}" event(s), saw: ${events.map((event) => event.type).join(', ')}`,
+        timeoutMs,
+      );
       return matching(type, filter);
     },
     verify: (signature, body, url) => verifier.verify({ signature, rawBody: typeof body === 'string' ? body : new Uint8Array(body), url }),

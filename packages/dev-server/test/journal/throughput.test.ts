@@ -8,7 +8,12 @@ import { useTempDir } from './temp-dir';
  */
 
 const tempDir = useTempDir();
-const record = (id: number) => ({ type: 'message.accepted', id: `msg_${id}`, destination: 'http://localhost:3000/api/hook', body: 'x'.repeat(64) });
+const record = (id: number) => ({
+  type: 'message.accepted',
+  id: `msg_${id}`,
+  destination: 'http://localhost:3000/api/hook',
+  body: 'x'.repeat(64),
+});
 
 async function measure(fsync: boolean, run: (append: (id: number) => Promise<void>) => Promise<number>) {
   const { journal } = await openJournal<ReturnType<typeof record>>({ dir: tempDir(), fsync });

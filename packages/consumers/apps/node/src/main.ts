@@ -12,17 +12,33 @@ const seen = { orders: [] as unknown[], callbacks: [] as Array<{ status?: number
 
 const mailroom = createMailroom();
 const app = express();
-app.post(orderPlaced.path, mailroom.destination(orderPlaced, (message) => void seen.orders.push(message.body)));
-app.post(crashing.path, mailroom.destination(crashing, () => {
-  throw new Error('secret-connection-string at db.internal');
-}));
-app.post('/callbacks', mailroom.callback((message) => void seen.callbacks.push({ status: message.status, isFinalAttempt: message.isFinalAttempt }), { source: orderPlaced }));
+app.post(
+  orderPlaced.path,
+  mailroom.destination(orderPlaced, (message) => void seen.orders.push(message.body)),
+);
+app.post(
+  crashing.path,
+  mailroom.destination(crashing, () => {
+    throw new Error('secret-connection-string at db.internal');
+  }),
+);
+app.post(
+  '/callbacks',
+  mailroom.callback((message) => void seen.callbacks.push({ status: message.status, isFinalAttempt: message.isFinalAttempt }), {
+    source: orderPlaced,
+  }),
+);
 app.post(
   '/failures',
   mailroom.failureCallback(
     (message: FailureCallbackMessage<{ orderId: string }>) => {
       const dlqId: string = message.dlqId;
-      seen.failures.push({ dlqId, valid: message.sourceBody.valid, text: message.sourceBody.text, issues: message.sourceBody.valid ? [] : message.sourceBody.issues.length });
+      seen.failures.push({
+        dlqId,
+        valid: message.sourceBody.valid,
+        text: message.sourceBody.text,
+        issues: message.sourceBody.valid ? [] : message.sourceBody.issues.length,
+      });
     },
     { source: orderPlaced },
   ),
@@ -43,7 +59,13 @@ await client.send(orderPlaced, { orderId: 'o-1' }, { callback: `${appUrl}/callba
 await until(() => seen.orders.length === 1 && seen.callbacks.length === 1, 'the message and its callback');
 
 // 2: a body that breaks the schema: 489, DLQ, and a failure callback that still reaches the app.
-await client.enqueueJSON({ queue: 'broken', destination: `${appUrl}${orderPlaced.path}` as `http://${string}`, body: { orderId: 42 }, retries: 0, failureCallback: `${appUrl}/failures` });
+await client.enqueueJSON({
+  queue: 'broken',
+  destination: `${appUrl}${orderPlaced.path}` as `http://${string}`,
+  body: { orderId: 42 },
+  retries: 0,
+  failureCallback: `${appUrl}/failures`,
+});
 await until(() => seen.failures.length === 1, 'the failure callback');
 
 // 3: a token signed for another endpoint of this app, replayed here.

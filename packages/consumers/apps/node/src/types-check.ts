@@ -1,6 +1,12 @@
 // Every public subpath, type-checked under this app's moduleResolution. A subpath that did not
 // resolve, or resolved to `any`, turns the @ts-expect-error lines below into errors.
-import { createMessagingClient, defineDestination, ValidationError, type CallbackMessage, type FailureCallbackMessage } from '@mailroom/core';
+import {
+  createMessagingClient,
+  defineDestination,
+  ValidationError,
+  type CallbackMessage,
+  type FailureCallbackMessage,
+} from '@mailroom/core';
 import { captureRawBody, handleNodeRequest } from '@mailroom/core/node';
 import { signRequest } from '@mailroom/core/testing';
 import { createUndiciTransport } from '@mailroom/core/undici';

@@ -45,14 +45,21 @@ export function sendEndless(
   return new Promise((resolve, reject) => {
     let written = 0;
     let answered = false;
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/octet-stream' } }, (res) => {
-      answered = true;
-      const answeredWhileSending = written < maxBytes;
-      collect(res, (response) => {
-        req.destroy();
-        resolve({ ...response, written, answeredWhileSending });
-      }, reject);
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/octet-stream' } },
+      (res) => {
+        answered = true;
+        const answeredWhileSending = written < maxBytes;
+        collect(
+          res,
+          (response) => {
+            req.destroy();
+            resolve({ ...response, written, answeredWhileSending });
+          },
+          reject,
+        );
+      },
+    );
     // Once the server has answered and closed, further writes may fail; that is expected here.
     req.on('error', (error) => {
       if (!answered) reject(error);
