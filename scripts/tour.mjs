@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import { startDevServer } from '@mailroom/dev-server';
 import { createMessagingClient, createManagementClient, createReceiver } from '@mailroom/core';
-import { handleNodeRequest, writeOutbound } from '@mailroom/core/node';
+import { handleNodeRequest, writeOutbound } from '@mailroom/core/adapter';
 import { createApp, orderPlaced } from '../examples/express/dist/app.js';
 
 const tourOnly = process.argv.includes('--tour-only') || process.env.CI === 'true';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createMessagingClient, createReceiver } from '@mailroom/core';
-import { handleNodeRequest, writeOutbound } from '@mailroom/core/node';
+import { handleNodeRequest, writeOutbound } from '@mailroom/core/adapter';
 import { createUndiciTransport } from '@mailroom/core/undici';
 import { check, log, report } from './lib/child.mjs';
 import { post } from './lib/http-check.mjs';

@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
-    node: 'src/node/index.ts',
+    adapter: 'src/adapter/index.ts',
     testing: 'src/testing/index.ts',
     undici: 'src/undici/index.ts',
     protocol: 'src/protocol/index.ts',

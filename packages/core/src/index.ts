@@ -1,57 +1,104 @@
-// @mailroom/core: the framework-neutral heart of Mailroom. Adapters (Express, Next.js, NestJS) and the
-// dev server import from here; nothing here imports an adapter.
+// @mailroom/core: what an application uses. Send with the two clients, share one typed definition
+// with the receiver, receive through `createReceiver` (or an adapter package), catch our errors.
+// Adapter authors: `@mailroom/core/adapter`. Tests: `@mailroom/core/testing`.
 
-// Errors: one hierarchy under MailroomError.
+export { createMessagingClient } from './messaging/create-messaging-client';
+export { createManagementClient } from './management/create-management-client';
+export { defineDestination } from './contract/define-destination';
+export { createReceiver } from './receive/create-receiver';
+export { createVerifier } from './signature/create-verifier';
+// For apps with a global `express.json()` (and Nest apps without `rawBody: true`): keep the exact bytes.
+export { captureRawBody } from './node/capture-raw-body';
+
 export * from './errors';
+export { SchemaValidationError } from './contract/schema-issues-error';
 
-// Settings from arguments, then MAILROOM_* variables.
-export { ENV_VARIABLES, DEFAULT_HEADER_PREFIX, resolveHeaderPrefix, type ConfigOption, type Environment } from './config';
-
-// Sending: enqueue headers, durations, retry-delay expressions.
-export {
-  buildEnqueueHeaders,
-  checkHttpUrl,
-  forwardedHeaders,
-  getHeader,
-  parseDuration,
-  formatDuration,
-  type CallbackTarget,
-  type WorkflowTarget,
-  type DeliverySettings,
-  type Duration,
-  type DurationUnit,
-  type EnqueueOptions,
-  type HeaderLookup,
-  type HeaderPrefixOptions,
-  type HeaderRecord,
-  type HttpMethod,
+// The types of options, results, resources and messages, for annotating app code.
+export type { ConfigOption, Environment } from './config';
+export type {
+  CallbackTarget,
+  DeliverySettings,
+  Duration,
+  DurationUnit,
+  EnqueueOptions,
+  HeaderLookup,
+  HeaderPrefixOptions,
+  HeaderRecord,
+  HttpMethod,
+  WorkflowTarget,
 } from './headers';
-export {
-  parseRetryDelay,
-  evaluateRetryDelay,
-  defaultBackoffMs,
-  retrySchedule,
-  retryTimeline,
-  type RetryDelayExpression,
-  type RetryDelayNode,
-  type RetryScheduleOptions,
-} from './retry-delay';
-
-// Clients of the two interfaces.
-export * from './messaging';
-export * from './management';
+export type { RetryDelayExpression } from './retry-delay';
+export type {
+  ApiDestination,
+  EndpointRef,
+  EnqueueRequest,
+  EnqueueResponse,
+  EnqueueResult,
+  HttpTransport,
+  HttpTransportRequest,
+  HttpTransportResponse,
+  MessagingClient,
+  MessagingClientOptions,
+  NewEndpoint,
+  SendOptions,
+  UrlDestination,
+  WorkflowDlqFilter,
+  WorkflowDlqPage,
+} from './messaging';
 export type { RetryOptions } from './http';
-export { parseRetryAfter } from './http';
-
-// Resource schemas and their inferred types.
-export * from './schemas';
-
-// One definition for sender and receiver.
-export * from './contract';
-
-// Both ./messaging and ./schemas name an `EnqueueResponse`; the client's typed one is the public meaning.
-export type { EnqueueResponse } from './messaging';
-
-// Receiving: signature verification and the framework-neutral pipeline every adapter calls.
-export * from './signature';
-export * from './receive';
+export type { ManagementClient, ManagementClientOptions } from './management';
+export type {
+  CallbackBody,
+  CreateSearchIndexInput,
+  DlqListResponse,
+  DlqWorkflowMessage,
+  ErrorBody,
+  FailureCallbackBody,
+  FailureCallbackInfo,
+  FailureCallbackState,
+  HeaderMap,
+  KnownString,
+  MessagingReservedType,
+  MessagingStats,
+  MessagingUser,
+  Point,
+  RequestPoint,
+  RetriggerResponse,
+  SearchIndex,
+  SearchIndexRegion,
+  SearchIndexType,
+  Series,
+  StatsPeriod,
+  UrlGroup,
+  UrlGroupEndpoint,
+  UrlGroupEnqueueResult,
+} from './schemas';
+export type { BodyOf, DestinationDefinition, PayloadOf } from './contract';
+export type {
+  NodeVerifier,
+  SignatureClaims,
+  SigningKeySlot,
+  VerifiedSignature,
+  Verifier,
+  VerifierImplementation,
+  VerifierOptions,
+  VerifyInput,
+} from './signature';
+export type {
+  CallbackHandlerOptions,
+  CallbackMessage,
+  CallbackOptions,
+  DecodedBody,
+  FailureCallbackMessage,
+  InboundRequest,
+  MessageHandler,
+  OutboundResponse,
+  ReceiveStage,
+  ReceivedMessage,
+  Receiver,
+  ReceiverOptions,
+  ResponseSchema,
+  Schema,
+  SchemaOutput,
+  SourceSchema,
+} from './receive';

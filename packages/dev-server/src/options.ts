@@ -1,4 +1,5 @@
-import { resolveHeaderPrefix, type Environment } from '@mailroom/core';
+import type { Environment } from '@mailroom/core';
+import { resolveHeaderPrefix } from '@mailroom/core/protocol';
 import type { DevServerEventListener } from './events';
 import type { LogOption } from './log';
 import type { PlanName } from './plans';

@@ -1,4 +1,5 @@
-import { parseServiceTimestamp, type Series } from '@mailroom/core';
+import type { Series } from '@mailroom/core';
+import { parseServiceTimestamp } from '@mailroom/core/protocol';
 import { describe, expect, it } from 'vitest';
 import { always } from './helpers/destination';
 import { destination, startTestServer, t, useTestServer } from './helpers/test-server';

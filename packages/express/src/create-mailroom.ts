@@ -1,4 +1,4 @@
-import { bindReceiver, type AdapterHandlers } from '@mailroom/core';
+import { bindReceiver, type AdapterHandlers } from '@mailroom/core/adapter';
 import type { MailroomRequestHandler } from './request-handler';
 import { serveEndpoint, type ExpressOptions } from './serve-endpoint';
 

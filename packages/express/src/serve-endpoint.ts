@@ -1,5 +1,5 @@
-import { ValidationError, type Endpoint, type HandledResponse, type ReceiverOptions } from '@mailroom/core';
-import { handleNodeRequest, writeOutbound } from '@mailroom/core/node';
+import { ValidationError, type ReceiverOptions } from '@mailroom/core';
+import { handleNodeRequest, writeOutbound, type Endpoint, type HandledResponse } from '@mailroom/core/adapter';
 import type { MailroomRequestHandler } from './request-handler';
 
 /** Ends the 500 that answers when a global parser ate the body, in Express's own words. */

@@ -3,7 +3,6 @@ import {
   createManagementClient,
   createMessagingClient,
   createReceiver,
-  resolveHeaderPrefix,
   type ManagementClient,
   type MessagingClient,
   type Receiver,
@@ -11,6 +10,7 @@ import {
   type ReceiveStage,
   type ReceiverOptions,
 } from '@mailroom/core';
+import { resolveHeaderPrefix } from '@mailroom/core/protocol';
 import { Logger, type Provider } from '@nestjs/common';
 import { MODULE_OPTIONS_TOKEN } from './mailroom-module-definition';
 import { checkOptions as checkShape } from './check-options';

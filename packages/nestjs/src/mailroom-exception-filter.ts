@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InboundRequest, Receiver } from '@mailroom/core';
-import { writeOutbound } from '@mailroom/core/node';
+import { writeOutbound } from '@mailroom/core/adapter';
 import { Catch, HttpException, Inject, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
 import { isMailroomRefusal } from './mailroom-refusal';

@@ -6,4 +6,4 @@ export const NEST_RAW_BODY_HINT =
   'create the app with rawBody: true, e.g. NestFactory.create(AppModule, { rawBody: true }) ' +
   '(in tests: moduleRef.createNestApplication({ rawBody: true })). Parsers added with app.useBodyParser(...) keep ' +
   'the raw body too when rawBody is true; a parser added with app.use(express.json()) does not: pass it ' +
-  '{ verify: captureRawBody } from @mailroom/core/node, or remove it.';
+  '{ verify: captureRawBody } from @mailroom/core, or remove it.';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { RawBodyUnavailableError } from '@mailroom/core';
-import { readInbound } from '@mailroom/core/node';
+import { readInbound } from '@mailroom/core/adapter';
 
 /** body-parser names its middleware after the parser; Nest itself relies on these names. */
 const BODY_PARSER_NAMES = new Set(['jsonParser', 'urlencodedParser', 'textParser', 'rawParser']);

@@ -1,4 +1,5 @@
-import { isDestinationDefinition, isStandardSchema, type CallbackOptions, type DestinationDefinition } from '@mailroom/core';
+import type { CallbackOptions, DestinationDefinition } from '@mailroom/core';
+import { isDestinationDefinition, isStandardSchema } from '@mailroom/core/adapter';
 import type { Reflector } from '@nestjs/core';
 import type { ResponseSchema, SourceSchema } from './schema-types';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { InboundRequest, Receiver } from '@mailroom/core';
-import { readInbound } from '@mailroom/core/node';
+import { readInbound } from '@mailroom/core/adapter';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { MailroomRefusal } from './mailroom-refusal';

@@ -1,4 +1,4 @@
-import { captureRawBody } from '@mailroom/core/node';
+import { captureRawBody } from '@mailroom/core';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { probeRawBody } from '../src/raw-body-probe';

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Injectable, Post, UseGuards } from '@nestjs/co
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import express from 'express';
-import { captureRawBody } from '@mailroom/core/node';
+import { captureRawBody } from '@mailroom/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   InjectMessagingClient,

@@ -1,4 +1,5 @@
-import { createReceiver, type Endpoint } from '@mailroom/core';
+import { createReceiver } from '@mailroom/core';
+import type { Endpoint } from '@mailroom/core/adapter';
 import type { ConformanceTarget, RunningTarget, TargetRequest, TargetResponse, TargetSetup } from '../target';
 
 /** No server: requests never leave the process, so any origin will do as long as it is a valid URL. */

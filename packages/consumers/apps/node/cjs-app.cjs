@@ -1,7 +1,7 @@
 // A CommonJS consumer: require() of the root and both Node subpaths, receiving and sending for real.
 const http = require('node:http');
 const { createMessagingClient, createReceiver, defineDestination } = require('@mailroom/core');
-const { handleNodeRequest, writeOutbound } = require('@mailroom/core/node');
+const { handleNodeRequest, writeOutbound } = require('@mailroom/core/adapter');
 const { signRequest } = require('@mailroom/core/testing');
 const { z } = require('zod');
 

@@ -8,7 +8,7 @@ import type { NodeRequest } from './node-request';
  *
  * @example
  * import express from 'express';
- * import { captureRawBody } from '@mailroom/core/node';
+ * import { captureRawBody } from '@mailroom/core';
  *
  * app.use(express.json({ verify: captureRawBody }));
  */

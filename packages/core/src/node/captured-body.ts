@@ -38,7 +38,7 @@ function stringRawBody(req: NodeRequest, text: string): Uint8Array {
       `req.rawBody is a string whose UTF-8 encoding is ${bytes.byteLength} bytes, but the request declared ` +
         `Content-Length: ${declared}, so it is not the exact body that was sent (it was probably decoded from a ` +
         `non-UTF-8 charset or lost a byte-order mark). Store the Buffer itself: req.rawBody = buf ` +
-        `(captureRawBody from @mailroom/core/node does this).`,
+        `(captureRawBody from @mailroom/core does this).`,
     );
   }
   return bytes;

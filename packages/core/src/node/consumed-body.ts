@@ -5,7 +5,7 @@ import type { NodeRequest } from './node-request';
 /** What an adapter tells its users when no hint specific to the framework is given. */
 export const DEFAULT_CONSUMED_HINT =
   'let Mailroom read the request before any body parser runs, or keep the exact bytes on req.rawBody. ' +
-  'Express: express.json({ verify: captureRawBody }) (captureRawBody from @mailroom/core/node), or mount the ' +
+  'Express: express.json({ verify: captureRawBody }) (captureRawBody from @mailroom/core), or mount the ' +
   'Mailroom route before express.json(). NestJS: NestFactory.create(AppModule, { rawBody: true }). ' +
   'Next.js Pages Router: export const config = { api: { bodyParser: false } } from the API route.';
 

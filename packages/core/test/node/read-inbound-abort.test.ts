@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyReadError } from '../../src/errors';
-import { readInbound } from '../../src/node';
+import { readInbound } from '../../src/adapter';
 import { sendThenDestroy } from './support/raw-client';
 import { createRecorder, readerHandler, startServer, type Recorder, type TestServer } from './support/reader-server';
 

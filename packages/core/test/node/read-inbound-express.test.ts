@@ -3,7 +3,7 @@ import express4 from 'express4';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawBodyUnavailableError } from '../../src/errors';
-import { captureRawBody } from '../../src/node';
+import { captureRawBody } from '../../src/adapter';
 import { send } from './support/raw-client';
 import { createRecorder, readAndAnswer, startServer, type Recorder, type TestServer } from './support/reader-server';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyTooLargeError } from '../../src/errors';
-import { DEFAULT_MAX_BODY_BYTES, readInbound, writeOutbound } from '../../src/node';
+import { DEFAULT_MAX_BODY_BYTES, readInbound, writeOutbound } from '../../src/adapter';
 import { send, sendEndless } from './support/raw-client';
 import { createRecorder, readAndAnswer, readerHandler, startServer, type TestServer } from './support/reader-server';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyReadError, ValidationError } from '../../src/errors';
 import { getHeader } from '../../src/headers/header-lookup';
-import { readInbound } from '../../src/node';
+import { readInbound } from '../../src/adapter';
 import { send } from './support/raw-client';
 import { createRecorder, readerHandler, startServer, type Recorder, type TestServer } from './support/reader-server';
 

@@ -1,6 +1,6 @@
 import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeOutbound } from '../../src/node';
+import { writeOutbound } from '../../src/adapter';
 import { startServer, type TestServer } from './support/reader-server';
 
 let server: TestServer | undefined;

@@ -5,11 +5,11 @@ import {
   createMessagingClient,
   createReceiver,
   createVerifier,
-  sign,
   type InboundRequest,
   type OutboundResponse,
   type ReceiverOptions,
 } from '../../src';
+import { sign } from '../../src/signature';
 import { signRequest } from '../../src/testing';
 import { startStubServer, type StubServer } from '../support/stub-server';
 import { b64url, forgeToken, validClaims } from '../signature/forge-token';

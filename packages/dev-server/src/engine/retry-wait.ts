@@ -1,4 +1,5 @@
-import { defaultBackoffMs, parseRetryAfter, parseRetryDelay, type RetryDelayExpression } from '@mailroom/core';
+import type { RetryDelayExpression } from '@mailroom/core';
+import { defaultBackoffMs, parseRetryAfter, parseRetryDelay } from '@mailroom/core/protocol';
 import type { HeaderValues } from '../state/records';
 
 /** The service never waits longer than a day on a destination's `Retry-After`. */

@@ -1,6 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import { forwardedHeaders, parseDuration, parseRetryDelay, type DurationUnit } from '@mailroom/core';
-import { headerNames as protocolHeaderNames, type CallbackHeaders, type ProtocolHeaderNames } from '@mailroom/core/protocol';
+import type { DurationUnit } from '@mailroom/core';
+import {
+  forwardedHeaders,
+  parseDuration,
+  parseRetryDelay,
+  headerNames as protocolHeaderNames,
+  type CallbackHeaders,
+  type ProtocolHeaderNames,
+} from '@mailroom/core/protocol';
 import type { PlanLimits } from '../plans';
 import type { CallbackSettings, HeaderValues } from '../state/records';
 import { headerValuesFromRaw } from './header-names';

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED, type CreateSearchIndexInput, type SearchIndexType } from '@mailroom/core';
+import type { CreateSearchIndexInput, SearchIndexType } from '@mailroom/core';
+import { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED } from '@mailroom/core/protocol';
 import type { SearchIndexRecord } from '../state/records';
 
 interface IndexLimits {

@@ -1,4 +1,5 @@
-import { formatServiceTimestamp, STATS_PERIODS, type StatsPeriod } from '@mailroom/core';
+import type { StatsPeriod } from '@mailroom/core';
+import { formatServiceTimestamp, STATS_PERIODS } from '@mailroom/core/protocol';
 import type { DevState } from '../state/dev-state';
 import type { StatsBucket } from '../state/records';
 

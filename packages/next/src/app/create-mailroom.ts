@@ -1,4 +1,5 @@
-import { bindReceiver, type AdapterHandlers, type ReceiverOptions } from '@mailroom/core';
+import type { ReceiverOptions } from '@mailroom/core';
+import { bindReceiver, type AdapterHandlers } from '@mailroom/core/adapter';
 import { toRouteHandler, type RouteHandler } from './route-handler';
 
 /** App Router route handlers sharing one set of receiver settings. */

@@ -1,4 +1,4 @@
-import { standaloneHandlers } from '@mailroom/core';
+import { standaloneHandlers } from '@mailroom/core/adapter';
 import { toRouteHandler } from './route-handler';
 
 const handlers = standaloneHandlers(toRouteHandler);

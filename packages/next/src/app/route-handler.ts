@@ -1,4 +1,5 @@
-import { ValidationError, type Endpoint } from '@mailroom/core';
+import { ValidationError } from '@mailroom/core';
+import type { Endpoint } from '@mailroom/core/adapter';
 
 /**
  * An App Router route handler. Typed over the Web `Request`, never `NextRequest`: two copies of

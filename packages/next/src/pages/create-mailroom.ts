@@ -1,4 +1,5 @@
-import { bindReceiver, type AdapterHandlers, type ReceiverOptions } from '@mailroom/core';
+import type { ReceiverOptions } from '@mailroom/core';
+import { bindReceiver, type AdapterHandlers } from '@mailroom/core/adapter';
 import type { ApiHandler } from './api-handler';
 import { serveEndpoint } from './serve-endpoint';
 

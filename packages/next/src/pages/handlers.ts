@@ -1,4 +1,4 @@
-import { standaloneHandlers } from '@mailroom/core';
+import { standaloneHandlers } from '@mailroom/core/adapter';
 import { serveEndpoint } from './serve-endpoint';
 
 const handlers = standaloneHandlers(serveEndpoint);

@@ -1,5 +1,5 @@
-import { ValidationError, type Endpoint } from '@mailroom/core';
-import { handleNodeRequest, writeOutbound } from '@mailroom/core/node';
+import { ValidationError } from '@mailroom/core';
+import { handleNodeRequest, writeOutbound, type Endpoint } from '@mailroom/core/adapter';
 import type { ApiHandler } from './api-handler';
 
 /** Ends the 500 that answers when Next.js parsed the body first, in the Pages Router's own words. */

@@ -7,7 +7,8 @@ import {
   type CallbackMessage,
   type FailureCallbackMessage,
 } from '@mailroom/core';
-import { captureRawBody, handleNodeRequest } from '@mailroom/core/node';
+import { captureRawBody } from '@mailroom/core';
+import { handleNodeRequest } from '@mailroom/core/adapter';
 import { signRequest } from '@mailroom/core/testing';
 import { createUndiciTransport } from '@mailroom/core/undici';
 import { captureRawBody as expressCapture, createMailroom, type ExpressOptions } from '@mailroom/express';
