@@ -3,10 +3,10 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
-    adapter: 'src/adapter/index.ts',
-    testing: 'src/testing/index.ts',
-    undici: 'src/undici/index.ts',
-    protocol: 'src/protocol/index.ts',
+    adapter: 'src/adapter.ts',
+    testing: 'src/testing.ts',
+    undici: 'src/undici.ts',
+    protocol: 'src/protocol.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

@@ -2,16 +2,16 @@
 // with the receiver, receive through `createReceiver` (or an adapter package), catch our errors.
 // Adapter authors: `@mailroom/core/adapter`. Tests: `@mailroom/core/testing`.
 
-export { createMessagingClient } from './messaging/create-messaging-client';
-export { createManagementClient } from './management/create-management-client';
-export { defineDestination } from './contract/define-destination';
+export { createMessagingClient } from './messaging/client';
+export { createManagementClient } from './management';
+export { defineDestination } from './contract';
 export { createReceiver } from './receive/create-receiver';
-export { createVerifier } from './signature/create-verifier';
+export { createVerifier } from './signature/verifier';
 // For apps with a global `express.json()` (and Nest apps without `rawBody: true`): keep the exact bytes.
-export { captureRawBody } from './node/capture-raw-body';
+export { captureRawBody } from './node/read';
 
 export * from './errors';
-export { SchemaValidationError } from './contract/schema-issues-error';
+export { SchemaValidationError } from './contract';
 
 // The types of options, results, resources and messages, for annotating app code.
 export type { ConfigOption, Environment } from './config';

@@ -1,6 +1,6 @@
 import type { ManagementClientOptions, MessagingClientOptions, ReceiverOptions } from '@mailroom/core';
 
-/** Transport settings of the messaging client; its identity settings sit at the top level. */
+/** Requester settings of the messaging client; its identity settings sit at the top level. */
 export type MessagingTransportOptions = Omit<MessagingClientOptions, 'baseUrl' | 'token' | 'appUrl' | 'headerPrefix' | 'env'>;
 
 /**
@@ -15,7 +15,7 @@ export interface MailroomModuleOptions extends ReceiverOptions {
   token?: string;
   /** Public base URL of this app, for `client.send(definition, ...)`. Env: `MAILROOM_APP_URL`. */
   appUrl?: string;
-  /** Transport settings of the messaging client (fetch, retry, timeoutMs, userAgent). */
+  /** Requester settings of the messaging client (fetch, retry, timeoutMs, userAgent). */
   messaging?: MessagingTransportOptions;
   /**
    * Management client settings. Given (even `{}`, to read `MAILROOM_MANAGEMENT_*`), the client is

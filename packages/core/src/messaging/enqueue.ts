@@ -1,12 +1,80 @@
-import { ValidationError } from '../errors/validation-error';
-import { buildEnqueueHeaders } from '../headers/build-enqueue-headers';
-import type { EnqueueOptions } from '../headers/enqueue-options';
+import { isDestinationDefinition, validateWithSchema, type DestinationDefinition, type PayloadOf } from '../contract';
+import { ValidationError } from '../errors';
+import { buildEnqueueHeaders, type EnqueueOptions } from '../headers';
 import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
-import { isPlainEnqueueResult } from '../schemas/enqueue-result';
-import { parseResponseFast } from '../schemas/parse-response';
-import { checkName, classifyDestination, type ApiDestination, type ClassifiedDestination, type UrlDestination } from './destination';
-import type { MessagingContext } from './messaging-context';
+import { isPlainEnqueueResult } from '../schemas/messaging';
+import { parseResponseFast } from '../schemas/primitives';
+import type { MessagingContext } from './client';
+
+/** A destination given as a URL (`https://...`). The service answers one result. */
+export type UrlDestination = `http://${string}` | `https://${string}`;
+/** An internal API of the service such as `api/llm`. The service answers one result. */
+export type ApiDestination = `api/${string}`;
+
+export type ClassifiedDestination = { kind: 'url'; href: string } | { kind: 'api'; name: string } | { kind: 'urlGroup'; name: string };
+
+const GROUP_NAME = /^[A-Za-z0-9._-]+$/;
+const API_NAME = /^api\/[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
+
+// An app sends to a handful of destinations over and over; parsing the same URL for every enqueue
+// was a measurable share of the client's time. Bounded so a stream of unique URLs cannot grow it.
+const CACHE_LIMIT = 256;
+const classified = new Map<string, Readonly<ClassifiedDestination>>();
+
+/**
+ * Tells a URL, an API name and a URL-group name apart, the way the service does, and refuses anything
+ * that is none of them (most often a URL without its scheme, which the service would answer with 400).
+ */
+export function classifyDestination(destination: unknown): Readonly<ClassifiedDestination> {
+  if (typeof destination === 'string') {
+    const known = classified.get(destination);
+    if (known !== undefined) return known;
+  }
+  const result = Object.freeze(classifyUncached(destination));
+  if (classified.size >= CACHE_LIMIT) classified.clear();
+  classified.set(destination as string, result);
+  return result;
+}
+
+function classifyUncached(destination: unknown): ClassifiedDestination {
+  if (typeof destination !== 'string' || destination === '') {
+    throw new ValidationError(
+      'destination',
+      `expected a URL, a URL group name or an API name such as "api/llm", got ${JSON.stringify(destination)}`,
+    );
+  }
+  if (/^https?:\/\//i.test(destination)) {
+    let url: URL;
+    try {
+      url = new URL(destination);
+    } catch {
+      throw new ValidationError('destination', `is not a valid URL: ${JSON.stringify(destination)}`);
+    }
+    // A fragment never reaches a server; accepting one would promise a delivery we cannot make.
+    if (url.hash || destination.includes('#')) {
+      throw new ValidationError('destination', `a destination URL cannot carry a #fragment: ${JSON.stringify(destination)}`);
+    }
+    return { kind: 'url', href: url.href };
+  }
+  if (destination.startsWith('api/')) {
+    if (!API_NAME.test(destination)) throw new ValidationError('destination', `invalid API name ${JSON.stringify(destination)}`);
+    return { kind: 'api', name: destination };
+  }
+  if (GROUP_NAME.test(destination)) return { kind: 'urlGroup', name: destination };
+  throw new ValidationError(
+    'destination',
+    `${JSON.stringify(destination)} is neither a URL group name (letters, digits, "-", "_", ".") nor a URL: a URL must start with http:// or https://`,
+  );
+}
+
+/** Queue and URL-group names share the service's naming rule. */
+export function checkName(path: string, value: unknown): string {
+  if (typeof value !== 'string' || !GROUP_NAME.test(value)) {
+    throw new ValidationError(path, `expected letters, digits, "-", "_" or "." only, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
 
 /** One enqueue (spec endpoint 8): where to, what, and every delivery setting. */
 export interface EnqueueRequest<D extends string = string> extends EnqueueOptions {
@@ -119,4 +187,44 @@ function enqueueOptionsOf(request: object): EnqueueOptions {
     if (!REQUEST_KEYS.has(key)) options[key] = (request as Record<string, unknown>)[key];
   }
   return options as EnqueueOptions;
+}
+
+/** Settings of a typed send: every enqueue option, plus where the definition's path is served. */
+export interface SendOptions extends Omit<EnqueueOptions, 'contentType'> {
+  /** Queue to enqueue on. Default: the definition's name, so each destination keeps its own order. */
+  queue?: string;
+  /** Full URL of the receiving endpoint; default `appUrl` (or `MAILROOM_APP_URL`) joined with `def.path`. */
+  url?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Enqueues a payload for a typed destination. The payload is checked against the definition's schema
+ * before anything is sent, so a message the receiver would reject with 489 never leaves the process.
+ *
+ * @example await client.send(orderPlaced, { orderId: 'o1', total: 12 }, { retries: 3 })
+ */
+export async function send<D extends DestinationDefinition>(
+  context: MessagingContext,
+  definition: D,
+  payload: PayloadOf<D>,
+  options: SendOptions = {},
+): Promise<EnqueueResult> {
+  if (!isDestinationDefinition(definition)) {
+    throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
+  }
+  await validateWithSchema(definition.schema, payload, 'payload');
+  const { queue, url, ...rest } = options;
+  const destination = url ?? endpointUrl(context, definition);
+  return (await enqueueJSON(context, { ...rest, queue: queue ?? definition.name, destination, body: payload })) as EnqueueResult;
+}
+
+function endpointUrl(context: MessagingContext, definition: DestinationDefinition): string {
+  if (context.appUrl === undefined) {
+    throw new ValidationError(
+      'url',
+      `cannot tell where "${definition.name}" is served: pass { url } to send(), or set appUrl on the client (or MAILROOM_APP_URL) to the public base URL of the receiving app`,
+    );
+  }
+  return context.appUrl.replace(/\/+$/, '') + definition.path;
 }

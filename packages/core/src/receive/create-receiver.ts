@@ -1,33 +1,27 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ENV_VARIABLES, processEnvironment } from '../config/env-variables';
-import { resolveHeaderPrefix } from '../config/header-prefix';
-import { optionalSetting } from '../config/resolve-setting';
-import { checkBaseUrl } from '../config/resolve-url';
-import type { BodyOf, DestinationDefinition } from '../contract/define-destination';
-import { isDestinationDefinition } from '../contract/define-destination';
-import { BodyTooLargeError } from '../errors/body-errors';
-import { ConfigError } from '../errors/config-error';
-import { MethodNotAllowedError } from '../errors/receive-errors';
-import { SignatureError } from '../errors/signature-error';
-import { ValidationError } from '../errors/validation-error';
+import { ENV_VARIABLES, processEnvironment } from '../config';
+import { resolveHeaderPrefix } from '../config';
+import { optionalSetting } from '../config';
+import { checkBaseUrl } from '../config';
+import type { BodyOf, DestinationDefinition } from '../contract';
+import { isDestinationDefinition } from '../contract';
+import { BodyTooLargeError } from '../errors';
+import { ConfigError } from '../errors';
+import { MethodNotAllowedError } from '../errors';
+import { SignatureError } from '../errors';
+import { ValidationError } from '../errors';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
-import {
-  toCallbackMessage,
-  type CallbackMessage,
-  type CallbackOptions,
-  type FailureCallbackMessage,
-  type SchemaOutput,
-} from './callback-message';
+import { toCallbackMessage, type CallbackMessage, type CallbackOptions, type FailureCallbackMessage, type SchemaOutput } from './messages';
 import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
-import { errorResponse, textResponse } from './error-response';
-import type { InboundRequest, OutboundResponse } from './inbound-request';
-import { andThen, isThenable, settle, type MaybePromise } from './maybe-promise';
-import { decodeText, parseBody } from './parse-body';
-import { readWebRequest, toWebResponse } from './read-web-request';
-import type { ReceivedMessage } from './received-message';
-import { DEFAULT_MAX_BODY_BYTES, type ReceiveStage, type ReceiverOptions } from './receiver-options';
-import { validateBody } from './validate-body';
+import { errorResponse, textResponse } from './answers';
+import type { InboundRequest, OutboundResponse } from './options';
+import { andThen, isThenable, settle, type MaybePromise } from './answers';
+import { decodeText, parseBody } from './messages';
+import { readWebRequest, toWebResponse } from './answers';
+import type { ReceivedMessage } from './messages';
+import { DEFAULT_MAX_BODY_BYTES, type ReceiveStage, type ReceiverOptions } from './options';
+import { validateBody } from './messages';
 
 /** The pipeline's answer. `error` is set when a handler threw unexpectedly, for adapters that forward it (Express `next`). */
 export type HandledResponse = OutboundResponse & { error?: unknown };

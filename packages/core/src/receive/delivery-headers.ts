@@ -1,5 +1,5 @@
-import { headerNames } from '../protocol/header-names';
-import { headerEntries, type HeaderLookup } from '../headers/header-lookup';
+import { headerNames } from '../protocol';
+import { headerEntries, type HeaderLookup } from '../headers';
 
 /** The service's own headers on a delivery, read once into typed fields. */
 export interface DeliveryHeaders {

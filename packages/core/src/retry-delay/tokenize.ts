@@ -1,4 +1,59 @@
-import { RetryDelaySyntaxError } from '../errors/retry-delay-syntax-error';
+import { RetryDelaySyntaxError } from '../errors';
+
+/**
+ * Longest expression accepted. The service reads it from a header, so a real one is a few dozen
+ * characters; the bound keeps tokenising and parsing hostile input linear and cheap.
+ */
+export const MAX_RETRY_DELAY_EXPRESSION_LENGTH = 1000;
+
+/**
+ * Deepest nesting of parentheses, calls and unary minus. The parser is recursive, so without this a
+ * string of 10,000 `(` would overflow the stack with a `RangeError` instead of a clear error.
+ */
+export const MAX_RETRY_DELAY_NESTING = 64;
+
+/**
+ * Most retries `retrySchedule` will preview. Plans allow a handful of retries (free 3, paid 5), so
+ * this is far above any real value while keeping the returned array small.
+ */
+export const MAX_SCHEDULED_RETRIES = 1000;
+
+/**
+ * The candidate closest to `name`, when it is close enough to be a likely typo (`retry` ->
+ * `retried`, `Pow` -> `pow`), else `undefined`. The threshold grows with the length so short names
+ * do not all suggest each other.
+ *
+ * @example
+ * suggestName('retry', ['retried']); // 'retried'
+ */
+export function suggestName(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    if (candidate.toLowerCase() === name.toLowerCase()) return candidate;
+    const threshold = Math.max(1, Math.floor(Math.max(name.length, candidate.length) / 2));
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance <= threshold && distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+// Levenshtein with one rolling row; names are capped by the expression length, so this stays cheap.
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
 
 /** Single-character tokens: the operators, parentheses and the argument separator. */
 export type RetryDelayPunctuation = '+' | '-' | '*' | '/' | '(' | ')' | ',';

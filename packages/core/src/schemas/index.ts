@@ -6,10 +6,10 @@ export {
   SERVICE_TIMESTAMP_LAYOUT,
   type ServiceTimestampParts,
   type ServiceTimestampResult,
-} from './parse-service-timestamp';
-export { describeFirstIssue, parseResponse, type SchemaIssueSummary } from './parse-response';
-export type { KnownString } from './known-string';
-export { headerMapSchema, type HeaderMap } from './header-map';
+} from './management';
+export { describeFirstIssue, parseResponse, type SchemaIssueSummary } from './primitives';
+export type { KnownString } from './primitives';
+export { headerMapSchema, type HeaderMap } from './primitives';
 export {
   MESSAGING_RESERVED_TYPES,
   MESSAGING_USER_REGIONS,
@@ -19,7 +19,7 @@ export {
   messagingUsersSchema,
   type MessagingReservedType,
   type MessagingUser,
-} from './messaging-user';
+} from './management';
 export {
   KNOWN_STATS_METRICS,
   STATS_PERIODS,
@@ -32,7 +32,7 @@ export {
   type RequestPoint,
   type Series,
   type StatsPeriod,
-} from './statistics';
+} from './management';
 export {
   SEARCH_INDEX_REGIONS,
   SEARCH_INDEX_TYPES,
@@ -43,9 +43,9 @@ export {
   type SearchIndex,
   type SearchIndexRegion,
   type SearchIndexType,
-} from './search-index';
-export { urlGroupEndpointSchema, urlGroupListSchema, urlGroupSchema, type UrlGroup, type UrlGroupEndpoint } from './url-group';
-export { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult, type UrlGroupEnqueueResult } from './enqueue-result';
+} from './management';
+export { urlGroupEndpointSchema, urlGroupListSchema, urlGroupSchema, type UrlGroup, type UrlGroupEndpoint } from './messaging';
+export { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult, type UrlGroupEnqueueResult } from './messaging';
 export {
   FAILURE_CALLBACK_STATES,
   dlqListResponseSchema,
@@ -57,6 +57,6 @@ export {
   type FailureCallbackInfo,
   type FailureCallbackState,
   type RetriggerResponse,
-} from './dlq';
-export { callbackBodySchema, failureCallbackBodySchema, type CallbackBody, type FailureCallbackBody } from './callback-body';
-export { errorBodySchema, type ErrorBody } from './error-body';
+} from './messaging';
+export { callbackBodySchema, failureCallbackBodySchema, type CallbackBody, type FailureCallbackBody } from './messaging';
+export { errorBodySchema, type ErrorBody } from './primitives';

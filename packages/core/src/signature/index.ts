@@ -1,8 +1,8 @@
-export { createVerifier } from './create-verifier';
+export { createVerifier } from './verifier';
 export { sign, DEFAULT_SIGNATURE_TTL_SECONDS, type SignOptions } from './sign';
-export { bodyHash } from './body-hash';
-export { MAX_TOKEN_LENGTH } from './parse-token';
-export { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_ISSUER } from './verifier-config';
+export { bodyHash } from './token';
+export { MAX_TOKEN_LENGTH } from './token';
+export { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_ISSUER } from './verifier';
 export type {
   NodeVerifier,
   SignatureClaims,
@@ -12,4 +12,4 @@ export type {
   VerifierImplementation,
   VerifierOptions,
   VerifyInput,
-} from './verifier-types';
+} from './verifier';

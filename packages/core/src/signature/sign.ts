@@ -1,9 +1,9 @@
 import { SignJWT } from 'jose';
-import { ValidationError } from '../errors/validation-error';
-import { bodyHash } from './body-hash';
-import { readClockSeconds } from './clock';
-import { MAX_TOKEN_LENGTH } from './parse-token';
-import { DEFAULT_ISSUER } from './verifier-config';
+import { ValidationError } from '../errors';
+import { bodyHash } from './token';
+import { readClockSeconds } from './token';
+import { MAX_TOKEN_LENGTH } from './token';
+import { DEFAULT_ISSUER } from './verifier';
 
 export const DEFAULT_SIGNATURE_TTL_SECONDS = 300;
 

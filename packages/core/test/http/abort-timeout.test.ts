@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/errors';
-import { createTransport } from '../../src/http';
+import { createRequester } from '../../src/http';
 import { startStubServer, type StubServer } from '../support/stub-server';
 import { rejectionOf, transportFor } from './transport-fixture';
 
@@ -30,7 +30,7 @@ describe('timeout', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
     try {
-      const transport = createTransport({
+      const transport = createRequester({
         baseUrl: `http://127.0.0.1:${port}`,
         auth: { kind: 'bearer', token: 't' },
         timeoutMs: 50,
@@ -102,7 +102,7 @@ describe('caller abort', () => {
   it('the default sleep is cut short by an abort', async () => {
     stub.reply({ status: 503 }, { json: { ok: true } });
     const controller = new AbortController();
-    const transport = createTransport({
+    const transport = createRequester({
       baseUrl: stub.url,
       auth: { kind: 'bearer', token: 't' },
       retry: { retries: 1, baseDelayMs: 60_000, maxDelayMs: 60_000 },

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { authorizationHeader, base64Utf8, createTransport } from '../../src/http';
-import type { TransportAuth } from '../../src/http';
+import { authorizationHeader, base64Utf8, createRequester } from '../../src/http';
+import type { RequesterAuth } from '../../src/http';
 import { startStubServer, type StubServer } from '../support/stub-server';
 
 describe('authorizationHeader', () => {
@@ -36,10 +36,10 @@ describe('authorizationHeader', () => {
     [{ kind: 'digest' }, 'auth.kind', "'bearer' or 'basic'"],
     [null, 'auth', 'expected'],
   ])('rejects %j', (auth, path, message) => {
-    const attempt = (): string => authorizationHeader(auth as TransportAuth);
+    const attempt = (): string => authorizationHeader(auth as RequesterAuth);
     expect(attempt).toThrow(ValidationError);
     expect(attempt).toThrow(message);
-    expect(() => createTransport({ baseUrl: 'http://h', auth: auth as TransportAuth })).toThrow(`${path}:`);
+    expect(() => createRequester({ baseUrl: 'http://h', auth: auth as RequesterAuth })).toThrow(`${path}:`);
   });
 });
 
@@ -51,20 +51,20 @@ describe('auth on the wire', () => {
   afterEach(() => stub.close());
 
   it('sends the Bearer token', async () => {
-    await createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 'tok_123' } }).request({ method: 'GET', path: 'v2/topics' });
+    await createRequester({ baseUrl: stub.url, auth: { kind: 'bearer', token: 'tok_123' } }).request({ method: 'GET', path: 'v2/topics' });
     expect(stub.requests[0]?.headers.authorization).toBe('Bearer tok_123');
   });
 
   it('sends Basic credentials the server decodes back to the UTF-8 user and password', async () => {
     const auth = { kind: 'basic', user: 'zoë@exämple.io', password: 'kéy:with:colons' } as const;
-    await createTransport({ baseUrl: stub.url, auth }).request({ method: 'GET', path: ['v2', 'messaging', 'users'] });
+    await createRequester({ baseUrl: stub.url, auth }).request({ method: 'GET', path: ['v2', 'messaging', 'users'] });
     const header = stub.requests[0]?.headers.authorization ?? '';
     expect(header.startsWith('Basic ')).toBe(true);
     expect(Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8')).toBe('zoë@exämple.io:kéy:with:colons');
   });
 
   it('never lets a caller header replace the configured credentials', async () => {
-    await createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 'mine' } }).request({
+    await createRequester({ baseUrl: stub.url, auth: { kind: 'bearer', token: 'mine' } }).request({
       method: 'GET',
       path: 'x',
       headers: { Authorization: 'Bearer someone-else' },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, RateLimitError, ValidationError } from '../../src/errors';
 import { backoffDelay, isRetryableError } from '../../src/http';
-import { retryDelay } from '../../src/http/retry-decision';
+import { retryDelay } from '../../src/http/failures';
 
 const policy = { retries: 5, baseDelayMs: 500, maxDelayMs: 10_000 };
 const init = (status: number) => ({ status, serviceMessage: 'x', method: 'GET', url: 'http://h' });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { createTransport } from '../../src/http';
-import type { TransportOptions } from '../../src/http';
+import { createRequester } from '../../src/http';
+import type { RequesterOptions } from '../../src/http';
 
 const auth = { kind: 'bearer', token: 't' } as const;
 
-describe('createTransport options', () => {
+describe('createRequester options', () => {
   it('accepts the minimal options', () => {
-    expect(createTransport({ baseUrl: 'https://service.example/v2/', auth })).toHaveProperty('request');
+    expect(createRequester({ baseUrl: 'https://service.example/v2/', auth })).toHaveProperty('request');
   });
 
   it.each([
@@ -44,7 +44,7 @@ describe('createTransport options', () => {
   ])('%s: rejects %j', (path, override, message) => {
     let caught: unknown;
     try {
-      createTransport({ baseUrl: 'http://h', auth, ...override } as unknown as TransportOptions);
+      createRequester({ baseUrl: 'http://h', auth, ...override } as unknown as RequesterOptions);
     } catch (error) {
       caught = error;
     }
@@ -54,10 +54,10 @@ describe('createTransport options', () => {
   });
 
   it('rejects a missing options object', () => {
-    expect(() => createTransport(undefined as unknown as TransportOptions)).toThrow(ValidationError);
+    expect(() => createRequester(undefined as unknown as RequesterOptions)).toThrow(ValidationError);
   });
 
   it('a baseDelayMs above the default max raises the max with it', () => {
-    expect(() => createTransport({ baseUrl: 'http://h', auth, retry: { baseDelayMs: 20_000 } })).not.toThrow();
+    expect(() => createRequester({ baseUrl: 'http://h', auth, retry: { baseDelayMs: 20_000 } })).not.toThrow();
   });
 });

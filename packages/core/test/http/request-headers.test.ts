@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { mergeRequestHeaders } from '../../src/http/request-headers';
+import { mergeRequestHeaders } from '../../src/http/requester';
 
 describe('mergeRequestHeaders', () => {
   it('lower-cases names, trims values as Headers does, and lets the caller override a default', () => {

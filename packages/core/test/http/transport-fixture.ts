@@ -1,5 +1,5 @@
-import { createTransport } from '../../src/http';
-import type { Transport, TransportOptions } from '../../src/http';
+import { createRequester } from '../../src/http';
+import type { Requester, RequesterOptions } from '../../src/http';
 import type { StubServer } from '../support/stub-server';
 
 /** A sleep that never waits and remembers what it was asked for, so backoff is asserted, not endured. */
@@ -9,9 +9,9 @@ export function recordingSleep(): { sleep: (ms: number) => Promise<void>; delays
 }
 
 /** A bearer transport aimed at the stub, with a fixed jitter and a recording sleep. */
-export function transportFor(stub: StubServer, overrides: Partial<TransportOptions> = {}): { transport: Transport; delays: number[] } {
+export function transportFor(stub: StubServer, overrides: Partial<RequesterOptions> = {}): { transport: Requester; delays: number[] } {
   const { sleep, delays } = recordingSleep();
-  const transport = createTransport({
+  const transport = createRequester({
     baseUrl: stub.url,
     auth: { kind: 'bearer', token: 'test-token' },
     sleep,

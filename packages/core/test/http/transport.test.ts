@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ResponseValidationError, ValidationError } from '../../src/errors';
-import { createTransport } from '../../src/http';
+import { createRequester } from '../../src/http';
 import { startStubServer, type StubServer } from '../support/stub-server';
 import { rejectionOf, transportFor } from './transport-fixture';
 
@@ -163,7 +163,7 @@ describe('responses', () => {
 describe('fetch option', () => {
   it('looks up globalThis.fetch at call time', async () => {
     stub.reply({ status: 200 });
-    const transport = createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 't' } });
+    const transport = createRequester({ baseUrl: stub.url, auth: { kind: 'bearer', token: 't' } });
     const original = globalThis.fetch;
     const calls: string[] = [];
     globalThis.fetch = (input, init) => {
@@ -181,7 +181,7 @@ describe('fetch option', () => {
   it('uses an injected fetch', async () => {
     stub.reply({ status: 200 });
     const calls: string[] = [];
-    const transport = createTransport({
+    const transport = createRequester({
       baseUrl: stub.url,
       auth: { kind: 'bearer', token: 't' },
       fetch: (input, init) => {

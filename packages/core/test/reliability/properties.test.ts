@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors/config-error';
-import { RetryDelaySyntaxError } from '../../src/errors/retry-delay-syntax-error';
-import { ValidationError } from '../../src/errors/validation-error';
+import { ConfigError } from '../../src/errors';
+import { RetryDelaySyntaxError } from '../../src/errors';
+import { ValidationError } from '../../src/errors';
 import { buildEnqueueHeaders, forwardedHeaders } from '../../src/headers';
 import { MAX_RETRY_DELAY_EXPRESSION_LENGTH, parseRetryDelay } from '../../src/retry-delay';
-import { formatServiceTimestamp, parseServiceTimestampParts, safeParseServiceTimestamp } from '../../src/schemas/parse-service-timestamp';
+import { formatServiceTimestamp, parseServiceTimestampParts, safeParseServiceTimestamp } from '../../src/schemas/management';
 import { enqueueOptionsInput, enqueueOptionsWithUnknown, headerRecord } from './arbitraries';
 import { fcParams, timeoutFor } from './fc-settings';
 

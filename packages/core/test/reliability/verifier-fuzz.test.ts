@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SignatureError, type SignatureFailure } from '../../src/errors/signature-error';
+import { SignatureError, type SignatureFailure } from '../../src/errors';
 import { createVerifier, sign, type Verifier, type VerifyInput } from '../../src/signature';
 import { CURRENT_KEY, NEXT_KEY, NOW, URL, b64url, hashBody } from '../signature/forge-token';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/validation-error';
+import { ValidationError } from '../../src/errors';
 import { defaultBackoffMs } from '../../src/retry-delay';
 import { catchError } from './catch-error';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/validation-error';
+import { ValidationError } from '../../src/errors';
 import { parseRetryDelay } from '../../src/retry-delay';
 
 // Fragments of the language, so random strings often get deep into the parser instead of failing

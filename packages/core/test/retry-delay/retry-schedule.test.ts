@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RetryDelaySyntaxError } from '../../src/errors/retry-delay-syntax-error';
-import { ValidationError } from '../../src/errors/validation-error';
+import { RetryDelaySyntaxError } from '../../src/errors';
+import { ValidationError } from '../../src/errors';
 import { MAX_SCHEDULED_RETRIES, defaultBackoffMs, parseRetryDelay, retrySchedule, retryTimeline } from '../../src/retry-delay';
 import { catchError } from './catch-error';
 

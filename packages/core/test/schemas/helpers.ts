@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { ResponseValidationError } from '../../src/errors/response-validation-error';
+import { ResponseValidationError } from '../../src/errors';
 import { parseResponse } from '../../src/schemas';
 
 export const URL = 'https://mailroom.test/v2/resource';

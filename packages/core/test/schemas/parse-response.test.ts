@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MailroomError } from '../../src/errors/mailroom-error';
-import { ResponseValidationError } from '../../src/errors/response-validation-error';
+import { MailroomError } from '../../src/errors';
+import { ResponseValidationError } from '../../src/errors';
 import {
   createSearchIndexInputSchema,
   describeFirstIssue,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/validation-error';
+import { ValidationError } from '../../src/errors';
 import { formatServiceTimestamp, parseServiceTimestamp, parseServiceTimestampParts, safeParseServiceTimestamp } from '../../src/schemas';
 
 describe('parseServiceTimestampParts', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64url, encodeBase64url, isBase64url } from '../../src/signature/base64url';
-import { bodyClaimMatches } from '../../src/signature/body-claim';
-import { constantTimeEqual } from '../../src/signature/constant-time-equal';
+import { decodeBase64url, encodeBase64url, isBase64url } from '../../src/signature/token';
+import { bodyClaimMatches } from '../../src/signature/token';
+import { constantTimeEqual } from '../../src/signature/token';
 
 describe('base64url', () => {
   it('round-trips any bytes and agrees with Buffer', () => {

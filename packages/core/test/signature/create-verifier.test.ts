@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SignatureError } from '../../src/errors/signature-error';
-import { ValidationError } from '../../src/errors/validation-error';
-import { loadNodeBuiltins } from '../../src/signature/node-builtins';
+import { SignatureError } from '../../src/errors';
+import { ValidationError } from '../../src/errors';
+import { loadNodeBuiltins } from '../../src/signature/node';
 import { DEFAULT_CLOCK_TOLERANCE_SECONDS, createVerifier, type VerifierOptions } from '../../src/signature';
 import { BODY, CURRENT_KEY, NEXT_KEY, NOW, OTHER_KEY, URL, forgeToken, validClaims } from './forge-token';
 

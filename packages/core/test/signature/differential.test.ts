@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SignatureError } from '../../src/errors/signature-error';
+import { SignatureError } from '../../src/errors';
 import { createVerifier, type Verifier, type VerifierOptions, type VerifyInput } from '../../src/signature';
 import { CURRENT_KEY, NEXT_KEY, NOW, OTHER_KEY, URL, b64url, forgeToken, hashBody } from './forge-token';
 

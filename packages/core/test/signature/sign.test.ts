@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/validation-error';
+import { ValidationError } from '../../src/errors';
 import { DEFAULT_SIGNATURE_TTL_SECONDS, createVerifier, sign, type SignOptions } from '../../src/signature';
 import { BODY, CURRENT_KEY, NOW, URL } from './forge-token';
 

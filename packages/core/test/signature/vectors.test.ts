@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SignatureError } from '../../src/errors/signature-error';
+import { SignatureError } from '../../src/errors';
 import { createVerifier, type VerifierImplementation, type VerifyInput } from '../../src/signature';
 import { BODY, CURRENT_KEY, NEXT_KEY, NOW, URL } from './forge-token';
 import { VECTORS, type VerifyCase } from './vectors';

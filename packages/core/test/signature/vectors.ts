@@ -1,4 +1,4 @@
-import type { SignatureFailure } from '../../src/errors/signature-error';
+import type { SignatureFailure } from '../../src/errors';
 import type { VerifierOptions } from '../../src/signature';
 import { BODY, CURRENT_KEY, NEXT_KEY, NOW, OTHER_KEY, URL, b64url, forgeToken, hashBody, hmacSegment, validClaims } from './forge-token';
 

@@ -13,7 +13,7 @@ import {
   createManagementClient,
   createMessagingClient,
 } from '../../src';
-import { createTransport, type TransportOptions } from '../../src/http';
+import { createRequester, type RequesterOptions } from '../../src/http';
 import { createUndiciTransport, type UndiciTransport } from '../../src/undici';
 import { enqueueResult } from '../schemas/fixtures';
 import { startStubServer, type StubServer } from '../support/stub-server';
@@ -31,9 +31,9 @@ afterEach(async () => {
 });
 
 /** A bearer transport over undici aimed at the stub, never sleeping for backoff. */
-function transportFor(overrides: Partial<TransportOptions> = {}) {
+function transportFor(overrides: Partial<RequesterOptions> = {}) {
   const { sleep, delays } = recordingSleep();
-  const transport = createTransport({
+  const transport = createRequester({
     baseUrl: stub.url,
     auth: { kind: 'bearer', token: 'test-token' },
     transport: undici,
@@ -132,7 +132,7 @@ describe('success', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(enqueueResult));
     });
     try {
-      const transport = createTransport({ baseUrl: server.url, auth: { kind: 'bearer', token: 't' }, transport: single });
+      const transport = createRequester({ baseUrl: server.url, auth: { kind: 'bearer', token: 't' }, transport: single });
       for (let i = 0; i < 5; i++) await transport.request({ method: 'GET', path: 'a' });
     } finally {
       await single.close();
@@ -208,7 +208,7 @@ describe('typed errors', () => {
     const server = await rawServer(() => {});
     const { url } = server;
     await server.close();
-    const transport = createTransport({ baseUrl: url, auth: { kind: 'bearer', token: 't' }, transport: undici, retry: false });
+    const transport = createRequester({ baseUrl: url, auth: { kind: 'bearer', token: 't' }, transport: undici, retry: false });
     const error = await rejectionOf(transport.request({ method: 'GET', path: 'a' }));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ timedOut: false, url: `${url}/a` });
@@ -230,7 +230,7 @@ describe('timeouts', () => {
       res.write('{"partial":');
     });
     try {
-      const transport = createTransport({
+      const transport = createRequester({
         baseUrl: server.url,
         auth: { kind: 'bearer', token: 't' },
         transport: undici,
@@ -255,14 +255,14 @@ describe('timeouts', () => {
     const single = createUndiciTransport({ connections: 1 });
     try {
       stub.reply({ hang: true });
-      const first = createTransport({
+      const first = createRequester({
         baseUrl: stub.url,
         auth: { kind: 'bearer', token: 't' },
         transport: single,
         retry: false,
         timeoutMs: 60_000,
       });
-      const second = createTransport({
+      const second = createRequester({
         baseUrl: stub.url,
         auth: { kind: 'bearer', token: 't' },
         transport: single,
@@ -396,7 +396,7 @@ describe('options', () => {
     const transport = createUndiciTransport();
     await transport.close();
     const error = await rejectionOf(
-      createTransport({ baseUrl: stub.url, auth: { kind: 'bearer', token: 't' }, transport, retry: false }).request({
+      createRequester({ baseUrl: stub.url, auth: { kind: 'bearer', token: 't' }, transport, retry: false }).request({
         method: 'GET',
         path: 'a',
       }),

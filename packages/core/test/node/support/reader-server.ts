@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BodyReadError, BodyTooLargeError, RawBodyUnavailableError } from '../../../src/errors/body-errors';
+import { BodyReadError, BodyTooLargeError, RawBodyUnavailableError } from '../../../src/errors';
 import { readInbound, writeOutbound, type InboundRequest, type ReadInboundOptions } from '../../../src/adapter';
 
 export interface TestServer {

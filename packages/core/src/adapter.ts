@@ -1,0 +1,26 @@
+/**
+ * `@mailroom/core/adapter`: what a framework adapter needs, and nothing an application does. An
+ * adapter moves bytes: it gets `{ method, url, headers, rawBody }` out of its framework, hands them
+ * to an endpoint, and writes `{ status, headers, body }` back. Express, Next.js and NestJS are built
+ * on exactly this; docs/adapters.md shows how to write another (Fastify, Hono, ...).
+ */
+
+// One receiver, every endpoint through the adapter's own wrapper.
+export { bindReceiver, standaloneHandlers, type AdapterHandlers, type StandaloneHandlers } from './receive/adapter-handlers';
+export type { Endpoint, HandledResponse, MessageHandler, Receiver } from './receive/create-receiver';
+export type { InboundRequest, OutboundResponse } from './receive/options';
+export { DEFAULT_MAX_BODY_BYTES } from './receive/options';
+
+// Node's http objects (Express, Fastify, Nest, the Pages Router, plain node:http).
+export { handleNodeRequest, type HandleNodeRequestOptions } from './node/handle';
+export { readInbound, type ReadInboundOptions } from './node/read';
+export { writeOutbound } from './node/handle';
+export { captureRawBody } from './node/read';
+export { DEFAULT_CONSUMED_HINT } from './node/read';
+
+// Web Request/Response (the App Router, edge runtimes, Hono, Bun): `endpoint.fetch` does it all;
+// these are its two halves for frameworks that need them apart.
+export { readWebRequest, toWebResponse } from './receive/answers';
+
+// For frameworks that read definitions and schemas from decorator metadata.
+export { isDestinationDefinition, isStandardSchema } from './contract';

@@ -1,0 +1,133 @@
+// Settings: the argument wins, then its MAILROOM_* variable; one table of variable names.
+
+import { ConfigError } from './errors';
+
+/**
+ * The environment variable behind each option. One table, so the docs, the dev server's printout and
+ * the error messages can never disagree about a name.
+ */
+export const ENV_VARIABLES = {
+  baseUrl: 'MAILROOM_URL',
+  token: 'MAILROOM_TOKEN',
+  currentSigningKey: 'MAILROOM_CURRENT_SIGNING_KEY',
+  nextSigningKey: 'MAILROOM_NEXT_SIGNING_KEY',
+  managementUrl: 'MAILROOM_MANAGEMENT_URL',
+  managementUser: 'MAILROOM_MANAGEMENT_USER',
+  managementPassword: 'MAILROOM_MANAGEMENT_PASSWORD',
+  headerPrefix: 'MAILROOM_HEADER_PREFIX',
+  // Not in the service's settings: the public URL of the receiving app, so `send(def, ...)` can turn a
+  // destination's path into the URL the service must call.
+  appUrl: 'MAILROOM_APP_URL',
+  // The receiving app's public base URL, for when a proxy or rewrite changes the path a request
+  // arrives at: signatures are then checked against the whole public URL instead of the path.
+  publicUrl: 'MAILROOM_PUBLIC_URL',
+} as const;
+
+export type ConfigOption = keyof typeof ENV_VARIABLES;
+
+/** Where settings come from when not passed in code. Injectable so tests never touch `process.env`. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The process environment where there is one. Edge runtimes and browsers have no `process`; they get
+ * an empty environment rather than a crash at import time.
+ */
+export function processEnvironment(): Environment {
+  const proc = (globalThis as { process?: { env?: Environment } }).process;
+  return proc?.env ?? {};
+}
+
+/** The neutral default of the spec; the real service uses `Upstash`. */
+export const DEFAULT_HEADER_PREFIX = 'Service';
+
+// A prefix becomes part of header names (`<Prefix>-Retries`), so it must be a plain token with no
+// trailing dash: the dash is ours to add.
+const PREFIX_PATTERN = /^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$/;
+
+/**
+ * Resolves the vendor header prefix: argument, then `MAILROOM_HEADER_PREFIX`, then `Service`.
+ *
+ * @example resolveHeaderPrefix('Upstash') // 'Upstash'
+ */
+export function resolveHeaderPrefix(given?: string, env: Environment = processEnvironment()): string {
+  const fromEnv = env[ENV_VARIABLES.headerPrefix];
+  const value = given ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv.trim() : DEFAULT_HEADER_PREFIX);
+  if (typeof value !== 'string' || !PREFIX_PATTERN.test(value)) {
+    throw new ConfigError(
+      'headerPrefix',
+      ENV_VARIABLES.headerPrefix,
+      `Invalid header prefix ${JSON.stringify(value)}: use letters and digits, like "Service" or "Upstash" (without a trailing "-").`,
+    );
+  }
+  return value;
+}
+
+/**
+ * One setting: the argument wins, then its `MAILROOM_*` variable. Empty strings count as missing
+ * because an `.env` line like `MAILROOM_TOKEN=` is a forgotten value, not a deliberate empty token.
+ */
+export function optionalSetting(
+  option: ConfigOption,
+  given: string | undefined,
+  env: Environment = processEnvironment(),
+): string | undefined {
+  if (given !== undefined && given !== null) {
+    if (typeof given !== 'string') {
+      throw new ConfigError(option, ENV_VARIABLES[option], `Option "${option}" must be a string, got ${typeof given}.`);
+    }
+    if (given.trim() !== '') return given.trim();
+  }
+  const fromEnv = env[ENV_VARIABLES[option]];
+  return fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv.trim() : undefined;
+}
+
+/** Like {@link optionalSetting}, but a missing value is a `ConfigError` naming the option and the variable. */
+export function requiredSetting(
+  option: ConfigOption,
+  given: string | undefined,
+  env: Environment = processEnvironment(),
+  purpose = '',
+  /** The name the caller's options object uses, when it differs (the management client's `user` is `managementUser`). */
+  optionName: string = option,
+): string {
+  const value = optionalSetting(option, given, env);
+  if (value === undefined) {
+    const variable = ENV_VARIABLES[option];
+    const why = purpose ? ` ${purpose}` : '';
+    throw new ConfigError(
+      optionName,
+      variable,
+      `Missing setting "${optionName}".${why} Pass { ${optionName}: ... } or set the environment variable ${variable}.`,
+    );
+  }
+  return value;
+}
+
+function variableOf(option: string): string | undefined {
+  return (ENV_VARIABLES as Record<string, string>)[option];
+}
+
+/** A base URL must be absolute http(s); anything else would fail later with a far vaguer fetch error. */
+export function checkBaseUrl(option: ConfigOption | (string & {}), value: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(
+      option,
+      variableOf(option),
+      `Option "${option}" is not a valid URL: ${JSON.stringify(value)}. Use an absolute URL such as http://127.0.0.1:8288.`,
+    );
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(
+      option,
+      variableOf(option),
+      `Option "${option}" must start with http:// or https://, got ${JSON.stringify(value)}.`,
+    );
+  }
+  if (parsed.search || parsed.hash) {
+    throw new ConfigError(option, variableOf(option), `Option "${option}" must not carry a query or fragment: ${JSON.stringify(value)}.`);
+  }
+  return value;
+}

@@ -1,0 +1,427 @@
+// Delivery options -> `<Prefix>-*` request headers, checked before anything is sent; durations;
+// forwarded headers on the receiving side.
+
+import { resolveHeaderPrefix } from './config';
+import { ValidationError } from './errors';
+import { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type ProtocolHeaderNames } from './protocol';
+import { parseRetryDelay, type RetryDelayExpression } from './retry-delay';
+
+/**
+ * A duration as the service writes it: `<n>s`, `<n>m`, `<n>h`, `<n>d`, combinable largest first
+ * (`1d10h30m`), or a number of seconds.
+ */
+export type Duration = number | `${number}${'s' | 'm' | 'h' | 'd'}` | (string & {});
+
+export type DurationUnit = 's' | 'm' | 'h' | 'd';
+
+const UNIT_SECONDS: Record<DurationUnit, number> = { d: 86_400, h: 3_600, m: 60, s: 1 };
+const ORDER: readonly DurationUnit[] = ['d', 'h', 'm', 's'];
+const PART = /(\d+)([dhms])/y;
+
+/**
+ * Parses a duration to whole seconds, refusing units the header does not take (the spec allows only
+ * s, m and h in `Timeout`).
+ *
+ * @example parseDuration('delay', '1d10h30m') // 124200
+ */
+export function parseDuration(path: string, value: Duration, units: readonly DurationUnit[] = ORDER): number {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new ValidationError(path, `a duration in seconds must be a non-negative whole number, got ${value}`);
+    }
+    return value;
+  }
+  if (typeof value !== 'string' || value === '') {
+    throw new ValidationError(path, `expected a duration like "30s", "5m", "1h" or "1d10h30m", got ${JSON.stringify(value)}`);
+  }
+  let seconds = 0;
+  let lastRank = -1;
+  PART.lastIndex = 0;
+  while (PART.lastIndex < value.length) {
+    const start = PART.lastIndex;
+    const match = PART.exec(value);
+    if (!match) {
+      throw new ValidationError(
+        path,
+        `malformed duration ${JSON.stringify(value)} at position ${start}: expected <number><unit> with unit ${units.join(', ')}`,
+      );
+    }
+    const unit = match[2] as DurationUnit;
+    const rank = ORDER.indexOf(unit);
+    if (!units.includes(unit)) {
+      throw new ValidationError(path, `unit "${unit}" is not allowed here; use ${units.join(', ')}`);
+    }
+    if (rank <= lastRank) {
+      throw new ValidationError(path, `malformed duration ${JSON.stringify(value)}: give each unit once, largest first (e.g. "1d10h30m")`);
+    }
+    lastRank = rank;
+    seconds += Number(match[1]) * UNIT_SECONDS[unit];
+  }
+  if (!Number.isSafeInteger(seconds)) throw new ValidationError(path, `duration ${JSON.stringify(value)} is too large`);
+  return seconds;
+}
+
+/**
+ * The header form of a duration. Strings pass through as written (after validation) so the
+ * service sees exactly what the user wrote; numbers become seconds.
+ */
+export function formatDuration(path: string, value: Duration, units?: readonly DurationUnit[]): string {
+  parseDuration(path, value, units);
+  return typeof value === 'number' ? `${value}s` : value;
+}
+
+/** Methods the service may use to call a destination. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+/** Header values as users hold them: a plain record or a `Headers` object. */
+export type HeaderRecord = Readonly<Record<string, string>> | Headers;
+
+/** How the service calls one target: the destination itself, the callback, or the failure callback. */
+export interface DeliverySettings {
+  /** HTTP method the service uses to call the target. Default `POST`. */
+  method?: HttpMethod;
+  /** Shortens the plan's timeout for each attempt: `30s`, `5m`, `1h` or seconds as a number. */
+  timeout?: Duration;
+  /** Retries after the first attempt (total attempts = 1 + retries). Plan default when omitted. */
+  retries?: number;
+  /** Milliseconds between retries as an expression of `retried`, e.g. `pow(2, retried) * 1000`. */
+  retryDelay?: string | RetryDelayExpression;
+  /** Wait before the first attempt: `30s`, `1d10h30m` or seconds as a number. */
+  delay?: Duration;
+  /** Headers the service forwards to the target under their own names. */
+  headers?: HeaderRecord;
+}
+
+/** A callback or failure-callback target with its own delivery settings. */
+export interface CallbackTarget extends DeliverySettings {
+  /** Must start with http:// or https://. */
+  url: string;
+}
+
+/** Every setting of an enqueue request (spec endpoint 8), typed. */
+export interface EnqueueOptions extends DeliverySettings {
+  /** MIME type of the body; it reaches the destination unchanged. */
+  contentType?: string;
+  /** Deliver no earlier than this instant: a `Date` or Unix seconds. Cannot be combined with `delay`. */
+  notBefore?: Date | number;
+  /** Called after every attempt: a URL, or a URL with its own settings. */
+  callback?: string | CallbackTarget;
+  /** Called once delivery has failed for good: a URL, or a URL with its own settings. */
+  failureCallback?: string | CallbackTarget;
+  /** Only one message with this id is accepted within the deduplication window. */
+  deduplicationId?: string;
+  /** Deduplicate by destination, body and headers. */
+  contentBasedDeduplication?: boolean;
+  /** A label to find the message by later (e.g. as a DLQ listing filter). */
+  label?: string;
+  /**
+   * Marks the message as a step of a workflow run (`<Prefix>-Workflow-RunId`, `-Url`, `-CreatedAt`):
+   * if it fails for good it becomes a workflow DLQ entry, listable and re-triggerable.
+   */
+  workflow?: WorkflowTarget;
+}
+
+/** The workflow run a message belongs to. */
+export interface WorkflowTarget {
+  /** Run id, e.g. `wfr_...`. */
+  runId: string;
+  /** The workflow's URL (http:// or https://). */
+  url: string;
+  /** When the run started, Unix milliseconds. */
+  createdAt?: number;
+}
+
+/** Settings of the header builder. */
+export interface HeaderPrefixOptions {
+  /** Vendor header prefix; default `Service` (the real service uses `Upstash`). */
+  headerPrefix?: string;
+}
+
+// RFC 9110 token characters. Anything else in a name is either rejected by fetch at send time or,
+// worse, smuggles a second header; we refuse it before a request exists.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Field values: visible ASCII, obs-text and horizontal whitespace. CR, LF and NUL are how header
+// injection happens, so they are the ones that must never pass.
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Throws unless `name` is a valid HTTP header name. */
+export function assertHeaderName(path: string, name: unknown): asserts name is string {
+  if (typeof name !== 'string' || !TOKEN.test(name)) {
+    throw new ValidationError(path, `invalid header name ${JSON.stringify(name)}: use letters, digits and - only`);
+  }
+}
+
+/** Throws unless `value` is a string that is safe as an HTTP header value (no CR, LF or NUL). */
+export function assertHeaderValue(path: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string') {
+    throw new ValidationError(path, `header value must be a string, got ${describe(value)}`);
+  }
+  if (!FIELD_VALUE.test(value)) {
+    throw new ValidationError(
+      path,
+      'header value contains a line break, NUL or a character outside Latin-1; remove it or encode the value',
+    );
+  }
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value;
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+const KNOWN_KEYS = new Set<string>([
+  'method',
+  'timeout',
+  'retries',
+  'retryDelay',
+  'delay',
+  'headers',
+  'contentType',
+  'notBefore',
+  'callback',
+  'failureCallback',
+  'deduplicationId',
+  'contentBasedDeduplication',
+  'label',
+  'workflow',
+]);
+const TARGET_KEYS = new Set<string>(['url', 'method', 'timeout', 'retries', 'retryDelay', 'delay', 'headers']);
+const WORKFLOW_KEYS = new Set<string>(['runId', 'url', 'createdAt']);
+
+/**
+ * Turns typed enqueue options into the service's request headers, validating every value first so a
+ * mistake is a `ValidationError` here and never a 400 (or a silently ignored header) later.
+ *
+ * @example
+ * buildEnqueueHeaders({ retries: 3, callback: { url: 'https://app.test/cb', retries: 1 } })
+ * // { 'Service-Retries': '3', 'Service-Callback': 'https://app.test/cb', 'Service-Callback-Retries': '1' }
+ */
+export function buildEnqueueHeaders(options: EnqueueOptions = {}, settings: HeaderPrefixOptions = {}): Record<string, string> {
+  if (options === null || typeof options !== 'object') {
+    throw new ValidationError('options', `expected an object of enqueue options, got ${describe(options)}`);
+  }
+  rejectUnknownKeys('', options, KNOWN_KEYS);
+  const names = headerNames(resolveHeaderPrefix(settings.headerPrefix));
+  const out: Record<string, string> = {};
+
+  if (options.contentType !== undefined) {
+    assertHeaderValue('contentType', options.contentType);
+    out['Content-Type'] = options.contentType;
+  }
+  addDeliverySettings(out, names.delivery, '', options);
+  addSchedule(out, names, options);
+  addCallback(out, names.callback, 'callback', options.callback);
+  addCallback(out, names.failureCallback, 'failureCallback', options.failureCallback);
+
+  if (options.deduplicationId !== undefined) {
+    assertNonEmpty('deduplicationId', options.deduplicationId);
+    out[names.deduplicationId] = options.deduplicationId;
+  }
+  if (options.contentBasedDeduplication !== undefined) {
+    if (typeof options.contentBasedDeduplication !== 'boolean') {
+      throw new ValidationError('contentBasedDeduplication', `expected true or false, got ${describe(options.contentBasedDeduplication)}`);
+    }
+    if (options.contentBasedDeduplication) out[names.contentBasedDeduplication] = 'true';
+  }
+  if (options.label !== undefined) {
+    assertNonEmpty('label', options.label);
+    out[names.label] = options.label;
+  }
+  if (options.workflow !== undefined) addWorkflow(out, names, options.workflow);
+  return out;
+}
+
+function addWorkflow(out: Record<string, string>, names: ProtocolHeaderNames, workflow: WorkflowTarget): void {
+  if (workflow === null || typeof workflow !== 'object') throw new ValidationError('workflow', 'expected { runId, url, createdAt? }');
+  rejectUnknownKeys('workflow', workflow, WORKFLOW_KEYS);
+  assertNonEmpty('workflow.runId', workflow.runId);
+  out[names.workflowRunId] = workflow.runId;
+  out[names.workflowUrl] = checkHttpUrl('workflow.url', workflow.url);
+  if (workflow.createdAt !== undefined) {
+    if (!Number.isSafeInteger(workflow.createdAt) || workflow.createdAt < 0) {
+      throw new ValidationError('workflow.createdAt', `expected Unix milliseconds, got ${describe(workflow.createdAt)}`);
+    }
+    out[names.workflowCreatedAt] = String(workflow.createdAt);
+  }
+}
+
+/** The settings shared by the destination, the callback and the failure callback; only the header names differ. */
+function addDeliverySettings(out: Record<string, string>, names: DeliverySettingHeaders, path: string, settings: DeliverySettings): void {
+  const at = (key: string) => (path ? `${path}.${key}` : key);
+  if (settings.method !== undefined) {
+    if (typeof settings.method !== 'string' || !METHODS.has(settings.method)) {
+      throw new ValidationError(at('method'), `expected one of ${[...METHODS].join(', ')}, got ${describe(settings.method)}`);
+    }
+    out[names.method] = settings.method;
+  }
+  if (settings.timeout !== undefined) out[names.timeout] = formatDuration(at('timeout'), settings.timeout, ['h', 'm', 's']);
+  if (settings.retries !== undefined) {
+    if (typeof settings.retries !== 'number' || !Number.isSafeInteger(settings.retries) || settings.retries < 0) {
+      throw new ValidationError(at('retries'), `expected a whole number of retries >= 0, got ${describe(settings.retries)}`);
+    }
+    out[names.retries] = String(settings.retries);
+  }
+  if (settings.retryDelay !== undefined) out[names.retryDelay] = retryDelaySource(at('retryDelay'), settings.retryDelay);
+  if (settings.delay !== undefined) out[names.delay] = formatDuration(at('delay'), settings.delay);
+  if (settings.headers !== undefined) addForwardHeaders(out, names.forwardPrefix, at('headers'), settings.headers);
+}
+
+function addSchedule(out: Record<string, string>, names: ProtocolHeaderNames, options: EnqueueOptions): void {
+  if (options.notBefore === undefined) return;
+  if (options.delay !== undefined) {
+    // The service silently lets Not-Before win; two contradictory settings are a bug in the caller.
+    throw new ValidationError('notBefore', 'give either delay or notBefore, not both');
+  }
+  const seconds = options.notBefore instanceof Date ? Math.floor(options.notBefore.getTime() / 1000) : options.notBefore;
+  if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) {
+    throw new ValidationError('notBefore', `expected a Date or Unix seconds, got ${describe(options.notBefore)}`);
+  }
+  if (seconds > 1e11) {
+    throw new ValidationError('notBefore', `${seconds} looks like milliseconds; pass Unix seconds or a Date`);
+  }
+  out[names.notBefore] = String(seconds);
+}
+
+function addCallback(out: Record<string, string>, names: CallbackHeaders, path: string, target: string | CallbackTarget | undefined): void {
+  if (target === undefined) return;
+  const normalized: CallbackTarget = typeof target === 'string' ? { url: target } : target;
+  if (normalized === null || typeof normalized !== 'object') {
+    throw new ValidationError(path, `expected a URL or { url, ...settings }, got ${describe(target)}`);
+  }
+  rejectUnknownKeys(path, normalized, TARGET_KEYS);
+  out[names.url] = checkHttpUrl(typeof target === 'string' ? path : `${path}.url`, normalized.url);
+  addDeliverySettings(out, names, path, normalized);
+}
+
+function addForwardHeaders(out: Record<string, string>, stem: string, path: string, headers: HeaderRecord): void {
+  const entries = headers instanceof Headers ? [...headers.entries()] : objectEntries(path, headers);
+  const seen = new Set<string>();
+  for (const [name, value] of entries) {
+    assertHeaderName(`${path}.${name}`, name);
+    assertHeaderValue(`${path}.${name}`, value);
+    const lower = name.toLowerCase();
+    if (seen.has(lower)) throw new ValidationError(`${path}.${name}`, 'the same header is given twice with different letter case');
+    seen.add(lower);
+    out[`${stem}${name}`] = value;
+  }
+}
+
+function objectEntries(path: string, headers: unknown): Array<[string, unknown]> {
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw new ValidationError(path, `expected a record of header names to values or a Headers object, got ${describe(headers)}`);
+  }
+  return Object.entries(headers);
+}
+
+function retryDelaySource(path: string, value: string | RetryDelayExpression): string {
+  let source: string;
+  if (typeof value === 'object' && value !== null && typeof value.source === 'string') {
+    source = value.source;
+  } else if (typeof value !== 'string') {
+    throw new ValidationError(path, `expected an expression such as "pow(2, retried) * 1000", got ${describe(value)}`);
+  } else {
+    // Parsing here means a typo is reported with its position now, not as a 400 from the service.
+    source = parseRetryDelay(value).source;
+  }
+  // The expression grammar allows line breaks as whitespace, and a hand-made { source } is not parsed
+  // at all; either way the text goes on the wire verbatim, so it must be a safe header value.
+  assertHeaderValue(path, source);
+  return source;
+}
+
+/** The service refuses destinations and callbacks without an http(s) scheme; so do we, earlier. */
+export function checkHttpUrl(path: string, url: unknown): string {
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) {
+    throw new ValidationError(path, `must start with http:// or https://, got ${describe(url)}`);
+  }
+  try {
+    new URL(url);
+  } catch {
+    throw new ValidationError(path, `is not a valid URL: ${JSON.stringify(url)}`);
+  }
+  assertHeaderValue(path, url);
+  return url;
+}
+
+function assertNonEmpty(path: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ValidationError(path, `expected a non-empty string, got ${describe(value)}`);
+  }
+  assertHeaderValue(path, value);
+}
+
+function rejectUnknownKeys(path: string, value: object, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) {
+      const where = path ? `${path}.${key}` : key;
+      throw new ValidationError(where, `unknown option; known options are ${[...known].join(', ')}`);
+    }
+  }
+}
+
+/**
+ * Headers as frameworks hand them to us: a Web `Headers`, Node's `IncomingHttpHeaders` (lower-case
+ * keys, arrays for repeated headers) or a plain record in any letter case.
+ */
+export type HeaderLookup = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** Every header as `[lower-case name, value]`, repeated values joined the way HTTP folds them. */
+export function headerEntries(headers: HeaderLookup): Array<[string, string]> {
+  if (typeof (headers as Headers).forEach === 'function' && typeof (headers as Headers).get === 'function') {
+    const out: Array<[string, string]> = [];
+    (headers as Headers).forEach((value, name) => {
+      out.push([name, value]);
+    });
+    return out;
+  }
+  // Object.keys and an index loop rather than Object.entries: no intermediate pair per header, which
+  // made this a measurable part of every delivery. Own keys only, like Object.entries.
+  const record = headers as Record<string, unknown>;
+  const names = Object.keys(record);
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const value = record[name];
+    if (value === undefined || value === null) continue;
+    out.push([name.toLowerCase(), typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : String(value)]);
+  }
+  return out;
+}
+
+/** One header by name, case-insensitively; `undefined` when absent. */
+export function getHeader(headers: HeaderLookup, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const record = headers as Record<string, string | readonly string[] | undefined>;
+  const direct = record[name] ?? record[name.toLowerCase()];
+  if (direct !== undefined) return Array.isArray(direct) ? direct.join(', ') : (direct as string);
+  const lower = name.toLowerCase();
+  for (const key of Object.keys(record)) {
+    if (key.toLowerCase() === lower) {
+      const value = record[key];
+      if (value !== undefined) return Array.isArray(value) ? value.join(', ') : (value as string);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The destination's view of the forwarded headers: every `<Prefix>-Forward-X: v` becomes `X: v`
+ * (names lower-cased, as HTTP treats them), and nothing else passes: not the service's own headers,
+ * and not `<Prefix>-Callback-Forward-*`, which are meant for the callback.
+ *
+ * @example
+ * forwardedHeaders({ 'Service-Forward-X-Tenant': 'acme', 'Service-Retries': '3' })
+ * // { 'x-tenant': 'acme' }
+ */
+export function forwardedHeaders(headers: HeaderLookup, settings: HeaderPrefixOptions = {}): Record<string, string> {
+  const marker = headerNames(resolveHeaderPrefix(settings.headerPrefix)).delivery.forwardPrefix.toLowerCase();
+  const out: Array<[string, string]> = [];
+  for (const [name, value] of headerEntries(headers)) {
+    if (name.startsWith(marker) && name.length > marker.length) out.push([name.slice(marker.length), value]);
+  }
+  // fromEntries defines own properties, so a header named `__proto__` is kept like any other instead
+  // of being swallowed by the prototype setter.
+  return Object.fromEntries(out);
+}

@@ -1,0 +1,272 @@
+import type { Environment } from '../config';
+import { ValidationError } from '../errors';
+import { defaultSleep, type RetryPolicy } from './failures';
+import { createFetchTransport } from './transport';
+import type { HttpTransport } from './transport';
+import { authorizationHeader } from './requester';
+
+/** The methods the service's interfaces use. HEAD and OPTIONS are never needed. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * How the transport authenticates: the messaging interface takes a Bearer token, the management
+ * interface HTTP Basic with the account e-mail and the management API key.
+ */
+export type RequesterAuth = { kind: 'bearer'; token: string } | { kind: 'basic'; user: string; password: string };
+
+/** Retry budget and backoff shape. `retries` counts retries, so a request is tried `1 + retries` times. */
+export interface RetryOptions {
+  /** Retries after the first attempt. Default 3. */
+  retries?: number;
+  /** Backoff cap of the first retry, doubled for each further retry. Default 500 ms. */
+  baseDelayMs?: number;
+  /**
+   * The longest single wait. A server that asks for longer (`Retry-After`, a rate-limit reset) is not
+   * retried at all: its error is thrown at once, since waiting less than it asked would only fail again.
+   * Default 10 000 ms.
+   */
+  maxDelayMs?: number;
+}
+
+export interface RequesterOptions {
+  /** Absolute http(s) URL; a path prefix such as `https://h/v2` is kept. No query, fragment or credentials. */
+  baseUrl: string;
+  auth: RequesterAuth;
+  /** Defaults to `globalThis.fetch`, looked up on every attempt so test tools that replace it still work. */
+  fetch?: typeof fetch;
+  /**
+   * Sends the requests instead of `fetch`, e.g. `createUndiciTransport()` from `@mailroom/core/undici`
+   * on Node. Exclusive with `fetch`.
+   */
+  transport?: HttpTransport;
+  /** Per attempt, including reading the body. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** `false` disables retries. Retries only ever happen for requests marked `retrySafe`. */
+  retry?: false | RetryOptions;
+  /** Sent as `User-Agent` (browsers ignore it). Default `@mailroom/core`. */
+  userAgent?: string;
+  /** Waits between retries. Injected by tests so they never sleep; the default honours `signal`. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter source in [0, 1). Default `Math.random`. */
+  random?: () => number;
+  /** Clock in Unix milliseconds, used to turn rate-limit reset times into waits. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** A query value; `undefined` drops the parameter so callers can pass optional filters as they are. */
+export type QueryValue = string | number | boolean | undefined;
+
+/**
+ * One request. `path` is either
+ * - an array of RAW segments, each percent-encoded by the transport (`['v2', 'topics', name]`: a
+ *   name holding `/`, `?` or `#` stays one segment), or
+ * - a string taken as an already-encoded path whose `/` separate segments (`'v2/dlq'`), for fixed
+ *   prefixes written in code.
+ * Either form is appended to the base URL's own path; leading and trailing slashes do not matter.
+ */
+export interface RequestSpec {
+  method: HttpMethod;
+  path: string | readonly string[];
+  /**
+   * Appended after `path` exactly as given, query included. The service expects a URL destination
+   * verbatim in the path (`/v2/enqueue/q/https://app.test/hook?a=1`), so it must not be encoded as a
+   * segment. Must already be a valid URL (`new URL(x).href`); exclusive with `query`.
+   */
+  rawTail?: string;
+  query?: Readonly<Record<string, QueryValue>>;
+  /** Added after the defaults (`Accept`, `User-Agent`, JSON `Content-Type`); `Authorization` always wins. */
+  headers?: Readonly<Record<string, string>> | Headers;
+  /** Sent as is. Exclusive with `json`. */
+  body?: string | Uint8Array;
+  /** Serialised with `JSON.stringify`, with `Content-Type: application/json` unless the caller set one. */
+  json?: unknown;
+  /**
+   * May this request be sent again after a failure whose outcome is unknown (network error, 429, 5xx)?
+   * Default: `true` for GET only. Set it for writes that are idempotent, e.g. an enqueue carrying a
+   * deduplication id.
+   */
+  retrySafe?: boolean;
+  /** Aborts the request and any pending retry; the signal's reason is thrown, never retried. */
+  signal?: AbortSignal;
+}
+
+/** A 2xx answer. `text` is the whole body ('' when empty); `url` is the URL that was requested. */
+export interface RequesterResponse {
+  status: number;
+  readonly headers: Headers;
+  text: string;
+  url: string;
+}
+
+/**
+ * Turns a decoded JSON value into the caller's type, throwing `ResponseValidationError` when it does not
+ * fit. `value` is `undefined` when the body was empty.
+ */
+export type ParseResponse<T> = (value: unknown, url: string) => T;
+
+export interface Requester {
+  /** Sends the request (with retries when safe) and resolves with a 2xx answer, or throws a typed error. */
+  request(spec: RequestSpec): Promise<RequesterResponse>;
+  /** `request`, then `JSON.parse` of the body (empty body: `undefined`) handed to `parse`. */
+  requestJson<T>(spec: RequestSpec, parse: ParseResponse<T>): Promise<T>;
+}
+
+/** Requester settings both clients accept; `sleep`, `random` and `now` exist so tests never wait. */
+export type SharedClientOptions = Pick<RequesterOptions, 'fetch' | 'timeoutMs' | 'retry' | 'userAgent' | 'sleep' | 'random' | 'now'> & {
+  /** Where `MAILROOM_*` variables are read from. Default `process.env` (empty on edge runtimes). */
+  env?: Environment;
+};
+
+/** Picks only the transport settings that were given, so `undefined` never overrides a default. */
+export function requesterSettings(options: SharedClientOptions): Partial<RequesterOptions> {
+  const out: Partial<RequesterOptions> = {};
+  if (options.fetch !== undefined) out.fetch = options.fetch;
+  if (options.timeoutMs !== undefined) out.timeoutMs = options.timeoutMs;
+  if (options.retry !== undefined) out.retry = options.retry;
+  if (options.userAgent !== undefined) out.userAgent = options.userAgent;
+  if (options.sleep !== undefined) out.sleep = options.sleep;
+  if (options.random !== undefined) out.random = options.random;
+  if (options.now !== undefined) out.now = options.now;
+  return out;
+}
+
+/** `RequesterOptions` after validation, with defaults filled in. */
+export interface ResolvedRequesterOptions {
+  /** origin + path prefix, without trailing slash. */
+  baseUrl: string;
+  authorization: string;
+  /** Sends one attempt: the `transport` option, or the fetch-based default. */
+  http: HttpTransport;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  userAgent: string;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  now: () => number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 500, maxDelayMs: 10_000 };
+export const DEFAULT_USER_AGENT = '@mailroom/core';
+
+// setTimeout fires at once for anything above 2^31 - 1 ms (about 24.8 days), which would turn a
+// generous timeout into an immediate one.
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Validates transport options and fills in defaults; every problem is a `ValidationError` naming the
+ * option.
+ *
+ * @example resolveRequesterOptions({ baseUrl: 'http://127.0.0.1:8288', auth: { kind: 'bearer', token: 't' } })
+ */
+export function resolveRequesterOptions(options: RequesterOptions): ResolvedRequesterOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new ValidationError('options', 'expected an object with at least baseUrl and auth');
+  }
+  return {
+    baseUrl: normaliseBaseUrl(options.baseUrl),
+    authorization: authorizationHeader(options.auth),
+    http: resolveHttpTransport(options.fetch, options.transport),
+    timeoutMs: options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : positiveMs('timeoutMs', options.timeoutMs, 1),
+    retry: resolveRetry(options.retry),
+    userAgent: resolveUserAgent(options.userAgent),
+    sleep: optionalFunction('sleep', options.sleep) ?? defaultSleep,
+    random: optionalFunction('random', options.random) ?? Math.random,
+    now: optionalFunction('now', options.now) ?? Date.now,
+  };
+}
+
+function normaliseBaseUrl(value: unknown): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new ValidationError('baseUrl', 'is required: an absolute URL such as http://127.0.0.1:8288');
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ValidationError(
+      'baseUrl',
+      `is not an absolute URL: ${JSON.stringify(value)}; use e.g. https://host or http://127.0.0.1:8288`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ValidationError('baseUrl', `must start with http:// or https://, got ${JSON.stringify(value)}`);
+  }
+  if (url.search || url.hash || value.includes('?') || value.includes('#')) {
+    throw new ValidationError('baseUrl', `must not carry a query or fragment: ${JSON.stringify(value)}`);
+  }
+  // fetch refuses URLs with credentials, and they would end up in error messages; auth has its own option.
+  if (url.username || url.password) {
+    throw new ValidationError('baseUrl', 'must not contain credentials; pass them as auth');
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function resolveHttpTransport(fetchOption: unknown, transport: unknown): HttpTransport {
+  if (transport === undefined) return createFetchTransport(resolveFetch(fetchOption));
+  if (fetchOption !== undefined) {
+    throw new ValidationError('transport', 'give either fetch or transport, not both: a transport sends the requests itself');
+  }
+  if (transport === null || typeof transport !== 'object' || typeof (transport as { send?: unknown }).send !== 'function') {
+    throw new ValidationError('transport', 'expected an HttpTransport such as createUndiciTransport() from @mailroom/core/undici');
+  }
+  return transport as HttpTransport;
+}
+
+function resolveFetch(value: unknown): () => typeof fetch {
+  if (value === undefined) {
+    // Looked up per call: msw, nock or a test may replace globalThis.fetch after the client exists.
+    return () => {
+      if (typeof globalThis.fetch !== 'function') {
+        throw new ValidationError('fetch', 'no global fetch in this runtime; pass a fetch implementation');
+      }
+      return globalThis.fetch;
+    };
+  }
+  if (typeof value !== 'function') throw new ValidationError('fetch', `must be a function, got ${typeof value}`);
+  const given = value as typeof fetch;
+  return () => given;
+}
+
+function resolveRetry(value: unknown): RetryPolicy {
+  if (value === undefined) return { ...DEFAULT_RETRY };
+  if (value === false) return { ...DEFAULT_RETRY, retries: 0 };
+  if (value === null || typeof value !== 'object') {
+    throw new ValidationError('retry', 'must be false or { retries?, baseDelayMs?, maxDelayMs? }');
+  }
+  const given = value as { retries?: unknown; baseDelayMs?: unknown; maxDelayMs?: unknown };
+  const retries = given.retries ?? DEFAULT_RETRY.retries;
+  if (typeof retries !== 'number' || !Number.isSafeInteger(retries) || retries < 0) {
+    throw new ValidationError('retry.retries', `must be a whole number >= 0, got ${String(retries)}`);
+  }
+  const baseDelayMs = given.baseDelayMs === undefined ? DEFAULT_RETRY.baseDelayMs : positiveMs('retry.baseDelayMs', given.baseDelayMs, 0);
+  const maxDelayMs =
+    given.maxDelayMs === undefined ? Math.max(DEFAULT_RETRY.maxDelayMs, baseDelayMs) : positiveMs('retry.maxDelayMs', given.maxDelayMs, 0);
+  if (maxDelayMs < baseDelayMs) {
+    throw new ValidationError('retry.maxDelayMs', `must be >= retry.baseDelayMs (${baseDelayMs}), got ${maxDelayMs}`);
+  }
+  return { retries, baseDelayMs, maxDelayMs };
+}
+
+function positiveMs(path: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_TIMER_MS) {
+    throw new ValidationError(path, `must be a number of milliseconds from ${min} to ${MAX_TIMER_MS}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function resolveUserAgent(value: unknown): string {
+  if (value === undefined) return DEFAULT_USER_AGENT;
+  // Header values are Latin-1 without control characters; fetch would throw a bare TypeError otherwise.
+  if (typeof value !== 'string' || value.trim() === '' || !/^[\t\x20-\x7e\x80-\xff]+$/.test(value)) {
+    throw new ValidationError('userAgent', 'must be a non-empty Latin-1 string without control characters');
+  }
+  return value;
+}
+
+function optionalFunction<F>(path: string, value: F | undefined): F | undefined {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new ValidationError(path, `must be a function, got ${typeof value}`);
+  }
+  return value;
+}

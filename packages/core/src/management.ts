@@ -1,0 +1,118 @@
+import { requesterSettings, type SharedClientOptions } from './http/options';
+import { checkBaseUrl, processEnvironment, requiredSetting } from './config';
+import { ValidationError } from './errors';
+import { createRequester, type HttpTransport, type Requester } from './http';
+import { transportOption } from './messaging/client';
+import {
+  STATS_PERIODS,
+  createSearchIndexInputSchema,
+  messagingStatsSchema,
+  messagingUsersSchema,
+  searchIndexSchema,
+  type CreateSearchIndexInput,
+  type MessagingStats,
+  type MessagingUser,
+  type SearchIndex,
+  type StatsPeriod,
+} from './schemas';
+import { parseResponse } from './schemas/primitives';
+
+export interface ManagementClientOptions extends SharedClientOptions {
+  /** The management base URL (`{mgmt_base_url}`, ending in `/v2`). Env: `MAILROOM_MANAGEMENT_URL`. */
+  baseUrl?: string;
+  /** Account e-mail. Env: `MAILROOM_MANAGEMENT_USER`. */
+  user?: string;
+  /** Management API key. Env: `MAILROOM_MANAGEMENT_PASSWORD`. */
+  password?: string;
+  /** Sends the requests instead of `fetch`, e.g. `createUndiciTransport()` on Node. Exclusive with `fetch`. */
+  transport?: HttpTransport;
+}
+
+export interface ManagementClient {
+  /** Every messaging user of the account, with plan and limits. */
+  users(options?: { signal?: AbortSignal }): Promise<MessagingUser[]>;
+  /** Usage statistics of one messaging user; every point's `x` is also parsed to `date`. */
+  stats(id: string, options?: { period?: StatsPeriod; signal?: AbortSignal }): Promise<MessagingStats>;
+  searchIndexes: {
+    create(input: CreateSearchIndexInput, options?: { signal?: AbortSignal }): Promise<SearchIndex>;
+    get(id: string, options?: { signal?: AbortSignal }): Promise<SearchIndex>;
+  };
+}
+
+/**
+ * A client of the management interface (HTTP Basic: account e-mail and management API key).
+ *
+ * @example
+ * const management = createManagementClient({ baseUrl: 'http://127.0.0.1:8288/management/v2', user, password });
+ * const [user] = await management.users();
+ * const stats = await management.stats(user.id, { period: '1d' });
+ */
+export function createManagementClient(options: ManagementClientOptions = {}): ManagementClient {
+  const env = options.env ?? processEnvironment();
+  const baseUrl = checkBaseUrl(
+    'baseUrl',
+    requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'),
+  );
+  const user = requiredSetting('managementUser', options.user, env, 'It is the account e-mail.', 'user');
+  const password = requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password');
+  const transport = createRequester({
+    ...requesterSettings(options),
+    ...transportOption(options.transport),
+    baseUrl,
+    auth: { kind: 'basic', user, password },
+  });
+  return {
+    users: (callOptions = {}) => get(transport, ['messaging', 'users'], messagingUsersSchema, callOptions),
+    stats: (id, callOptions = {}) => stats(transport, id, callOptions),
+    searchIndexes: {
+      create: (input, callOptions = {}) => createSearchIndex(transport, input, callOptions),
+      get: (id, callOptions = {}) => get(transport, ['search', checkId('id', id)], searchIndexSchema, callOptions),
+    },
+  };
+}
+
+function stats(transport: Requester, id: string, options: { period?: StatsPeriod; signal?: AbortSignal }): Promise<MessagingStats> {
+  const period = options.period;
+  if (period !== undefined && !(STATS_PERIODS as readonly string[]).includes(period)) {
+    throw new ValidationError('period', `expected one of ${STATS_PERIODS.join(', ')}, got ${JSON.stringify(period)}`);
+  }
+  return transport.requestJson(
+    { method: 'GET', path: ['messaging', 'stats', checkId('id', id)], query: { period }, ...signalOf(options) },
+    (value, url) => parseResponse(messagingStatsSchema, value, url),
+  );
+}
+
+async function createSearchIndex(
+  transport: Requester,
+  input: CreateSearchIndexInput,
+  options: { signal?: AbortSignal },
+): Promise<SearchIndex> {
+  const checked = createSearchIndexInputSchema.safeParse(input);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new ValidationError(issue?.path.join('.') || 'input', issue?.message ?? 'invalid search index input');
+  }
+  // Creating is not idempotent: a retry after a lost answer would create a second index.
+  return transport.requestJson(
+    { method: 'POST', path: ['search'], json: checked.data, retrySafe: false, ...signalOf(options) },
+    (value, url) => parseResponse(searchIndexSchema, value, url),
+  );
+}
+
+function get<T>(
+  transport: Requester,
+  path: string[],
+  schema: Parameters<typeof parseResponse<T>>[0],
+  options: { signal?: AbortSignal },
+): Promise<T> {
+  return transport.requestJson({ method: 'GET', path, ...signalOf(options) }, (value, url) => parseResponse(schema, value, url));
+}
+
+function checkId(path: string, id: unknown): string {
+  if (typeof id !== 'string' || id.trim() === '') throw new ValidationError(path, `expected a non-empty id, got ${JSON.stringify(id)}`);
+  return id;
+}
+
+function signalOf(options: { signal?: AbortSignal }): { signal?: AbortSignal } {
+  return options.signal ? { signal: options.signal } : {};
+}

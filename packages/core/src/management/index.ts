@@ -1,1 +1,0 @@
-export { createManagementClient, type ManagementClient, type ManagementClientOptions } from './create-management-client';

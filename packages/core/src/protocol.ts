@@ -1,0 +1,113 @@
+/**
+ * `@mailroom/core/protocol`: the service's wire as Mailroom's own packages share it. For the dev
+ * server and the adapters, not for applications, and not covered by semver.
+ *
+ * Every `<Prefix>-*` header of the service's wire, in one table. The sender's options, the receiver's
+ * reader, the testing helpers and the dev server all take their names from here, so a name cannot
+ * drift between the side that writes it and the side that reads it.
+ */
+
+/** The settings a message, its callback and its failure callback each carry under their own stem. */
+export interface DeliverySettingHeaders {
+  method: string;
+  timeout: string;
+  retries: string;
+  retryDelay: string;
+  delay: string;
+  /** Prefix of a forwarded header: `<stem>Forward-X: v` reaches the destination as `X: v`. */
+  forwardPrefix: string;
+}
+
+/** A callback's URL header and its own settings. */
+export interface CallbackHeaders extends DeliverySettingHeaders {
+  url: string;
+}
+
+/** The header names for one prefix, in the service's canonical spelling (`Service-Retries`). */
+export interface ProtocolHeaderNames {
+  readonly prefix: string;
+  // Set by the sender on an enqueue or publish.
+  readonly delivery: DeliverySettingHeaders;
+  readonly notBefore: string;
+  readonly deduplicationId: string;
+  readonly contentBasedDeduplication: string;
+  readonly label: string;
+  readonly callback: CallbackHeaders;
+  readonly failureCallback: CallbackHeaders;
+  // Set by the sender of a workflow step, and carried on to its deliveries.
+  readonly workflowRunId: string;
+  readonly workflowUrl: string;
+  readonly workflowCreatedAt: string;
+  // Set by the service on each delivery.
+  readonly signature: string;
+  readonly messageId: string;
+  readonly retried: string;
+  readonly callerIp: string;
+  readonly topicName: string;
+  readonly scheduleId: string;
+  // Set by a destination on its answer: never retry this message.
+  readonly nonRetryableError: string;
+}
+
+// Built once per prefix: receivers and the dev server look names up on every request.
+const byPrefix = new Map<string, ProtocolHeaderNames>();
+
+/**
+ * The wire's header names for `prefix` (`Service` by default, `Upstash` on the real service).
+ *
+ * @example headerNames('Upstash').signature // 'Upstash-Signature'
+ */
+export function headerNames(prefix: string): ProtocolHeaderNames {
+  let names = byPrefix.get(prefix);
+  if (!names) {
+    const p = `${prefix}-`;
+    names = {
+      prefix,
+      delivery: settings(p),
+      notBefore: `${p}Not-Before`,
+      deduplicationId: `${p}Deduplication-Id`,
+      contentBasedDeduplication: `${p}Content-Based-Deduplication`,
+      label: `${p}Label`,
+      callback: { url: `${p}Callback`, ...settings(`${p}Callback-`) },
+      failureCallback: { url: `${p}Failure-Callback`, ...settings(`${p}Failure-Callback-`) },
+      workflowRunId: `${p}Workflow-RunId`,
+      workflowUrl: `${p}Workflow-Url`,
+      workflowCreatedAt: `${p}Workflow-CreatedAt`,
+      signature: `${p}Signature`,
+      messageId: `${p}Message-Id`,
+      retried: `${p}Retried`,
+      callerIp: `${p}Caller-Ip`,
+      topicName: `${p}Topic-Name`,
+      scheduleId: `${p}Schedule-Id`,
+      nonRetryableError: `${p}NonRetryable-Error`,
+    };
+    // Prefixes come from settings, not requests: a handful per process.
+    byPrefix.set(prefix, names);
+  }
+  return names;
+}
+
+function settings(stem: string): DeliverySettingHeaders {
+  return {
+    method: `${stem}Method`,
+    timeout: `${stem}Timeout`,
+    retries: `${stem}Retries`,
+    retryDelay: `${stem}Retry-Delay`,
+    delay: `${stem}Delay`,
+    forwardPrefix: `${stem}Forward-`,
+  };
+}
+
+// Signing deliveries: the synchronous node:crypto signer (the dev server signs every delivery with
+// it) and the jose one (edge runtimes, tests), byte-identical.
+export { createTokenSigner, type TokenSigner, type TokenSignerOptions } from './signature/node';
+export { DEFAULT_SIGNATURE_TTL_SECONDS, sign, type SignOptions } from './signature/sign';
+export { MAX_TOKEN_LENGTH } from './signature/token';
+
+// Reading the wire the way the service does, shared by the clients and the dev server.
+export { ENV_VARIABLES, resolveHeaderPrefix } from './config';
+export { forwardedHeaders, parseDuration } from './headers';
+export { defaultBackoffMs, parseRetryDelay } from './retry-delay';
+export { parseRetryAfter } from './http/failures';
+export { formatServiceTimestamp, parseServiceTimestamp } from './schemas/management';
+export { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED, STATS_PERIODS } from './schemas';

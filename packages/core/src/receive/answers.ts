@@ -1,0 +1,150 @@
+import { BodyReadError, BodyTooLargeError } from '../errors';
+import { headerNames } from '../protocol';
+import type { InboundRequest, OutboundResponse, ReceiveStage } from './options';
+
+/** What a crashed handler answers, in every adapter. */
+export const HANDLER_FAILED_BODY = '{"error":"handler failed"}';
+
+/** The status the service treats as "never retry": the message goes straight to the DLQ. */
+export const NON_RETRYABLE_STATUS = 489;
+
+export function textResponse(status: number, body: string, headers: Record<string, string> = {}): OutboundResponse {
+  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };
+}
+
+/** The fields our error classes carry; read by `code`, not `instanceof`, see below. */
+interface CodedError {
+  code?: unknown;
+  message?: unknown;
+  allowed?: unknown;
+  seconds?: unknown;
+  status?: unknown;
+}
+
+/**
+ * The one place that turns a failure into what the service sees. Bodies stay short and generic where
+ * detail would help an attacker (signatures) or leak internals (handler errors); the detail goes to
+ * `onError` instead.
+ *
+ * Errors are recognised by their `code`, not `instanceof`: an app that loads core twice (its ESM and
+ * CJS builds side by side) would otherwise turn a NonRetryableError into a 500 and retry it for a day.
+ */
+export function errorResponse(error: unknown, headerPrefix: string): { response: OutboundResponse; stage: ReceiveStage } {
+  const coded = (typeof error === 'object' && error !== null ? error : {}) as CodedError;
+  const nonRetryable = { [headerNames(headerPrefix).nonRetryableError]: 'true' };
+  switch (coded.code) {
+    case 'METHOD_NOT_ALLOWED': {
+      const allowed = Array.isArray(coded.allowed) ? coded.allowed.join(', ') : 'POST';
+      return { stage: 'method', response: textResponse(405, 'Method not allowed', { allow: allowed }) };
+    }
+    case 'BODY_TOO_LARGE':
+      return { stage: 'body', response: textResponse(413, 'Payload too large') };
+    case 'BODY_READ':
+      return { stage: 'body', response: textResponse(400, 'Incomplete request body') };
+    case 'RAW_BODY_UNAVAILABLE':
+    case 'CONFIG':
+      // Both are the app's own misconfiguration and the message says how to fix it: show it.
+      return { stage: 'config', response: textResponse(500, String(coded.message)) };
+    case 'SIGNATURE':
+      return { stage: 'signature', response: textResponse(401, 'Invalid signature') };
+    case 'INVALID_BODY':
+      return { stage: 'parse', response: textResponse(NON_RETRYABLE_STATUS, 'Invalid JSON body', nonRetryable) };
+    case 'SCHEMA_VALIDATION':
+      return { stage: 'schema', response: textResponse(NON_RETRYABLE_STATUS, 'Body does not match the schema', nonRetryable) };
+    case 'NON_RETRYABLE':
+      return { stage: 'handler', response: textResponse(NON_RETRYABLE_STATUS, 'Not retryable', nonRetryable) };
+    case 'RETRY_AFTER': {
+      const status = typeof coded.status === 'number' ? coded.status : 503;
+      return { stage: 'handler', response: textResponse(status, 'Retry later', { 'retry-after': String(coded.seconds) }) };
+    }
+    default:
+      // A small fixed JSON body: the service stores it as the DLQ entry's responseBody, shown to anyone
+      // with the token, so no message, stack or framework error page may reach it.
+      return { stage: 'handler', response: { status: 500, headers: { 'content-type': 'application/json' }, body: HANDLER_FAILED_BODY } };
+  }
+}
+
+/** A value now, or a promise of it when some step (a Web Crypto verify, an async schema) had to wait. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Calls `next` with the value, at once when there is one. The receiving pipeline is synchronous on
+ * Node for the usual delivery (node:crypto verify, a zod schema, a sync handler); every `await` it
+ * does not need is a promise and a microtask per delivery, and those layers added up to a visible
+ * share of an Express request (profiled).
+ */
+export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/** Anything `await` would wait for: native promises and other libraries' thenables alike. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/** Runs `work` and always answers with a promise: a synchronous throw becomes a rejection. */
+export function settle<T>(work: () => MaybePromise<T>): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Turns a Web `Request` into the pipeline's input, reading the body once and stopping as soon as it
+ * passes the limit, so an oversized body is never buffered whole.
+ */
+export async function readWebRequest(request: Request, maxBodyBytes: number): Promise<InboundRequest> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBodyBytes) throw new BodyTooLargeError(maxBodyBytes);
+  return { method: request.method, url: request.url, headers: request.headers, rawBody: await readLimited(request, maxBodyBytes) };
+}
+
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw new BodyTooLargeError(limit);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw error;
+    throw new BodyReadError('The request body could not be read to the end.', { cause: error });
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Copies the pipeline's answer into a Web `Response`. */
+export function toWebResponse(out: { status: number; headers: Record<string, string>; body: string }): Response {
+  // 204/304 and friends must not carry a body; everything else gets ours. An empty body is passed as
+  // null: a string, even '', makes the Response build a ReadableStream (about a sixth of an App Router
+  // delivery's cost, profiled) and adds a text/plain content type, which the Node path never sends.
+  const body = out.status === 204 || out.status === 304 || out.body === '' ? null : out.body;
+  // No headers at all for the plain 200: an empty record still makes the Response fill a Headers
+  // object from it (over half again the cost of the Response itself).
+  return new Response(body, hasAny(out.headers) ? { status: out.status, headers: out.headers } : { status: out.status });
+}
+
+function hasAny(record: Record<string, string>): boolean {
+  for (const _name in record) return true;
+  return false;
+}

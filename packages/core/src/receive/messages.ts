@@ -1,0 +1,242 @@
+import { SchemaValidationError, isDestinationDefinition, type DestinationDefinition } from '../contract';
+import { InvalidBodyError } from '../errors';
+import { headerNames } from '../protocol';
+import type { CallbackBody, FailureCallbackBody } from '../schemas';
+import type { VerifiedSignature } from '../signature';
+import { NON_RETRYABLE_STATUS } from './answers';
+import type { MaybePromise } from './answers';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+
+const decoder = new TextDecoder();
+// JSON text is UTF-8 (RFC 8259 section 8.1). Decoding it leniently would hand the handler U+FFFD in
+// place of the bytes that were sent, and a message that can never be read right must go to the DLQ.
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** `application/json`, `application/cloudevents+json`, `text/json`: anything whose subtype is JSON. */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  // What the service sends for JSON, answered without splitting and lower-casing a copy.
+  if (contentType === 'application/json') return true;
+  const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return essence === 'application/json' || essence === 'text/json' || essence.endsWith('+json');
+}
+
+/** UTF-8 text of the body; invalid sequences become U+FFFD rather than an error (the bytes stay exact). */
+export function decodeText(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+/**
+ * The body as the handler's schema will see it: parsed JSON for JSON content types (an empty body is
+ * `undefined`), the text otherwise. Only JSON content types are parsed, so a text body that happens
+ * to look like JSON stays text.
+ */
+export function parseBody(bytes: Uint8Array, contentType: string | undefined): unknown {
+  if (!isJsonContentType(contentType)) return decodeText(bytes);
+  if (bytes.length === 0) return undefined;
+  let text: string;
+  try {
+    text = strictDecoder.decode(bytes);
+  } catch (cause) {
+    throw new InvalidBodyError(`The body is declared as ${contentType} but is not valid UTF-8, which JSON must be.`, { cause });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidBodyError(`The body is declared as ${contentType} but is not valid JSON.`, { cause });
+  }
+}
+
+/** A delivered message as a handler sees it. `T` is the body type the destination's schema gives. */
+export interface ReceivedMessage<T = unknown> {
+  /** The parsed body: the schema's output, the parsed JSON, or the text for other content types. */
+  body: T;
+  /** The exact bytes received. */
+  rawBody: Uint8Array;
+  /** The body decoded as UTF-8. */
+  text(): string;
+  /** `<Prefix>-Message-Id`: stable across retries, so it is the key for idempotent handling. */
+  messageId: string | undefined;
+  /** `<Prefix>-Retried`: 0 on the first attempt. */
+  retried: number;
+  /** `<Prefix>-Topic-Name` when the message was sent to a URL group. */
+  topicName: string | undefined;
+  /** `<Prefix>-Schedule-Id` when the message came from a schedule. */
+  scheduleId: string | undefined;
+  /** `<Prefix>-Caller-Ip`: who published the message. */
+  callerIp: string | undefined;
+  /** `<Prefix>-Workflow-RunId` for workflow messages. */
+  workflowRunId: string | undefined;
+  /** `<Prefix>-Workflow-Url` for workflow messages. */
+  workflowUrl: string | undefined;
+  /** The headers the sender forwarded, under their own (lower-case) names; no service or transport headers. */
+  forwardedHeaders: Record<string, string>;
+  /** Every request header, lower-case names. */
+  headers: Record<string, string>;
+  method: string;
+  url: string | undefined;
+  contentType: string | undefined;
+  /** The verified claims and which key matched; `undefined` only with `verify: false`. */
+  signature: VerifiedSignature | undefined;
+}
+
+/**
+ * A base64 field of a callback, decoded. A schema that rejects the body never refuses the callback
+ * (the callback exists to report on that very message): `valid` tells the two cases apart.
+ */
+export type DecodedBody<T = unknown> = {
+  bytes: Uint8Array;
+  text: string;
+} & (
+  | {
+      /** True when no schema was given or the schema accepted the body. */
+      valid: true;
+      /** The schema's output when a schema was given; otherwise the parsed JSON, or `undefined` if it is not JSON. */
+      data: T;
+    }
+  | {
+      /** The schema rejected the body; `text` holds it and `issues` says why. */
+      valid: false;
+      data: undefined;
+      issues: ReadonlyArray<StandardSchemaV1.Issue>;
+    }
+);
+
+/**
+ * The known fields of a loose (unknown-keys-kept) object without `K`. A plain `Omit` would go through
+ * the index signature and turn every known field into `unknown`.
+ */
+type KnownFieldsWithout<T, K extends PropertyKey> = {
+  [P in keyof T as P extends K ? never : string extends P ? never : number extends P ? never : P]: T[P];
+};
+
+/** What a callback handler receives: the service's callback fields, with both bodies decoded. */
+export type CallbackMessage<TSource = unknown, TResponse = unknown> = KnownFieldsWithout<CallbackBody, 'body' | 'sourceBody'> & {
+  /** The destination's answer to the attempt this callback reports. */
+  body: DecodedBody<TResponse>;
+  /** The message that was delivered. */
+  sourceBody: DecodedBody<TSource>;
+  /**
+   * True when no retry will follow: the attempt succeeded (2xx), was refused for good (489 with the
+   * non-retryable header), or was the last one (`retried >= maxRetries`).
+   */
+  isFinalAttempt: boolean;
+  /** The signed request that carried this callback. */
+  delivery: ReceivedMessage<unknown>;
+};
+
+/** What a failure-callback handler receives: the callback fields plus `dlqId` and the workflow fields. */
+export type FailureCallbackMessage<TSource = unknown, TResponse = unknown> = KnownFieldsWithout<
+  FailureCallbackBody,
+  'body' | 'sourceBody' | 'dlqId'
+> & {
+  /** The DLQ entry of the failed message, for listing, retrying or deleting it. */
+  dlqId: string;
+  body: DecodedBody<TResponse>;
+  sourceBody: DecodedBody<TSource>;
+  isFinalAttempt: true;
+  delivery: ReceivedMessage<unknown>;
+};
+
+/** Schemas for the two bodies a callback carries; a destination definition stands for its schema. */
+export interface CallbackOptions<
+  S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined,
+  R extends StandardSchemaV1 | undefined = undefined,
+> {
+  /** Schema of the original message (`sourceBody`), or the destination it was sent to. */
+  source?: S;
+  /** Schema of the destination's answer (`body`). */
+  response?: R;
+}
+
+/** The output type of an optional schema or definition; `unknown` without one. */
+export type SchemaOutput<S> =
+  S extends DestinationDefinition<infer Inner>
+    ? StandardSchemaV1.InferOutput<Inner>
+    : S extends StandardSchemaV1
+      ? StandardSchemaV1.InferOutput<S>
+      : unknown;
+
+/** Decodes `body` and `sourceBody` and assembles the handler's view. */
+export async function toCallbackMessage(
+  payload: CallbackBody | FailureCallbackBody,
+  delivery: ReceivedMessage<unknown>,
+  options: CallbackOptions<StandardSchemaV1 | DestinationDefinition | undefined, StandardSchemaV1 | undefined>,
+  failure: boolean,
+  headerPrefix: string,
+): Promise<CallbackMessage & FailureCallbackMessage> {
+  const { body, sourceBody, ...fields } = payload;
+  const sourceSchema = isDestinationDefinition(options.source) ? options.source.schema : options.source;
+  return {
+    ...fields,
+    body: await decodeField(body, options.response, 'callback response body'),
+    sourceBody: await decodeField(sourceBody, sourceSchema as StandardSchemaV1 | undefined, 'callback source body'),
+    isFinalAttempt: (failure || isFinalAttempt(payload, headerPrefix)) as true,
+    delivery,
+  } as CallbackMessage & FailureCallbackMessage;
+}
+
+/**
+ * No attempt follows a 2xx, a 489 marked non-retryable, or the last retry. Without a status (a
+ * timeout) only the retry count can tell.
+ */
+export function isFinalAttempt(payload: CallbackBody, headerPrefix: string): boolean {
+  const { status, retried, maxRetries } = payload;
+  if (status !== undefined && status >= 200 && status < 300) return true;
+  if (status === NON_RETRYABLE_STATUS && headerValue(payload.header, headerNames(headerPrefix).nonRetryableError)?.toLowerCase() === 'true')
+    return true;
+  return retried !== undefined && maxRetries !== undefined && retried >= maxRetries;
+}
+
+function headerValue(headers: Record<string, string[]> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  const wanted = name.toLowerCase();
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === wanted) return headers[key]?.[0];
+  return undefined;
+}
+
+async function decodeField(encoded: string | undefined, schema: StandardSchemaV1 | undefined, subject: string): Promise<DecodedBody> {
+  const bytes = decodeBase64(encoded ?? '', subject);
+  const text = decodeText(bytes);
+  const json = tryJson(text);
+  if (!schema) return { bytes, text, valid: true, data: json };
+  let result = schema['~standard'].validate(json);
+  if (result instanceof Promise) result = await result;
+  if (result.issues) return { bytes, text, valid: false, data: undefined, issues: result.issues };
+  return { bytes, text, valid: true, data: result.value };
+}
+
+function tryJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Standard base64 as the service writes it; malformed input is a permanent failure, not a crash. */
+export function decodeBase64(encoded: string, subject: string): Uint8Array {
+  const clean = encoded.replace(/\s+/g, '');
+  if (!BASE64.test(clean) || clean.length % 4 === 1) throw new InvalidBodyError(`The ${subject} is not valid base64.`);
+  const binary = atob(clean.padEnd(Math.ceil(clean.length / 4) * 4, '='));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * `validateWithSchema` for the receiving pipeline: the same checks and error, but a synchronous
+ * schema (zod, valibot) answers synchronously instead of through an async function's promise.
+ */
+export function validateBody<T>(schema: StandardSchemaV1<unknown, T>, value: unknown): MaybePromise<T> {
+  const result = schema['~standard'].validate(value);
+  return result instanceof Promise ? result.then(outputOf) : outputOf(result);
+}
+
+function outputOf<T>(result: StandardSchemaV1.Result<T>): T {
+  if (result.issues) throw new SchemaValidationError('body', result.issues);
+  return result.value;
+}

@@ -1,0 +1,92 @@
+import type { Environment } from '../config';
+import type { DestinationDefinition } from '../contract';
+import type { HeaderLookup } from '../headers';
+import type { CallbackOptions } from './messages';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+
+/**
+ * What every adapter hands the receiving pipeline: plain data, no framework objects, so one pipeline
+ * serves Express, Next.js, NestJS and the Web `Request` alike.
+ */
+export interface InboundRequest {
+  method: string;
+  /** The path and query as received (e.g. Express `req.originalUrl`), or an absolute URL. */
+  url?: string;
+  headers: HeaderLookup;
+  /** The exact bytes of the body: the signature covers these, never a re-serialisation. */
+  rawBody: Uint8Array;
+}
+
+/** What the pipeline answers; adapters copy it onto their framework's response. */
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Where in the pipeline a request was stopped, for logs. */
+export type ReceiveStage = 'method' | 'body' | 'signature' | 'parse' | 'schema' | 'handler' | 'config';
+
+/** Settings shared by every receiving endpoint. Each falls back to its `MAILROOM_*` variable. */
+export interface ReceiverOptions {
+  /** Env: `MAILROOM_CURRENT_SIGNING_KEY`. */
+  currentSigningKey?: string;
+  /** Env: `MAILROOM_NEXT_SIGNING_KEY`. Tried when the current key does not match (rotation). */
+  nextSigningKey?: string;
+  /** Vendor header prefix. Env: `MAILROOM_HEADER_PREFIX`; default `Service`. */
+  headerPrefix?: string;
+  /** Expected `iss` claim. Default `Service`; the real service uses `Upstash`. */
+  issuer?: string;
+  /**
+   * Public origin (and path prefix) under which this app's paths are reachable, e.g.
+   * `https://app.example.com`. Env: `MAILROOM_PUBLIC_URL`. Without it, the path of the signed URL
+   * must equal the path the request arrived at (mount prefix included); with it, the whole signed URL
+   * must equal it plus the request's path and query. Set it behind a proxy or rewrite that changes
+   * the path.
+   */
+  publicUrl?: string;
+  /**
+   * `true` accepts a token signed for any path of this app. Not recommended: a token captured for one
+   * endpoint can then be replayed at another. Prefer `publicUrl` behind proxies and rewrites.
+   */
+  allowAnyPath?: boolean;
+  /** Largest body accepted, in bytes; larger gives 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Seconds of clock skew tolerated on `exp`/`nbf`. Default 5. */
+  clockToleranceSeconds?: number;
+  /** Methods accepted. Default `['POST']`; add others when you enqueue with `method`. */
+  methods?: readonly string[];
+  /** Clock in Unix milliseconds, like `Date.now`. Injected by tests. */
+  now?: () => number;
+  /**
+   * `false` skips signature verification. Only for tests of your own handler logic; never in
+   * production. Any other value verifies.
+   */
+  verify?: boolean;
+  /** `auto` (default) uses node:crypto where it exists, jose over Web Crypto elsewhere. */
+  implementation?: 'auto' | 'node' | 'webcrypto';
+  /**
+   * Called when a request is refused or a handler fails, with the reason (never a key or token), and
+   * once at creation when no signing key is configured (stage `config`, no `request`).
+   * Default: one `console.warn` line for refusals and `console.error` for handler failures.
+   */
+  onError?: (error: unknown, context: { stage: ReceiveStage; request?: InboundRequest }) => void;
+  /** Where `MAILROOM_*` variables are read from. Default `process.env`. */
+  env?: Environment;
+}
+
+/** 1 MiB: far above any message the service sends, small enough that a flood cannot exhaust memory. */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/** Any Standard Schema (zod, valibot, arktype, ...). */
+export type Schema = StandardSchemaV1;
+
+/** What a callback's `sourceBody` may be checked with: a schema, or the destination it was sent to. */
+export type SourceSchema = Schema | DestinationDefinition | undefined;
+
+/** What a callback's `body` (the destination's answer) may be checked with. */
+export type ResponseSchema = Schema | undefined;
+
+/** Receiver settings plus a callback's own schemas, for one-call `callback(handler, options)` helpers. */
+export type CallbackHandlerOptions<S extends SourceSchema = undefined, R extends ResponseSchema = undefined> = ReceiverOptions &
+  CallbackOptions<S, R>;

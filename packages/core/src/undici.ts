@@ -1,0 +1,237 @@
+// `@mailroom/core/undici`: a pooled undici transport for Node servers that send a lot.
+
+import { NetworkError, ValidationError } from './errors';
+import type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from './http/transport';
+import { Agent, type Dispatcher } from 'undici';
+
+/**
+ * Origin and path (with query) of an absolute URL the client built itself from a normalised base, as
+ * undici's `dispatch` takes them, without parsing a `URL` per request.
+ *
+ * @example splitUrl('http://127.0.0.1:8288/v2/enqueue/q/https://a.test/x?y=1')
+ * // { origin: 'http://127.0.0.1:8288', path: '/v2/enqueue/q/https://a.test/x?y=1' }
+ */
+export function splitUrl(url: string): { origin: string; path: string } {
+  const start = url.indexOf('//') + 2;
+  let end = start;
+  while (end < url.length && url[end] !== '/' && url[end] !== '?') end++;
+  const rest = url.slice(end);
+  return { origin: url.slice(0, end), path: rest === '' ? '/' : rest.startsWith('?') ? `/${rest}` : rest };
+}
+
+/**
+ * A `Headers` from undici's parsed answer headers (repeated names come as arrays). A value the Fetch
+ * standard cannot represent is dropped rather than failing the whole answer.
+ *
+ * @example toHeaders({ 'retry-after': '2', 'set-cookie': ['a=1', 'b=2'] }).get('retry-after') // '2'
+ */
+export function toHeaders(parsed: Readonly<Record<string, string | string[] | undefined>>): Headers {
+  const headers = new Headers();
+  for (const name of Object.keys(parsed)) {
+    const value = parsed[name];
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) {
+      try {
+        headers.append(name, one);
+      } catch {
+        // An invalid name or value from the server: skip that one header.
+      }
+    }
+  }
+  return headers;
+}
+
+/**
+ * The answer of one undici attempt; `headers` becomes a `Headers` only when someone reads it (the
+ * client does so for error answers only). A class rather than an object literal with a getter:
+ * V8 builds such a literal through a slow runtime path, about 0.7 µs per answer on Node 20.
+ */
+export class UndiciAnswer implements HttpTransportResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly text: string;
+  readonly #parsed: Readonly<Record<string, string | string[] | undefined>>;
+  #headers: Headers | undefined;
+
+  constructor(status: number, statusText: string, text: string, parsed: Readonly<Record<string, string | string[] | undefined>>) {
+    this.status = status;
+    this.statusText = statusText;
+    this.text = text;
+    this.#parsed = parsed;
+  }
+
+  get headers(): Headers {
+    return (this.#headers ??= toHeaders(this.#parsed));
+  }
+}
+
+/** Settings of {@link createUndiciTransport}. Every one is optional. */
+export interface UndiciTransportOptions {
+  /** Most open connections per origin; further requests wait for a free one. Default 64. */
+  connections?: number;
+  /**
+   * Close a connection idle for this long, when the server sends no `Keep-Alive: timeout=N` hint
+   * (with one, undici keeps it for N minus 2 s). Default 4000 ms: under the 5 s keep-alive timeout
+   * of Node servers, so we close first instead of sending into a socket the server is closing.
+   */
+  keepAliveTimeoutMs?: number;
+  /**
+   * Your own undici dispatcher (a `Pool`, an `Agent` with TLS settings, a `ProxyAgent`...). It is
+   * used as it is, and `close()` leaves it open. Exclusive with the settings above.
+   */
+  dispatcher?: Dispatcher;
+}
+
+/** An {@link HttpTransport} over undici connection pools. */
+export interface UndiciTransport extends HttpTransport {
+  /** Closes the pooled connections (after in-flight requests finish), unless the dispatcher was yours. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_CONNECTIONS = 64;
+const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 4_000;
+const decoder = new TextDecoder();
+
+/**
+ * A transport for Node that sends each attempt with undici's `dispatch` over keep-alive pools: no
+ * `Request`, `Response`, `Headers` or stream is built per call, which makes it several times
+ * faster than the global fetch. Pass it as the `transport` client option; edge runtimes keep the
+ * default (fetch) and never load undici. Needs the `undici` package (^7) installed next to
+ * `@mailroom/core`.
+ *
+ * Like the fetch transport, it applies the client's timeout to the whole attempt (connecting,
+ * sending, reading the whole body) and the caller's `signal`. It differs in what fetch adds:
+ * redirects are not followed (a 3xx becomes an `ApiError`: the service never redirects, and fetch
+ * would turn a redirected POST into a GET), no `Accept-Encoding` is sent and bodies are read as
+ * they come. It never sends an attempt twice: retries stay the client's decision, made only for
+ * requests that are safe to repeat (an enqueue only with a deduplication id).
+ *
+ * @example
+ * import { createMessagingClient } from '@mailroom/core';
+ * import { createUndiciTransport } from '@mailroom/core/undici';
+ *
+ * const transport = createUndiciTransport({ connections: 32 });
+ * const client = createMessagingClient({ transport });
+ * // on shutdown: await transport.close();
+ */
+export function createUndiciTransport(options: UndiciTransportOptions = {}): UndiciTransport {
+  const { dispatcher, own } = resolveDispatcher(options);
+  return {
+    send: (request) => sendAttempt(dispatcher, request),
+    close: async () => {
+      if (own) await dispatcher.close();
+    },
+  };
+}
+
+function resolveDispatcher(options: UndiciTransportOptions): { dispatcher: Dispatcher; own: boolean } {
+  if (options === null || typeof options !== 'object')
+    throw new ValidationError('options', 'expected an object of createUndiciTransport options');
+  if (options.dispatcher !== undefined) {
+    if (options.connections !== undefined || options.keepAliveTimeoutMs !== undefined) {
+      throw new ValidationError(
+        'dispatcher',
+        'give either your own dispatcher or connections/keepAliveTimeoutMs, not both: configure the dispatcher itself',
+      );
+    }
+    const given = options.dispatcher as unknown;
+    if (given === null || typeof given !== 'object' || typeof (given as Dispatcher).dispatch !== 'function') {
+      throw new ValidationError('dispatcher', 'expected an undici Dispatcher such as new Pool(origin) or new Agent()');
+    }
+    return { dispatcher: options.dispatcher, own: false };
+  }
+  const connections = positiveInteger('connections', options.connections, DEFAULT_CONNECTIONS);
+  const keepAliveTimeout = positiveInteger('keepAliveTimeoutMs', options.keepAliveTimeoutMs, DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
+  // undici's own header and body timeouts (300 s each) are off: the client's timeout is the one
+  // deadline of an attempt, so a longer `timeoutMs` is honoured and no second timer runs per request.
+  return { dispatcher: new Agent({ connections, keepAliveTimeout, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 }), own: true };
+}
+
+function positiveInteger(path: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new ValidationError(path, `must be a whole number >= 1, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * One attempt. The promise settles exactly once: with the answer, with the caller's abort reason,
+ * with a timed-out `NetworkError`, or with a `NetworkError` caused by what undici reported. After
+ * it settled early, the request is aborted; undici's later report of that abort is ignored.
+ */
+function sendAttempt(dispatcher: Dispatcher, request: HttpTransportRequest): Promise<HttpTransportResponse> {
+  return new Promise<HttpTransportResponse>((resolve, reject) => {
+    const { signal } = request;
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    // Set when we gave up before undici handed us a controller (the request was still queued).
+    let abortReason: Error | undefined;
+    let status = 0;
+    let statusText = '';
+    let headers: Record<string, string | string[] | undefined> = {};
+    const chunks: Buffer[] = [];
+
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+      return true;
+    };
+    const giveUp = (reason: unknown, error: Error): void => {
+      if (!settle()) return;
+      reject(reason);
+      if (controller) controller.abort(error);
+      else abortReason = error;
+    };
+    const onTimeout = (): void => {
+      const error = new NetworkError({ method: request.method, url: request.url, timedOut: true });
+      giveUp(error, error);
+    };
+    function onCallerAbort(): void {
+      const reason: unknown = signal?.reason;
+      giveUp(reason, reason instanceof Error ? reason : new Error('aborted by the caller'));
+    }
+    // One timer per attempt: Node keeps timers of one duration in a list, so this costs an append
+    // and an unlink, far less than the AbortController the fetch transport needs.
+    const timer = setTimeout(onTimeout, request.timeoutMs);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(start) {
+        if (abortReason) start.abort(abortReason);
+        else controller = start;
+      },
+      onResponseStart(_controller, statusCode, responseHeaders, statusMessage) {
+        status = statusCode;
+        statusText = statusMessage ?? '';
+        headers = responseHeaders;
+      },
+      onResponseData(_controller, chunk) {
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        if (!settle()) return;
+        const text = chunks.length === 0 ? '' : decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        resolve(new UndiciAnswer(status, statusText, text, headers));
+      },
+      onResponseError(_controller, error) {
+        if (!settle()) return;
+        reject(new NetworkError({ method: request.method, url: request.url, timedOut: false, cause: error }));
+      },
+    };
+    try {
+      const { origin, path } = splitUrl(request.url);
+      dispatcher.dispatch({ origin, path, method: request.method, headers: request.headers, body: request.body ?? null }, handler);
+    } catch (error) {
+      handler.onResponseError?.(undefined as never, error as Error);
+    }
+  });
+}
+
+export type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from './http/transport';
