@@ -286,3 +286,18 @@ export class SignatureError extends MailroomError {
     this.attempts = attempts;
   }
 }
+
+/**
+ * The one rendering of an offending value for an error message: strings quoted and cut short,
+ * numbers, booleans, null and undefined as they are, anything else by kind only, so an error can
+ * neither flood a log nor repeat an object's contents (a token, a secret) into it.
+ *
+ * @example describeValue('x'.repeat(100)) // '"xxxxxxxxx...xxxx..."' (40 characters)
+ */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

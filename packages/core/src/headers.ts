@@ -2,7 +2,7 @@
 // forwarded headers on the receiving side.
 
 import { resolveHeaderPrefix } from './config';
-import { ValidationError } from './errors';
+import { describeValue, ValidationError } from './errors';
 import { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type ProtocolHeaderNames } from './protocol';
 import { parseRetryDelay, type RetryDelayExpression } from './retry-delay';
 
@@ -154,7 +154,7 @@ export function assertHeaderName(path: string, name: unknown): asserts name is s
 /** Throws unless `value` is a string that is safe as an HTTP header value (no CR, LF or NUL). */
 export function assertHeaderValue(path: string, value: unknown): asserts value is string {
   if (typeof value !== 'string') {
-    throw new ValidationError(path, `header value must be a string, got ${describe(value)}`);
+    throw new ValidationError(path, `header value must be a string, got ${describeValue(value)}`);
   }
   if (!FIELD_VALUE.test(value)) {
     throw new ValidationError(
@@ -162,12 +162,6 @@ export function assertHeaderValue(path: string, value: unknown): asserts value i
       'header value contains a line break, NUL or a character outside Latin-1; remove it or encode the value',
     );
   }
-}
-
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? JSON.stringify(value) : typeof value;
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -200,7 +194,7 @@ const WORKFLOW_KEYS = new Set<string>(['runId', 'url', 'createdAt']);
  */
 export function buildEnqueueHeaders(options: EnqueueOptions = {}, settings: HeaderPrefixOptions = {}): Record<string, string> {
   if (options === null || typeof options !== 'object') {
-    throw new ValidationError('options', `expected an object of enqueue options, got ${describe(options)}`);
+    throw new ValidationError('options', `expected an object of enqueue options, got ${describeValue(options)}`);
   }
   rejectUnknownKeys('', options, KNOWN_KEYS);
   const names = headerNames(resolveHeaderPrefix(settings.headerPrefix));
@@ -221,7 +215,10 @@ export function buildEnqueueHeaders(options: EnqueueOptions = {}, settings: Head
   }
   if (options.contentBasedDeduplication !== undefined) {
     if (typeof options.contentBasedDeduplication !== 'boolean') {
-      throw new ValidationError('contentBasedDeduplication', `expected true or false, got ${describe(options.contentBasedDeduplication)}`);
+      throw new ValidationError(
+        'contentBasedDeduplication',
+        `expected true or false, got ${describeValue(options.contentBasedDeduplication)}`,
+      );
     }
     if (options.contentBasedDeduplication) out[names.contentBasedDeduplication] = 'true';
   }
@@ -241,7 +238,7 @@ function addWorkflow(out: Record<string, string>, names: ProtocolHeaderNames, wo
   out[names.workflowUrl] = checkHttpUrl('workflow.url', workflow.url);
   if (workflow.createdAt !== undefined) {
     if (!Number.isSafeInteger(workflow.createdAt) || workflow.createdAt < 0) {
-      throw new ValidationError('workflow.createdAt', `expected Unix milliseconds, got ${describe(workflow.createdAt)}`);
+      throw new ValidationError('workflow.createdAt', `expected Unix milliseconds, got ${describeValue(workflow.createdAt)}`);
     }
     out[names.workflowCreatedAt] = String(workflow.createdAt);
   }
@@ -252,14 +249,14 @@ function addDeliverySettings(out: Record<string, string>, names: DeliverySetting
   const at = (key: string) => (path ? `${path}.${key}` : key);
   if (settings.method !== undefined) {
     if (typeof settings.method !== 'string' || !METHODS.has(settings.method)) {
-      throw new ValidationError(at('method'), `expected one of ${[...METHODS].join(', ')}, got ${describe(settings.method)}`);
+      throw new ValidationError(at('method'), `expected one of ${[...METHODS].join(', ')}, got ${describeValue(settings.method)}`);
     }
     out[names.method] = settings.method;
   }
   if (settings.timeout !== undefined) out[names.timeout] = formatDuration(at('timeout'), settings.timeout, ['h', 'm', 's']);
   if (settings.retries !== undefined) {
     if (typeof settings.retries !== 'number' || !Number.isSafeInteger(settings.retries) || settings.retries < 0) {
-      throw new ValidationError(at('retries'), `expected a whole number of retries >= 0, got ${describe(settings.retries)}`);
+      throw new ValidationError(at('retries'), `expected a whole number of retries >= 0, got ${describeValue(settings.retries)}`);
     }
     out[names.retries] = String(settings.retries);
   }
@@ -276,7 +273,7 @@ function addSchedule(out: Record<string, string>, names: ProtocolHeaderNames, op
   }
   const seconds = options.notBefore instanceof Date ? Math.floor(options.notBefore.getTime() / 1000) : options.notBefore;
   if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) {
-    throw new ValidationError('notBefore', `expected a Date or Unix seconds, got ${describe(options.notBefore)}`);
+    throw new ValidationError('notBefore', `expected a Date or Unix seconds, got ${describeValue(options.notBefore)}`);
   }
   if (seconds > 1e11) {
     throw new ValidationError('notBefore', `${seconds} looks like milliseconds; pass Unix seconds or a Date`);
@@ -288,7 +285,7 @@ function addCallback(out: Record<string, string>, names: CallbackHeaders, path: 
   if (target === undefined) return;
   const normalized: CallbackTarget = typeof target === 'string' ? { url: target } : target;
   if (normalized === null || typeof normalized !== 'object') {
-    throw new ValidationError(path, `expected a URL or { url, ...settings }, got ${describe(target)}`);
+    throw new ValidationError(path, `expected a URL or { url, ...settings }, got ${describeValue(target)}`);
   }
   rejectUnknownKeys(path, normalized, TARGET_KEYS);
   out[names.url] = checkHttpUrl(typeof target === 'string' ? path : `${path}.url`, normalized.url);
@@ -310,7 +307,7 @@ function addForwardHeaders(out: Record<string, string>, stem: string, path: stri
 
 function objectEntries(path: string, headers: unknown): Array<[string, unknown]> {
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
-    throw new ValidationError(path, `expected a record of header names to values or a Headers object, got ${describe(headers)}`);
+    throw new ValidationError(path, `expected a record of header names to values or a Headers object, got ${describeValue(headers)}`);
   }
   return Object.entries(headers);
 }
@@ -320,7 +317,7 @@ function retryDelaySource(path: string, value: string | RetryDelayExpression): s
   if (typeof value === 'object' && value !== null && typeof value.source === 'string') {
     source = value.source;
   } else if (typeof value !== 'string') {
-    throw new ValidationError(path, `expected an expression such as "pow(2, retried) * 1000", got ${describe(value)}`);
+    throw new ValidationError(path, `expected an expression such as "pow(2, retried) * 1000", got ${describeValue(value)}`);
   } else {
     // Parsing here means a typo is reported with its position now, not as a 400 from the service.
     source = parseRetryDelay(value).source;
@@ -334,7 +331,7 @@ function retryDelaySource(path: string, value: string | RetryDelayExpression): s
 /** The service refuses destinations and callbacks without an http(s) scheme; so do we, earlier. */
 export function checkHttpUrl(path: string, url: unknown): string {
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) {
-    throw new ValidationError(path, `must start with http:// or https://, got ${describe(url)}`);
+    throw new ValidationError(path, `must start with http:// or https://, got ${describeValue(url)}`);
   }
   try {
     new URL(url);
@@ -347,7 +344,7 @@ export function checkHttpUrl(path: string, url: unknown): string {
 
 function assertNonEmpty(path: string, value: unknown): asserts value is string {
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new ValidationError(path, `expected a non-empty string, got ${describe(value)}`);
+    throw new ValidationError(path, `expected a non-empty string, got ${describeValue(value)}`);
   }
   assertHeaderValue(path, value);
 }

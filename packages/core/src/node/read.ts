@@ -1,26 +1,10 @@
 import { BodyReadError, BodyTooLargeError, RawBodyUnavailableError, ValidationError } from '../errors';
-import { DEFAULT_MAX_BODY_BYTES, type InboundRequest } from '../receive/options';
+import { DEFAULT_MAX_BODY_BYTES, resolveBodyLimit, type InboundRequest } from '../receive/options';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
 // One default for every path into the pipeline (Node streams and Web requests alike).
 export { DEFAULT_MAX_BODY_BYTES };
-
-/** The limit to enforce, validated so a typo (a string, a negative number) cannot disable it silently. */
-export function resolveBodyLimit(maxBodyBytes: number | undefined): number {
-  if (maxBodyBytes === undefined) return DEFAULT_MAX_BODY_BYTES;
-  const valid =
-    typeof maxBodyBytes === 'number' &&
-    maxBodyBytes >= 0 &&
-    (Number.isSafeInteger(maxBodyBytes) || maxBodyBytes === Number.POSITIVE_INFINITY);
-  if (!valid) {
-    throw new ValidationError(
-      'maxBodyBytes',
-      `must be a whole number of bytes >= 0 (or Infinity for no limit), got ${describe(maxBodyBytes)}`,
-    );
-  }
-  return maxBodyBytes;
-}
 
 /**
  * The declared body length, or `undefined` when the request is chunked or the header is unusable.
@@ -33,10 +17,6 @@ export function declaredContentLength(req: IncomingMessage): number | undefined 
   if (raw === undefined) return undefined;
   const length = Number(raw);
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
-}
-
-function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
 /**

@@ -20,7 +20,7 @@ import { andThen, isThenable, settle, type MaybePromise } from './answers';
 import { decodeText, parseBody } from './messages';
 import { readWebRequest, toWebResponse } from './answers';
 import type { ReceivedMessage } from './messages';
-import { DEFAULT_MAX_BODY_BYTES, type ReceiveStage, type ReceiverOptions } from './options';
+import { resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './options';
 import { validateBody } from './messages';
 
 /** The pipeline's answer. `error` is set when a handler threw unexpectedly, for adapters that forward it (Express `next`). */
@@ -173,14 +173,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
 function resolveContext(options: ReceiverOptions): Context {
   if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected an object of receiver options');
   const env = options.env ?? processEnvironment();
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  // Infinity switches the limit off, as in readInbound; anything else must be a whole byte count.
-  if (maxBodyBytes !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0)) {
-    throw new ValidationError(
-      'maxBodyBytes',
-      `expected a whole number of bytes >= 0 (or Infinity), got ${JSON.stringify(options.maxBodyBytes)}`,
-    );
-  }
+  const maxBodyBytes = resolveBodyLimit(options.maxBodyBytes);
   const methods = (options.methods ?? ['POST']).map((method) => {
     if (typeof method !== 'string' || !/^[A-Z]+$/.test(method))
       throw new ValidationError('methods', `expected upper-case HTTP methods, got ${JSON.stringify(method)}`);

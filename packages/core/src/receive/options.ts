@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors';
 import type { Environment } from '../config';
 import type { DestinationDefinition } from '../contract';
 import type { HeaderLookup } from '../headers';
@@ -90,3 +91,19 @@ export type ResponseSchema = Schema | undefined;
 /** Receiver settings plus a callback's own schemas, for one-call `callback(handler, options)` helpers. */
 export type CallbackHandlerOptions<S extends SourceSchema = undefined, R extends ResponseSchema = undefined> = ReceiverOptions &
   CallbackOptions<S, R>;
+
+/** The limit to enforce, validated so a typo (a string, a negative number) cannot disable it silently. */
+export function resolveBodyLimit(maxBodyBytes: number | undefined): number {
+  if (maxBodyBytes === undefined) return DEFAULT_MAX_BODY_BYTES;
+  const valid =
+    typeof maxBodyBytes === 'number' &&
+    maxBodyBytes >= 0 &&
+    (Number.isSafeInteger(maxBodyBytes) || maxBodyBytes === Number.POSITIVE_INFINITY);
+  if (!valid) {
+    throw new ValidationError(
+      'maxBodyBytes',
+      `must be a whole number of bytes >= 0 (or Infinity for no limit), got ${typeof maxBodyBytes === 'string' ? JSON.stringify(maxBodyBytes) : String(maxBodyBytes)}`,
+    );
+  }
+  return maxBodyBytes;
+}

@@ -1,4 +1,4 @@
-import { RetryDelaySyntaxError, ValidationError } from '../errors';
+import { describeValue, RetryDelaySyntaxError, ValidationError } from '../errors';
 import { RETRY_DELAY_FUNCTIONS, parse, type RetryDelayFunction, type RetryDelayNode } from './parse';
 import { MAX_SCHEDULED_RETRIES } from './tokenize';
 
@@ -90,14 +90,6 @@ function compileCall(node: RetryDelayNode & { kind: 'call' }, source: string): E
     }
     return value;
   };
-}
-
-/** A short, safe rendering of any value for an error message (`-1`, `"3"`, `null`, `an object`). */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `${typeof value} ${String(value)}`;
-  if (value === null || value === undefined) return String(value);
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
 /**

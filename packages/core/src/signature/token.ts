@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors';
+import { describeValue, ValidationError } from '../errors';
 import { fail, reject, type Failure } from './verifier';
 import { sha256 } from './web';
 
@@ -163,22 +163,6 @@ export function readClockSeconds(now: () => number): number {
     throw new ValidationError('now', `the clock must return Unix milliseconds (like Date.now()), got ${String(milliseconds)}`);
   }
   return Math.floor(milliseconds / 1000);
-}
-
-const MAX_SHOWN = 80;
-
-/**
- * Renders a value taken from an untrusted token for an error message: JSON, cut short, so a
- * hostile token cannot flood the logs. Only ever called on token contents, never on a key.
- */
-export function describeValue(value: unknown): string {
-  let text: string;
-  try {
-    text = value === undefined ? 'nothing' : (JSON.stringify(value) ?? typeof value);
-  } catch {
-    text = typeof value;
-  }
-  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 3)}...` : text;
 }
 
 /**

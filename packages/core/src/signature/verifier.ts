@@ -1,6 +1,5 @@
-import { SignatureError, ValidationError, type SignatureFailure } from '../errors';
+import { describeValue, SignatureError, ValidationError, type SignatureFailure } from '../errors';
 import { loadNodeBuiltins } from './node';
-import { describeValue } from './token';
 import { createNodeVerifier } from './node';
 import { createWebVerifier } from './web';
 
