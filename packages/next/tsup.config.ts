@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', pages: 'src/pages/index.ts' },
+  entry: { index: 'src/index.ts', pages: 'src/pages.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

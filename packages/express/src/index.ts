@@ -1,8 +1,125 @@
-// @mailroom/express: Express 4 and 5 route handlers over the core receiving pipeline.
-export { destination, callback, failureCallback } from './handlers';
-export { createMailroom, type ExpressMailroom } from './create-mailroom';
-export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from './options';
+// @mailroom/express: Express 4 and 5 route handlers over the core receiving pipeline. Everything but
+// moving bytes (reading, limits, signature, parsing, status codes) is core's.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ValidationError, type ReceiverOptions } from '@mailroom/core';
+import {
+  bindReceiver,
+  handleNodeRequest,
+  standaloneHandlers,
+  writeOutbound,
+  type AdapterHandlers,
+  type Endpoint,
+  type HandledResponse,
+} from '@mailroom/core/adapter';
+
 // Re-exported so an app with a global `express.json()` needs only this package to keep the raw bytes.
 export { captureRawBody } from '@mailroom/core';
-export type { MailroomRequestHandler } from './request-handler';
-export type { ExpressOptions } from './serve-endpoint';
+// The schema option types live in core so every adapter names them alike.
+export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from '@mailroom/core';
+
+/**
+ * An Express route handler, typed by its shape instead of by `express`'s own types.
+ *
+ * Why: the `@types/express` majors are mutually incompatible (a v5 `RequestHandler` is not assignable
+ * to a v4 app's `post`, their `app.get` overloads differ), so a type imported from `express` only
+ * fits the one copy it resolves to. In a monorepo with Express 4 and 5 side by side, or when this
+ * package's `express` resolves elsewhere than the app's, that breaks the user's build. This shape is
+ * what both majors pass a handler (their `Request` extends `IncomingMessage`, `Response` extends
+ * `ServerResponse`), so it is assignable to `RequestHandler` of either and needs no `@types/express`.
+ */
+export type MailroomRequestHandler = (
+  req: IncomingMessage & { originalUrl?: string },
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+
+/** Ends the 500 that answers when a global parser ate the body, in Express's own words. */
+const EXPRESS_CONSUMED_HINT =
+  'a global body parser (such as app.use(express.json())) ran before this route. Either keep the exact ' +
+  'bytes for Mailroom with app.use(express.json({ verify: captureRawBody })) (captureRawBody from ' +
+  '@mailroom/express), or register the Mailroom routes before app.use(express.json()).';
+
+/** Receiver settings plus what only Express has: its error middleware. */
+export interface ExpressOptions extends ReceiverOptions {
+  /**
+   * `true` hands a crashed handler's error to `next(err)`, i.e. to the app's error middleware, which
+   * then writes the answer. Default: answer a plain JSON 500 (no stack, no HTML: the service stores the
+   * answer in the DLQ) after reporting the error once through `onError`.
+   */
+  forwardErrors?: boolean;
+}
+
+/**
+ * Moves one request between Express and a core endpoint. Reading, limits, signature, parsing and
+ * status codes are all core's (`handleNodeRequest`); this only chooses Express's URL and error path.
+ */
+function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): MailroomRequestHandler {
+  if (options.forwardErrors !== undefined && typeof options.forwardErrors !== 'boolean') {
+    throw new ValidationError('forwardErrors', `expected true or false, got ${JSON.stringify(options.forwardErrors)}`);
+  }
+  const forwardErrors = options.forwardErrors === true;
+  return (req, res, next) => {
+    const answer = (out: HandledResponse): void => {
+      try {
+        if (forwardErrors && out.error) next(out.error);
+        else writeOutbound(res, out);
+      } catch (error) {
+        next(error);
+      }
+    };
+    // `originalUrl` keeps the router's mount path, which the `publicUrl` check needs. Express 4 does
+    // not catch rejected promises, so anything unexpected goes to `next` explicitly (as the second
+    // argument of `then`, not a `.catch`: one promise less per request).
+    handleNodeRequest(endpoint, req, { url: req.originalUrl ?? req.url, consumedHint: EXPRESS_CONSUMED_HINT }).then(answer, next);
+  };
+}
+
+/** `destination`, `callback` and `failureCallback` route handlers sharing one set of receiver settings. */
+export type ExpressMailroom = AdapterHandlers<MailroomRequestHandler>;
+
+/**
+ * Binds receiver settings (signing keys, header prefix, `publicUrl`, body limit, `forwardErrors`) once for every
+ * handler of an app. Settings not given fall back to their `MAILROOM_*` variables.
+ *
+ * @example
+ * import express from 'express';
+ * import { createMailroom } from '@mailroom/express';
+ *
+ * const mailroom = createMailroom({ publicUrl: 'https://app.example.com' });
+ * const app = express();
+ * app.post(orderPlaced.path, mailroom.destination(orderPlaced, (message) => save(message.body)));
+ * app.post('/callbacks', mailroom.callback((message) => log(message.status), { source: orderPlaced }));
+ * app.post('/failures', mailroom.failureCallback((message) => alert(message.dlqId)));
+ */
+export function createMailroom(options: ExpressOptions = {}): ExpressMailroom {
+  return bindReceiver(options, serveEndpoint);
+}
+
+const handlers = standaloneHandlers<MailroomRequestHandler, ExpressOptions>(serveEndpoint);
+
+/**
+ * A route handler for one typed destination: verifies the signature over the exact bytes, validates
+ * the body with the definition's schema and calls `handler` with the typed message. Keys come from
+ * the options or `MAILROOM_CURRENT_SIGNING_KEY` / `MAILROOM_NEXT_SIGNING_KEY`.
+ *
+ * @example
+ * app.post(orderPlaced.path, destination(orderPlaced, async (message) => orders.save(message.body)));
+ */
+export const destination = handlers.destination;
+
+/**
+ * A route handler for callbacks, called after every delivery attempt; `body` and `sourceBody` arrive
+ * decoded (bytes, text and schema-checked data).
+ *
+ * @example
+ * app.post('/callbacks', callback((m) => m.isFinalAttempt && metrics.count('final', m.status), { source: orderPlaced }));
+ */
+export const callback = handlers.callback;
+
+/**
+ * A route handler for failure callbacks, called once a message failed for good, with its DLQ id.
+ *
+ * @example
+ * app.post('/failures', failureCallback((m) => alerts.send(`${m.sourceBody.data.orderId} -> DLQ ${m.dlqId}`), { source: orderPlaced }));
+ */
+export const failureCallback = handlers.failureCallback;

@@ -1,7 +1,74 @@
 // @mailroom/next: App Router route handlers over the core pipeline's Web Request path. Nothing here
 // imports `next` or Node built-ins, so it also runs on the edge runtime; the Pages Router helpers
 // live in `@mailroom/next/pages` to keep Node's stream code out of these bundles.
-export { destination, callback, failureCallback } from './app/handlers';
-export { createMailroom, type NextMailroom } from './app/create-mailroom';
-export type { RouteHandler } from './app/route-handler';
-export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from './options';
+import { ValidationError, type ReceiverOptions } from '@mailroom/core';
+import { bindReceiver, standaloneHandlers, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
+
+// The schema option types live in core so every adapter names them alike.
+export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from '@mailroom/core';
+
+/**
+ * An App Router route handler. Typed over the Web `Request`, never `NextRequest`: two copies of
+ * `next` in one workspace give two incompatible `NextRequest` types, and the user's build would
+ * break. The context is `unknown` (and optional) so it fits `{ params: Promise<...> }` of every route.
+ */
+export type RouteHandler = (request: Request, context?: unknown) => Promise<Response>;
+
+/** Hands the Web `Request` to the core endpoint as it is: core reads it once and answers. */
+function toRouteHandler(endpoint: Endpoint): RouteHandler {
+  return async (request) => {
+    // A Pages Router route calls handlers with (req, res) and would otherwise hang on a TypeError.
+    if (typeof (request as Partial<Request> | null)?.arrayBuffer !== 'function') {
+      throw new ValidationError(
+        'request',
+        'expected a Web Request, as App Router route handlers get. In the Pages Router (pages/api) import ' +
+          'the handler from @mailroom/next/pages instead.',
+      );
+    }
+    return endpoint.fetch(request);
+  };
+}
+
+/** App Router route handlers sharing one set of receiver settings. */
+export type NextMailroom = AdapterHandlers<RouteHandler>;
+
+/**
+ * Binds receiver settings once for every route of an app. Settings not given fall back to their
+ * `MAILROOM_*` variables.
+ *
+ * @example
+ * // lib/mailroom.ts
+ * export const mailroom = createMailroom();
+ * // app/api/orders/route.ts
+ * export const POST = mailroom.destination(orderPlaced, (message) => save(message.body));
+ */
+export function createMailroom(options: ReceiverOptions = {}): NextMailroom {
+  return bindReceiver(options, toRouteHandler);
+}
+
+const handlers = standaloneHandlers(toRouteHandler);
+
+/**
+ * An App Router route handler for one typed destination.
+ *
+ * @example
+ * // app/api/orders/route.ts
+ * export const POST = destination(orderPlaced, async (message) => orders.save(message.body));
+ */
+export const destination = handlers.destination;
+
+/**
+ * An App Router route handler for callbacks, called after every delivery attempt.
+ *
+ * @example
+ * export const POST = callback((m) => log(m.status, m.isFinalAttempt), { source: orderPlaced });
+ */
+export const callback = handlers.callback;
+
+/**
+ * An App Router route handler for failure callbacks, called once a message failed for good.
+ *
+ * @example
+ * export const POST = failureCallback((m) => alert(m.dlqId), { source: orderPlaced });
+ */
+export const failureCallback = handlers.failureCallback;
