@@ -43,8 +43,8 @@ export function toHeaders(parsed: Readonly<Record<string, string | string[] | un
 
 /**
  * The answer of one undici attempt; `headers` becomes a `Headers` only when someone reads it (the
- * client does so for error answers only). A class rather than an object literal with a getter:
- * V8 builds such a literal through a slow runtime path, about 0.7 µs per answer on Node 20.
+ * client does so for error answers only). A class rather than an object literal with a getter, so
+ * the getter lives once on the prototype instead of being built for every answer.
  */
 export class UndiciAnswer implements HttpTransportResponse {
   readonly status: number;

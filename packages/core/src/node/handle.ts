@@ -70,11 +70,9 @@ export function writeOutbound(res: ServerResponse, out: OutboundResponse): void 
     return;
   }
   if (out.body === '') {
-    // No chunk at all: Node then writes `Content-Length: 0` itself, with the head, in one plain write.
-    // Ending with a chunk (even an empty one) corks the socket and flushes head and chunk through
-    // writev, and a Content-Length set by hand makes Node re-check every header: together more than
-    // verifying the delivery cost, in the Express profile. So it is set only to overwrite a wrong
-    // length given in the headers, and for HEAD, where Node would leave it out.
+    // No chunk at all: Node then writes `Content-Length: 0` itself, with the head, in one plain write
+    // (a chunk, even empty, goes through writev; a hand-set length makes Node re-check every header).
+    // So it is set only to overwrite a wrong length given in the headers, and for HEAD.
     if (res.hasHeader('content-length') || res.req?.method === 'HEAD') res.setHeader('Content-Length', 0);
     res.end();
     return;

@@ -69,9 +69,8 @@ export type MaybePromise<T> = T | Promise<T>;
 
 /**
  * Calls `next` with the value, at once when there is one. The receiving pipeline is synchronous on
- * Node for the usual delivery (node:crypto verify, a zod schema, a sync handler); every `await` it
- * does not need is a promise and a microtask per delivery, and those layers added up to a visible
- * share of an Express request (profiled).
+ * Node for the usual delivery (node:crypto verify, a zod schema, a sync handler); an `await` it does
+ * not need would add a promise and a microtask to every delivery (docs/benchmarks.md).
  */
 export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
   return value instanceof Promise ? value.then(next) : next(value);
@@ -136,8 +135,8 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
 /** Copies the pipeline's answer into a Web `Response`. */
 export function toWebResponse(out: { status: number; headers: Record<string, string>; body: string }): Response {
   // 204/304 and friends must not carry a body; everything else gets ours. An empty body is passed as
-  // null: a string, even '', makes the Response build a ReadableStream (about a sixth of an App Router
-  // delivery's cost, profiled) and adds a text/plain content type, which the Node path never sends.
+  // null: a string, even '', makes the Response build a ReadableStream for nothing and adds a
+  // text/plain content type, which the Node path never sends.
   const body = out.status === 204 || out.status === 304 || out.body === '' ? null : out.body;
   // No headers at all for the plain 200: an empty record still makes the Response fill a Headers
   // object from it (over half again the cost of the Response itself).

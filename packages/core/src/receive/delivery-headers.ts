@@ -54,8 +54,8 @@ const TRANSPORT_HEADERS = new Set([
  * (`<Prefix>-*`) nor the transport's; a still-prefixed `<Prefix>-Forward-X` is stripped too.
  *
  * The typed fields are read in one pass over the headers. The two records (`all`, `forwarded`) are
- * built from the same snapshot only when first read: building them was most of the cost of this
- * step (Object.fromEntries is about a microsecond per record), and most handlers never look.
+ * built from the same snapshot only when first read: they are most of this step's work, and most
+ * handlers never look.
  */
 export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader {
   const wire = headerNames(headerPrefix);
@@ -116,8 +116,8 @@ export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader
 type DeliveryFields = Omit<DeliveryHeaders, 'all' | 'forwarded'>;
 
 /**
- * A class, not an object literal with getters: V8 builds a literal's accessors one by one on every
- * call (about a microsecond for two), while a class keeps them on its prototype.
+ * A class, not an object literal with getters: a literal's accessors are built again for every
+ * delivery, a class keeps them once on its prototype.
  */
 class Delivery implements DeliveryHeaders {
   signature: string | undefined;

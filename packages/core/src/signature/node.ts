@@ -143,9 +143,9 @@ interface NodeKey {
 }
 
 /**
- * The synchronous verifier over node:crypto: about ten times faster than awaiting Web Crypto, since
- * an HMAC and a SHA-256 are a few microseconds of native work and no promise round trips. Parsing
- * and claim checks are the shared ones, so its verdicts equal the jose path's.
+ * The synchronous verifier over node:crypto: an HMAC and a SHA-256 are a little native work, and
+ * awaiting Web Crypto's promises costs far more than that. Parsing and claim checks are the shared
+ * ones, so its verdicts equal the jose path's.
  *
  * The modules are passed in (see loadNodeBuiltins) rather than imported, so this file has no import
  * of node:crypto that a bundler could trip over.
@@ -179,8 +179,8 @@ export function createNodeVerifier(config: VerifierConfig, builtins: NodeBuiltin
   }
 
   // The key whose signature matched last is tried first. During a rotation, until the app is given
-  // the new keys, every delivery is signed with the next key: without this each one paid for two
-  // HMACs (a third of its cost at 1 KiB, profiled). Only the work changes, never the answer: the keys
+  // the new keys, every delivery is signed with the next key: without this each one would pay for
+  // two HMACs. Only the work changes, never the answer: the keys
   // are distinct (resolveVerifierConfig), so at most one can match, and the verdict and `attempts`
   // below are exactly those of trying them in their configured order.
   let preferred = 0;
@@ -250,8 +250,8 @@ export function createNodeVerifier(config: VerifierConfig, builtins: NodeBuiltin
 /**
  * A promise rejected one microtask from now, by when a caller awaiting `verify` has subscribed to it.
  * `Promise.reject` settles before anyone listens, so Node books every such promise as a possibly
- * unhandled rejection and unbooks it a moment later: about 0.7 µs per rejected token (measured), a
- * tenth of a verify. A caller that never listens still gets Node's unhandled-rejection report.
+ * unhandled rejection and unbooks it a moment later, work for nothing on every rejected token. A
+ * caller that never listens still gets Node's unhandled-rejection report.
  */
 function rejectLater(error: Error): Promise<never> {
   return new Promise((_resolve, reject) => queueMicrotask(() => reject(error)));

@@ -112,8 +112,7 @@ export function reject(reason: SignatureFailure, detail: string): never {
  * A SignatureError without a stack trace. A rejected signature is an expected outcome (a stale,
  * forged or misrouted request, possibly a flood of them), not a bug to trace: `reason`, the message
  * and `attempts` say everything, and the frames would only point into this verifier. Capturing them
- * was over a third of the cost of a rejection (profiled, 1 KiB body: about 9 of 25 µs), so a bad
- * request cost three times a good one.
+ * would make a flood of bad requests cost several times as many good ones.
  */
 function rejection(reason: SignatureFailure, message: string, attempts?: readonly Attempt[]): SignatureError {
   const limit = Error.stackTraceLimit;
