@@ -9,7 +9,7 @@ import {
   writeOutbound,
   type AdapterHandlers,
   type Endpoint,
-  type HandledResponse,
+  type OutboundResponse,
 } from '@mailroom/core/adapter';
 
 // Re-exported so an app with a global `express.json()` needs only this package to keep the raw bytes.
@@ -59,7 +59,7 @@ function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): Mailro
   }
   const forwardErrors = options.forwardErrors === true;
   return (req, res, next) => {
-    const answer = (out: HandledResponse): void => {
+    const answer = (out: OutboundResponse): void => {
       try {
         if (forwardErrors && out.error) next(out.error);
         else writeOutbound(res, out);

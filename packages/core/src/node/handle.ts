@@ -1,4 +1,4 @@
-import type { Endpoint, HandledResponse } from '../receive/create-receiver';
+import type { Endpoint } from '../receive/create-receiver';
 import type { InboundRequest, OutboundResponse } from '../receive/options';
 import { readInboundNow } from './read';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,7 +24,7 @@ export async function handleNodeRequest(
   endpoint: Endpoint,
   req: IncomingMessage,
   options: HandleNodeRequestOptions = {},
-): Promise<HandledResponse> {
+): Promise<OutboundResponse> {
   const url = options.url ?? req.url;
   let input: InboundRequest;
   try {

@@ -72,7 +72,7 @@ export type MaybePromise<T> = T | Promise<T>;
  * Node for the usual delivery (node:crypto verify, a zod schema, a sync handler); an `await` it does
  * not need would add a promise and a microtask to every delivery (docs/benchmarks.md).
  */
-export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
+export function whenReady<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
 
@@ -84,7 +84,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /** Runs `work` and always answers with a promise: a synchronous throw becomes a rejection. */
-export function settle<T>(work: () => MaybePromise<T>): Promise<T> {
+export function toPromise<T>(work: () => MaybePromise<T>): Promise<T> {
   try {
     return Promise.resolve(work());
   } catch (error) {

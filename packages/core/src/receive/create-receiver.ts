@@ -16,19 +16,16 @@ import { toCallbackMessage, type CallbackMessage, type CallbackOptions, type Fai
 import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
 import { errorResponse, textResponse } from './answers';
 import type { InboundRequest, OutboundResponse } from './options';
-import { andThen, isThenable, settle, type MaybePromise } from './answers';
+import { whenReady, isThenable, toPromise, type MaybePromise } from './answers';
 import { decodeText, parseBody } from './messages';
 import { readWebRequest, toWebResponse } from './answers';
 import type { ReceivedMessage } from './messages';
 import { resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './options';
 import { validateBody } from './messages';
 
-/** The pipeline's answer. `error` is set when a handler threw unexpectedly, for adapters that forward it (Express `next`). */
-export type HandledResponse = OutboundResponse & { error?: unknown };
-
 /** One receiving endpoint, usable from any framework through plain data or Web `Request`/`Response`. */
 export interface Endpoint {
-  handle(input: InboundRequest): Promise<HandledResponse>;
+  handle(input: InboundRequest): Promise<OutboundResponse>;
   fetch(request: Request): Promise<Response>;
   /** The body limit, so Node adapters can enforce it while streaming. */
   readonly maxBodyBytes: number;
@@ -76,7 +73,7 @@ export interface Receiver {
   /** Maps any error of `receive` or a handler to the response the service should get. */
   errorResponse(error: unknown, request: InboundRequest): OutboundResponse;
   /** The pipeline for a verified-and-acknowledged endpoint without a handler. */
-  handle(input: InboundRequest): Promise<HandledResponse>;
+  handle(input: InboundRequest): Promise<OutboundResponse>;
   fetch(request: Request): Promise<Response>;
   readonly headerPrefix: string;
   readonly maxBodyBytes: number;
@@ -112,9 +109,9 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   // Said once at start-up as well as on every refused delivery: an app that boots without keys
   // otherwise looks healthy until the service's retries run out.
   if (context.verify instanceof ConfigError) report(context, context.verify, { stage: 'config' });
-  // Synchronous where every step is (see andThen); the public `receive` always answers with a promise.
+  // Synchronous where every step is (see whenReady); the public `receive` always answers with a promise.
   const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(context, input, schema);
-  const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => settle(() => receiveNow(input, schema));
+  const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => toPromise(() => receiveNow(input, schema));
   const makeEndpoint = (consume: (input: InboundRequest) => unknown): Endpoint => {
     const handle = (input: InboundRequest) => runPipeline(context, input, consume);
     return {
@@ -124,7 +121,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       errorResponse: (error, request) => reportAndMap(context, error, request).response,
     };
   };
-  const acknowledge = makeEndpoint((input) => andThen(receiveNow(input), () => undefined));
+  const acknowledge = makeEndpoint((input) => whenReady(receiveNow(input), () => undefined));
   const receiveCallback = async (input: InboundRequest, callbackOptions: CallbackOptions<never, never> = {}, failure = false) => {
     const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
     return toCallbackMessage(delivery.body, delivery, callbackOptions, failure, context.headerPrefix);
@@ -136,12 +133,12 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       }
       checkHandler(handler);
       const schema = definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>;
-      return makeEndpoint((input) => andThen(receiveNow(input, schema), handler));
+      return makeEndpoint((input) => whenReady(receiveNow(input, schema), handler));
     },
     message: (handler, messageOptions) => {
       checkHandler(handler);
       const schema = messageOptions?.schema as StandardSchemaV1<unknown, never> | undefined;
-      return makeEndpoint((input) => andThen(receiveNow(input, schema), handler));
+      return makeEndpoint((input) => whenReady(receiveNow(input, schema), handler));
     },
     callback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
@@ -199,7 +196,7 @@ function resolveContext(options: ReceiverOptions): Context {
 
 /**
  * The node:crypto verifier's synchronous form where there is one: the same checks and errors as
- * `verify`, without a promise to settle and await on every delivery.
+ * `verify`, without a promise to toPromise and await on every delivery.
  */
 function verifyFunction(verifier: Verifier | ConfigError): VerifyDelivery | ConfigError {
   if (verifier instanceof ConfigError) return verifier;
@@ -247,8 +244,8 @@ function receiveMessage<T>(
   const url = context.signedUrl(input.url);
   const verified = context.verify({ signature: delivery.signature, rawBody: input.rawBody, url });
   const { checkSignedPath } = context;
-  if (!checkSignedPath) return andThen(verified, finish);
-  return andThen(verified, (signature) => {
+  if (!checkSignedPath) return whenReady(verified, finish);
+  return whenReady(verified, (signature) => {
     checkSignedPath(signature.claims.sub, input.url);
     return finish(signature);
   });
@@ -263,7 +260,7 @@ function parseAndValidate<T>(
 ): MaybePromise<ReceivedMessage<T>> {
   const parsed = parseBody(input.rawBody, delivery.contentType);
   if (!schema) return receivedMessage(input, method, delivery, parsed as T, signature);
-  return andThen(validateBody(schema, parsed), (body) => receivedMessage(input, method, delivery, body, signature));
+  return whenReady(validateBody(schema, parsed), (body) => receivedMessage(input, method, delivery, body, signature));
 }
 
 /**
@@ -311,7 +308,11 @@ function receivedMessage<T>(
   };
 }
 
-async function runPipeline(context: Context, input: InboundRequest, consume: (input: InboundRequest) => unknown): Promise<HandledResponse> {
+async function runPipeline(
+  context: Context,
+  input: InboundRequest,
+  consume: (input: InboundRequest) => unknown,
+): Promise<OutboundResponse> {
   try {
     let result = consume(input);
     // Awaited only when there is something to wait for: a sync handler's delivery needs no microtask.
@@ -326,7 +327,7 @@ async function runPipeline(context: Context, input: InboundRequest, consume: (in
 async function fetchThrough(
   context: Context,
   request: Request,
-  handle: (input: InboundRequest) => Promise<HandledResponse>,
+  handle: (input: InboundRequest) => Promise<OutboundResponse>,
 ): Promise<Response> {
   let input: InboundRequest;
   try {

@@ -1,4 +1,4 @@
-export { createReceiver, type Endpoint, type HandledResponse, type MessageHandler, type Receiver } from './create-receiver';
+export { createReceiver, type Endpoint, type MessageHandler, type Receiver } from './create-receiver';
 export type { InboundRequest, OutboundResponse } from './options';
 export type { ReceivedMessage } from './messages';
 export type { ReceiverOptions, ReceiveStage } from './options';

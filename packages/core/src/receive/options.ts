@@ -23,6 +23,12 @@ export interface OutboundResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * What a handler threw, when the answer is the 500 for a crash (already reported through
+   * `onError`): for adapters whose users asked for it in the framework's error handling (Express
+   * `forwardErrors`). Never written to the wire.
+   */
+  error?: unknown;
 }
 
 /** Where in the pipeline a request was stopped, for logs. */
