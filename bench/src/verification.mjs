@@ -6,13 +6,14 @@ import { Receiver } from '@upstash/qstash';
 import { jwtVerify } from 'jose';
 import { check, log, report } from './lib/child.mjs';
 import { CURRENT_KEY, ISSUER, NEXT_KEY, PUBLIC_URL, bodyClaimOf, orderBody, tokenSet } from './lib/fixtures.mjs';
+import { createFloorVerifier } from './lib/floor-verifier.mjs';
 import { alternate, microsPerOp, microsPerSyncOp } from './lib/rounds.mjs';
 import { speedup, summarise } from './lib/stats.mjs';
 
 const URL = `${PUBLIC_URL}/api/orders`;
 const SIZES = [
-  { label: '1 KiB', bytes: 1024, target: { maxMicros: 8, minSpeedup: 8 } },
-  { label: '100 KiB', bytes: 100 * 1024, target: { minSpeedup: 2.5 } },
+  { label: '1 KiB', bytes: 1024, target: { maxFloorTime: 1.3, minSpeedup: 8 } },
+  { label: '100 KiB', bytes: 100 * 1024, target: { maxFloorTime: 1.3, minSpeedup: 2.5 } },
 ];
 // The three cases of the issue, plus current and next-key tokens in turn: Mailroom tries the key
 // that matched last first (one HMAC per token during a rotation), so `next-key` is the steady state
@@ -29,6 +30,7 @@ function contenders() {
     implementation: 'webcrypto',
   });
   const vendor = new Receiver({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY });
+  const floor = createFloorVerifier({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY, issuer: ISSUER });
   const encoder = new TextEncoder();
   const joseKeys = [encoder.encode(CURRENT_KEY), encoder.encode(NEXT_KEY)];
 
@@ -55,6 +57,12 @@ function contenders() {
     { name: 'mailroom jose path (edge)', verify: (t) => oursJose.verify({ signature: t.signature, rawBody: t.bytes, url: t.url }) },
     { name: 'jose directly', verify: (t) => joseDirect({ signature: t.signature, rawBody: t.bytes, url: t.url }) },
     { name: 'vendor Receiver.verify', vendor: true, verify: (t) => vendor.verify({ signature: t.signature, body: t.text, url: t.url }) },
+    {
+      name: 'floor: hand-written node:crypto verify',
+      floor: true,
+      sync: true,
+      verify: (t) => floor({ signature: t.signature, bytes: t.bytes, url: t.url }),
+    },
   ];
 }
 
@@ -133,6 +141,7 @@ await report(async ({ smoke }) => {
         `verification ${size.label} ${kind}: ${list.map((c) => `${c.name} ${summarise(samples[c.name]).median.toFixed(1)} µs`).join(', ')}`,
       );
       const vendorName = list.find((c) => c.vendor).name;
+      const floorName = list.find((c) => c.floor).name;
       for (const c of list) {
         const value = summarise(samples[c.name]);
         const row = {
@@ -146,9 +155,11 @@ await report(async ({ smoke }) => {
           targets: [],
         };
         if (!c.vendor) row.ratios.push({ vs: 'vendor', ...speedup(samples[c.name], samples[vendorName], false) });
+        // Time as a multiple of the floor's: 1.00x is as fast as hand-written node:crypto can be.
+        if (!c.vendor && !c.floor) row.ratios.push({ vs: 'floor time', ...speedup(samples[floorName], samples[c.name], false) });
         if (c.primary && kind !== 'alternating') {
-          if (size.target.maxMicros !== undefined)
-            row.targets.push({ text: `<= ${size.target.maxMicros} µs`, met: value.median <= size.target.maxMicros });
+          const floorTime = row.ratios.find((r) => r.vs === 'floor time').median;
+          row.targets.push({ text: `<= ${size.target.maxFloorTime}x floor time`, met: floorTime <= size.target.maxFloorTime });
           row.targets.push({ text: `>= ${size.target.minSpeedup}x vendor`, met: row.ratios[0].median >= size.target.minSpeedup });
         }
         rows.push(row);

@@ -3,11 +3,13 @@
 //   /bare             express.json() and the handler: no signature, no schema (the ceiling)
 //   /mailroom/orders  @mailroom/express destination: signature, JSON parse, zod, handler
 //   /vendor/orders    the vendor SDK's Receiver as its docs show it, plus the same JSON parse and zod
+//   /floor/orders     the floor: a minimal hand-written verifying route (node:crypto, JSON.parse, zod)
 import { defineDestination } from '@mailroom/core';
 import { createMailroom } from '@mailroom/express';
 import { Receiver } from '@upstash/qstash';
 import express from 'express';
 import { CURRENT_KEY, HEADER_PREFIX, ISSUER, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
+import { createFloorVerifier } from '../lib/floor-verifier.mjs';
 
 let handled = 0;
 const handle = (order) => {
@@ -57,6 +59,23 @@ app.post('/vendor/orders', express.text({ type: () => true }), async (req, res, 
   } catch (error) {
     next(error);
   }
+});
+
+const floor = createFloorVerifier({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY, issuer: ISSUER });
+app.post('/floor/orders', express.raw({ type: () => true }), (req, res) => {
+  try {
+    floor({ signature: req.get('upstash-signature') ?? '', bytes: req.body, url: PUBLIC_URL + req.originalUrl });
+  } catch {
+    res.status(401).end();
+    return;
+  }
+  const parsed = orderSchema.safeParse(JSON.parse(req.body.toString('utf8')));
+  if (!parsed.success) {
+    res.status(422).end();
+    return;
+  }
+  handle(parsed.data);
+  res.status(200).end();
 });
 
 const server = app.listen(0, '127.0.0.1', () => {
