@@ -1,7 +1,7 @@
 import { captureRawBody } from '@mailroom/core';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { probeRawBody } from '../src/raw-body-probe';
+import { probeRawBody } from '../src/guard';
 
 // The probe on its own, over plain Express 5 apps (the version @nestjs/platform-express 11 and 12 use).
 describe('probeRawBody', () => {

@@ -1,7 +1,42 @@
 import type { CallbackOptions, DestinationDefinition } from '@mailroom/core';
 import { isDestinationDefinition, isStandardSchema } from '@mailroom/core/adapter';
 import type { Reflector } from '@nestjs/core';
-import type { ResponseSchema, SourceSchema } from './schema-types';
+
+// Which methods declare a `@ReceivedMessage()` parameter, recorded by the decorator itself, so the
+// start-up checks need neither Nest's private route-argument metadata nor `reflect-metadata`.
+const methodsByClass = new WeakMap<Function, Set<string | symbol>>();
+
+/** The parameter decorator's enhancer: remembers `Class.method` as a user of the message. */
+export const recordReceivedMessageParam: ParameterDecorator = (target, key) => {
+  if (key === undefined) return; // a constructor parameter: not a route argument, Nest rejects it itself
+  const type = (target as { constructor: Function }).constructor;
+  const methods = methodsByClass.get(type) ?? new Set<string | symbol>();
+  methods.add(key);
+  methodsByClass.set(type, methods);
+};
+
+/** True when `type.method` (or the method it inherits) has a `@ReceivedMessage()` parameter. */
+export function usesReceivedMessage(type: Function, method: string): boolean {
+  for (
+    let current: unknown = type;
+    typeof current === 'function' && current !== Function.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
+    if (methodsByClass.get(current)?.has(method) === true) return true;
+  }
+  return false;
+}
+
+// Core does not re-export `StandardSchemaV1`; a definition's schema slot is that type, which spares
+// this package a dependency on `@standard-schema/spec` just for a constraint.
+/** Any Standard Schema (zod, valibot, arktype...). */
+export type Schema = DestinationDefinition['schema'];
+
+/** What a callback's `sourceBody` may be checked with: a schema, or the destination it was sent to. */
+export type SourceSchema = Schema | DestinationDefinition | undefined;
+
+/** What a callback's `body` (the destination's answer) may be checked with. */
+export type ResponseSchema = Schema | undefined;
 
 /** One metadata key per kind, so two Mailroom decorators on one method are detectable, not silently merged. */
 export const ROUTE_METADATA_KEYS = {

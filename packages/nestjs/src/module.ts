@@ -1,13 +1,20 @@
+import { MailroomExplorer } from './explorer';
+import { MailroomExceptionFilter, SignatureGuard } from './guard';
+import {
+  ConfigurableModuleClass,
+  MAILROOM_MANAGEMENT_CLIENT,
+  MAILROOM_MESSAGING_CLIENT,
+  MAILROOM_RECEIVER,
+  MODULE_OPTIONS_TOKEN,
+  checkOptions,
+  managementClientProvider,
+  messagingClientProvider,
+  receiverProvider,
+  type MailroomModuleExtras,
+  type MailroomModuleOptions,
+} from './providers';
 import { Module, type ConfigurableModuleAsyncOptions, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { managementClientProvider, messagingClientProvider, receiverProvider } from './client-providers';
-import { checkOptions } from './check-options';
-import { MailroomExceptionFilter } from './mailroom-exception-filter';
-import { MailroomExplorer } from './mailroom-explorer';
-import { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } from './mailroom-module-definition';
-import type { MailroomModuleExtras, MailroomModuleOptions } from './mailroom-module-options';
-import { SignatureGuard } from './signature-guard';
-import { MAILROOM_MANAGEMENT_CLIENT, MAILROOM_MESSAGING_CLIENT, MAILROOM_RECEIVER } from './tokens';
 
 /**
  * Mailroom for Nest: the messaging (and management) client as injectable providers, and the
