@@ -1,8 +1,7 @@
 import type { Environment } from '../config';
 import { ValidationError } from '../errors';
 import { defaultSleep, type RetryPolicy } from './failures';
-import { createFetchTransport } from './transport';
-import type { HttpTransport } from './transport';
+import { createFetchTransport, type HttpTransport } from './transport';
 import { authorizationHeader } from './requester';
 
 /** The methods the service's interfaces use. HEAD and OPTIONS are never needed. */

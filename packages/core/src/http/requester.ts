@@ -1,19 +1,17 @@
 import { NetworkError, ResponseValidationError, ValidationError, type ApiError } from '../errors';
-import { sleepUnlessAborted } from './failures';
+import { sleepUnlessAborted, mapErrorResponse, retryAfterMs, isRetryableError, retryDelay } from './failures';
 import type { HttpTransportRequest, HttpTransportResponse } from './transport';
-import { mapErrorResponse } from './failures';
-import { resolveRequesterOptions, type ResolvedRequesterOptions } from './options';
-import { retryAfterMs } from './failures';
-import { isRetryableError, retryDelay } from './failures';
-import type {
-  HttpMethod,
-  ParseResponse,
-  QueryValue,
-  RequestSpec,
-  Requester,
-  RequesterAuth,
-  RequesterOptions,
-  RequesterResponse,
+import {
+  resolveRequesterOptions,
+  type ResolvedRequesterOptions,
+  type HttpMethod,
+  type ParseResponse,
+  type QueryValue,
+  type RequestSpec,
+  type Requester,
+  type RequesterAuth,
+  type RequesterOptions,
+  type RequesterResponse,
 } from './options';
 
 /**

@@ -3,10 +3,19 @@ import type { DestinationDefinition, PayloadOf } from '../contract';
 import { createRequester, type HttpTransport, type Requester } from '../http';
 import { requesterSettings, type SharedClientOptions } from '../http/options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
-import { enqueue, enqueueJSON, type EnqueueRequest, type EnqueueResponse, type EnqueueResult } from './enqueue';
-import { send, type SendOptions } from './enqueue';
-import { addEndpoints, listUrlGroups, removeEndpoints, type EndpointRef, type NewEndpoint } from './resources';
-import { iterateWorkflowDlq, listWorkflowDlq, retriggerFailureCallback, type WorkflowDlqFilter, type WorkflowDlqPage } from './resources';
+import { enqueue, enqueueJSON, type EnqueueRequest, type EnqueueResponse, type EnqueueResult, send, type SendOptions } from './enqueue';
+import {
+  addEndpoints,
+  listUrlGroups,
+  removeEndpoints,
+  type EndpointRef,
+  type NewEndpoint,
+  iterateWorkflowDlq,
+  listWorkflowDlq,
+  retriggerFailureCallback,
+  type WorkflowDlqFilter,
+  type WorkflowDlqPage,
+} from './resources';
 
 /** What every messaging resource function needs: one transport and the resolved settings. */
 export interface MessagingContext {

@@ -1,8 +1,7 @@
 import type { BodyOf, DestinationDefinition } from '../contract';
 import type { CallbackMessage, CallbackOptions, FailureCallbackMessage, SchemaOutput } from './messages';
 import { createReceiver, type Endpoint, type MessageHandler, type Receiver } from './create-receiver';
-import type { ReceiverOptions } from './options';
-import type { CallbackHandlerOptions, ResponseSchema, SourceSchema } from './options';
+import type { ReceiverOptions, CallbackHandlerOptions, ResponseSchema, SourceSchema } from './options';
 
 /**
  * The three handler factories every adapter offers, returning the adapter's own handler type `H`

@@ -1,27 +1,23 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ENV_VARIABLES, processEnvironment } from '../config';
-import { resolveHeaderPrefix } from '../config';
-import { optionalSetting } from '../config';
-import { checkBaseUrl } from '../config';
-import type { BodyOf, DestinationDefinition } from '../contract';
-import { isDestinationDefinition } from '../contract';
-import { BodyTooLargeError } from '../errors';
-import { ConfigError } from '../errors';
-import { MethodNotAllowedError } from '../errors';
-import { SignatureError } from '../errors';
-import { ValidationError } from '../errors';
+import { ENV_VARIABLES, processEnvironment, resolveHeaderPrefix, optionalSetting, checkBaseUrl } from '../config';
+import { type BodyOf, type DestinationDefinition, isDestinationDefinition } from '../contract';
+import { BodyTooLargeError, ConfigError, MethodNotAllowedError, SignatureError, ValidationError } from '../errors';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
-import { toCallbackMessage, type CallbackMessage, type CallbackOptions, type FailureCallbackMessage, type SchemaOutput } from './messages';
+import {
+  toCallbackMessage,
+  type CallbackMessage,
+  type CallbackOptions,
+  type FailureCallbackMessage,
+  type SchemaOutput,
+  decodeText,
+  parseBody,
+  type ReceivedMessage,
+  validateBody,
+} from './messages';
 import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
-import { errorResponse, textResponse } from './answers';
-import type { InboundRequest, OutboundResponse } from './options';
-import { whenReady, isThenable, toPromise, type MaybePromise } from './answers';
-import { decodeText, parseBody } from './messages';
-import { readWebRequest, toWebResponse } from './answers';
-import type { ReceivedMessage } from './messages';
-import { resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './options';
-import { validateBody } from './messages';
+import { errorResponse, textResponse, whenReady, isThenable, toPromise, type MaybePromise, readWebRequest, toWebResponse } from './answers';
+import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './options';
 
 /** One receiving endpoint, usable from any framework through plain data or Web `Request`/`Response`. */
 export interface Endpoint {

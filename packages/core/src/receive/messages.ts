@@ -3,8 +3,7 @@ import { InvalidBodyError } from '../errors';
 import { headerNames } from '../protocol';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
-import { NON_RETRYABLE_STATUS } from './answers';
-import type { MaybePromise } from './answers';
+import { NON_RETRYABLE_STATUS, type MaybePromise } from './answers';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 const decoder = new TextDecoder();

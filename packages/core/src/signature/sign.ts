@@ -1,8 +1,6 @@
 import { SignJWT } from 'jose';
 import { ValidationError } from '../errors';
-import { bodyHash } from './token';
-import { readClockSeconds } from './token';
-import { MAX_TOKEN_LENGTH } from './token';
+import { bodyHash, readClockSeconds, MAX_TOKEN_LENGTH } from './token';
 import { DEFAULT_ISSUER } from './verifier';
 
 export const DEFAULT_SIGNATURE_TTL_SECONDS = 300;

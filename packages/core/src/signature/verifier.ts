@@ -1,6 +1,5 @@
 import { describeValue, SignatureError, ValidationError, type SignatureFailure } from '../errors';
-import { loadNodeBuiltins } from './node';
-import { createNodeVerifier } from './node';
+import { loadNodeBuiltins, createNodeVerifier } from './node';
 import { createWebVerifier } from './web';
 
 /** The claims of a verified `<Prefix>-Signature` token. Times are Unix seconds. */
