@@ -301,3 +301,11 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
+
+/**
+ * The one check that a public function got an options object: `what` says which (`an object of
+ * receiver options`, `{ url, body, key, ... }`), and the message shows what came instead.
+ */
+export function expectObject(value: unknown, path: string, what: string): asserts value is object {
+  if (value === null || typeof value !== 'object') throw new ValidationError(path, `expected ${what}, got ${describeValue(value)}`);
+}

@@ -2,7 +2,7 @@
 // forwarded headers on the receiving side.
 
 import { resolveHeaderPrefix } from './config';
-import { describeValue, ValidationError } from './errors';
+import { expectObject, describeValue, ValidationError } from './errors';
 import { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type ProtocolHeaderNames } from './protocol';
 import { parseRetryDelay, type RetryDelayExpression } from './retry-delay';
 
@@ -193,9 +193,7 @@ const WORKFLOW_KEYS = new Set<string>(['runId', 'url', 'createdAt']);
  * // { 'Service-Retries': '3', 'Service-Callback': 'https://app.test/cb', 'Service-Callback-Retries': '1' }
  */
 export function buildEnqueueHeaders(options: EnqueueOptions = {}, settings: HeaderPrefixOptions = {}): Record<string, string> {
-  if (options === null || typeof options !== 'object') {
-    throw new ValidationError('options', `expected an object of enqueue options, got ${describeValue(options)}`);
-  }
+  expectObject(options, 'options', 'an object of enqueue options');
   rejectUnknownKeys('', options, KNOWN_KEYS);
   const names = headerNames(resolveHeaderPrefix(settings.headerPrefix));
   const out: Record<string, string> = {};

@@ -1,7 +1,7 @@
 // `@mailroom/core/testing`: requests signed exactly as the service signs them, for users' tests.
 
 import { ENV_VARIABLES, optionalSetting, processEnvironment, resolveHeaderPrefix, type Environment } from './config';
-import { ValidationError } from './errors';
+import { expectObject, ValidationError } from './errors';
 import { headerNames } from './protocol';
 import { DEFAULT_SIGNATURE_TTL_SECONDS, sign } from './signature';
 
@@ -63,7 +63,7 @@ const encoder = new TextEncoder();
  * await request(app).post('/api/orders').set(headers).send(text);
  */
 export async function signRequest(options: SignRequestOptions): Promise<SignedDelivery> {
-  if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected { url, body, key, ... }');
+  expectObject(options, 'options', '{ url, body, key, ... }');
   const env = options.env ?? processEnvironment();
   const prefix = resolveHeaderPrefix(options.headerPrefix, env);
   const { bytes, json } = encodeBody(options.body);

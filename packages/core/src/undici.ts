@@ -1,6 +1,6 @@
 // `@mailroom/core/undici`: a pooled undici transport for Node servers that send a lot.
 
-import { NetworkError, ValidationError } from './errors';
+import { expectObject, NetworkError, ValidationError } from './errors';
 import type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from './http/transport';
 import { Agent, type Dispatcher } from 'undici';
 
@@ -125,8 +125,7 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Und
 }
 
 function resolveDispatcher(options: UndiciTransportOptions): { dispatcher: Dispatcher; own: boolean } {
-  if (options === null || typeof options !== 'object')
-    throw new ValidationError('options', 'expected an object of createUndiciTransport options');
+  expectObject(options, 'options', 'an object of createUndiciTransport options');
   if (options.dispatcher !== undefined) {
     if (options.connections !== undefined || options.keepAliveTimeoutMs !== undefined) {
       throw new ValidationError(

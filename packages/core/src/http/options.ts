@@ -1,5 +1,5 @@
 import type { Environment } from '../config';
-import { ValidationError } from '../errors';
+import { expectObject, ValidationError } from '../errors';
 import { defaultSleep, type RetryPolicy } from './failures';
 import { createFetchTransport, type HttpTransport } from './transport';
 import { authorizationHeader } from './requester';
@@ -159,9 +159,7 @@ const MAX_TIMER_MS = 2_147_483_647;
  * @example resolveRequesterOptions({ baseUrl: 'http://127.0.0.1:8288', auth: { kind: 'bearer', token: 't' } })
  */
 export function resolveRequesterOptions(options: RequesterOptions): ResolvedRequesterOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new ValidationError('options', 'expected an object with at least baseUrl and auth');
-  }
+  expectObject(options, 'options', 'an object with at least baseUrl and auth');
   return {
     baseUrl: normaliseBaseUrl(options.baseUrl),
     authorization: authorizationHeader(options.auth),

@@ -1,5 +1,5 @@
 import { isDestinationDefinition, validateWithSchema, type DestinationDefinition, type PayloadOf } from '../contract';
-import { ValidationError } from '../errors';
+import { expectObject, ValidationError } from '../errors';
 import { buildEnqueueHeaders, type EnqueueOptions } from '../headers';
 import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
@@ -127,9 +127,7 @@ export async function enqueueJSON<const D extends string, T>(
 }
 
 function checkRequest(request: unknown): void {
-  if (request === null || typeof request !== 'object') {
-    throw new ValidationError('request', 'expected { queue, destination, body, ...options }');
-  }
+  expectObject(request, 'request', '{ queue, destination, body, ...options }');
 }
 
 /** Validates where to, what and how, then sends. */

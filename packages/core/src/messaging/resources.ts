@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors';
+import { expectObject, ValidationError } from '../errors';
 import { checkHttpUrl } from '../headers';
 import {
   dlqListResponseSchema,
@@ -155,7 +155,7 @@ export function retriggerFailureCallback(
 }
 
 function dlqQuery(filter: WorkflowDlqFilter): Record<string, string | number | undefined> {
-  if (filter === null || typeof filter !== 'object') throw new ValidationError('filter', 'expected an object of filters');
+  expectObject(filter, 'filter', 'an object of filters');
   for (const key of Object.keys(filter)) {
     if (!KNOWN.has(key)) throw new ValidationError(key, `unknown filter; known filters are ${[...KNOWN].join(', ')}`);
   }

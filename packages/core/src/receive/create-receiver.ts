@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ENV_VARIABLES, processEnvironment, resolveHeaderPrefix, optionalSetting, checkBaseUrl } from '../config';
 import { type BodyOf, type DestinationDefinition, isDestinationDefinition } from '../contract';
-import { BodyTooLargeError, ConfigError, MethodNotAllowedError, SignatureError, ValidationError } from '../errors';
+import { expectObject, BodyTooLargeError, ConfigError, MethodNotAllowedError, SignatureError, ValidationError } from '../errors';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
 import {
@@ -164,7 +164,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
 }
 
 function resolveContext(options: ReceiverOptions): Context {
-  if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected an object of receiver options');
+  expectObject(options, 'options', 'an object of receiver options');
   const env = options.env ?? processEnvironment();
   const maxBodyBytes = resolveBodyLimit(options.maxBodyBytes);
   const methods = (options.methods ?? ['POST']).map((method) => {

@@ -1,4 +1,4 @@
-import { describeValue, RetryDelaySyntaxError, ValidationError } from '../errors';
+import { expectObject, describeValue, RetryDelaySyntaxError, ValidationError } from '../errors';
 import { RETRY_DELAY_FUNCTIONS, parse, type RetryDelayFunction, type RetryDelayNode } from './parse';
 import { MAX_SCHEDULED_RETRIES } from './tokenize';
 
@@ -218,9 +218,7 @@ function compiledDelay(retryDelay: string | RetryDelayExpression): (retried: num
 }
 
 function readOptions(options: RetryScheduleOptions): RetryScheduleOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new ValidationError('', `retrySchedule expects an options object such as { retries: 3 } but got ${describeValue(options)}`);
-  }
+  expectObject(options, '', 'retrySchedule options such as { retries: 3 }');
   const { retries } = options;
   if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0 || retries > MAX_SCHEDULED_RETRIES) {
     throw new ValidationError('retries', `must be an integer from 0 to ${MAX_SCHEDULED_RETRIES} but got ${describeValue(retries)}`);

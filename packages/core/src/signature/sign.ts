@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { ValidationError } from '../errors';
+import { expectObject, ValidationError } from '../errors';
 import { bodyHash, readClockSeconds, MAX_TOKEN_LENGTH } from './token';
 import { DEFAULT_ISSUER } from './verifier';
 
@@ -36,7 +36,7 @@ const encoder = new TextEncoder();
  * headers.set('Service-Signature', token);
  */
 export async function sign(options: SignOptions): Promise<string> {
-  if (typeof options !== 'object' || options === null) throw new ValidationError('', 'sign options must be an object');
+  expectObject(options, '', 'an object of sign options');
   const key = readKey(options.key);
   const url = readUrl(options.url);
   const issuer = readNonEmpty('issuer', options.issuer) ?? DEFAULT_ISSUER;

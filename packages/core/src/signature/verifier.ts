@@ -1,4 +1,4 @@
-import { describeValue, SignatureError, ValidationError, type SignatureFailure } from '../errors';
+import { expectObject, describeValue, SignatureError, ValidationError, type SignatureFailure } from '../errors';
 import { loadNodeBuiltins, createNodeVerifier } from './node';
 import { createWebVerifier } from './web';
 
@@ -255,7 +255,7 @@ const IMPLEMENTATIONS = new Set(['auto', 'node', 'webcrypto']);
  * and every verify fails with `no-key`, which the pipeline answers with a clear 500.
  */
 export function resolveVerifierConfig(options: unknown): VerifierConfig {
-  if (typeof options !== 'object' || options === null) throw new ValidationError('', 'createVerifier options must be an object');
+  expectObject(options, '', 'an object of createVerifier options');
   const input = options as VerifierOptions;
   const keys = [readKey(input.currentSigningKey, 'current'), readKey(input.nextSigningKey, 'next')].filter(
     (key): key is SigningKey => key !== undefined,
