@@ -1,4 +1,4 @@
-import { NEST_RAW_BODY_HINT, SignatureGuard, probeRawBody } from './guard';
+import { SignatureGuard } from './guard';
 import { ROUTE_METADATA_KEYS, checkRoute, decoratorName, readRouteMetadata, usesReceivedMessage } from './metadata';
 import {
   MAILROOM_MANAGEMENT_CLIENT,
@@ -227,7 +227,7 @@ export class MailroomExplorer implements OnModuleInit {
     // A malformed route still shows the intent to receive. Only an app that receives needs keys and
     // raw bytes: a send-only app must boot without them.
     if (routes.length > 0 || problems.length > 0) {
-      problems.push(...(await this.signingKeyProblems()), ...(await this.rawBodyProblems()));
+      problems.push(...(await this.signingKeyProblems()), ...this.platformProblems());
     }
     problems.push(...this.clientProblems([...controllers, ...providers]));
     if (problems.length > 0) throw new MailroomSetupError(problems);
@@ -248,9 +248,9 @@ export class MailroomExplorer implements OnModuleInit {
     return [];
   }
 
-  private async rawBodyProblems(): Promise<string[]> {
+  private platformProblems(): string[] {
     // `HttpAdapterHost.httpAdapter` is unset in an application context without HTTP: nothing to check.
-    const adapter = this.adapterHost.httpAdapter as { getType?: () => string; getInstance?: () => unknown } | undefined;
+    const adapter = this.adapterHost.httpAdapter as { getType?: () => string } | undefined;
     if (!adapter) return [];
     const type = adapter.getType?.();
     if (type !== 'express') {
@@ -258,15 +258,9 @@ export class MailroomExplorer implements OnModuleInit {
         `@mailroom/nestjs supports the Express platform (@nestjs/platform-express); this app runs on "${type ?? 'an unknown platform'}", whose requests it cannot read the raw body from.`,
       ];
     }
-    const probe = await probeRawBody(adapter.getInstance?.());
-    for (const parser of probe.inconclusive) {
-      this.logger.warn(`Could not check whether ${parser} keeps the raw body; if signatures fail with a 500, ${NEST_RAW_BODY_HINT}`);
-    }
-    if (probe.lost.length === 0) return [];
-    return [
-      `The app's body parser consumes ${probe.lost.join(', ')} requests without keeping the raw bytes, so no Mailroom ` +
-        `signature could be verified (every delivery would get a 500). Fix: ${NEST_RAW_BODY_HINT}`,
-    ];
+    // Whether the body parsers keep `req.rawBody` is not visible through Nest's or Express's public API
+    // (Nest keeps `rawBody` in the application's private options), so the first delivery reports it.
+    return [];
   }
 
   private clientProblems(wrappers: DiscoveredWrapper[]): string[] {
