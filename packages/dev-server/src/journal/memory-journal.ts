@@ -1,11 +1,10 @@
 import { JournalUnavailableError } from './errors';
-import { encodeRecordLine } from './record-line';
 import type { Journal, JournalStats, OpenedJournal } from './types';
 
 /**
  * A journal that keeps nothing, for running without `--data-dir`: the caller's in-memory state is the
- * only copy, so the server has one code path with or without durability. Records are still encoded,
- * so a record that could not be persisted fails here too rather than only with a data directory.
+ * only copy, so the server has one code path with or without durability. Records are not encoded:
+ * their types are JSON by construction, and the file journal's tests cover the encoding.
  *
  * @example
  * ```ts
@@ -21,16 +20,14 @@ export async function openMemoryJournal<R>(): Promise<OpenedJournal<R>> {
   }
 
   const journal: Journal<R> = {
-    async append(record) {
+    async append() {
       guard();
-      encodeRecordLine(record);
       stats.appends += 1;
       stats.batches += 1;
       stats.recordsInFile += 1;
     },
     async compact(snapshot) {
       guard();
-      snapshot.forEach(encodeRecordLine);
       stats.compactions += 1;
       stats.recordsInFile = snapshot.length;
     },
