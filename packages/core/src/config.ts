@@ -21,6 +21,8 @@ export const ENV_VARIABLES = {
   // The receiving app's public base URL, for when a proxy or rewrite changes the path a request
   // arrives at: signatures are then checked against the whole public URL instead of the path.
   publicUrl: 'MAILROOM_PUBLIC_URL',
+  // The region a client sends through; each region's settings are `MAILROOM_<REGION>_<SETTING>`.
+  region: 'MAILROOM_REGION',
 } as const;
 
 export type ConfigOption = keyof typeof ENV_VARIABLES;
@@ -79,6 +81,38 @@ export function optionalSetting(
   }
   const fromEnv = env[ENV_VARIABLES[option]];
   return fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv.trim() : undefined;
+}
+
+const REGION = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
+
+/**
+ * A region as the service names it in variables (`EU_CENTRAL_1`), from either spelling
+ * (`eu-central-1` in the `<Prefix>-Region` header).
+ *
+ * @example normalizeRegion('eu-central-1') // 'EU_CENTRAL_1'
+ */
+export function normalizeRegion(region: string | undefined): string | undefined {
+  if (region === undefined) return undefined;
+  const normalized = region.trim().replaceAll('-', '_').toUpperCase();
+  if (!REGION.test(normalized)) {
+    throw new ConfigError('region', ENV_VARIABLES.region, `Invalid region ${JSON.stringify(region)}: use a name such as eu-central-1 or EU_CENTRAL_1.`);
+  }
+  return normalized;
+}
+
+/**
+ * A setting's value for one region: `MAILROOM_EU_CENTRAL_1_TOKEN` for `token` in `EU_CENTRAL_1`;
+ * `undefined` without a region or when that variable is not set (the default one applies then).
+ */
+export function regionalSetting(option: ConfigOption, region: string | undefined, env: Environment): string | undefined {
+  if (region === undefined) return undefined;
+  const value = env[regionalVariable(option, region)];
+  return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** The variable of a setting in one region: `MAILROOM_URL` in `EU_CENTRAL_1` is `MAILROOM_EU_CENTRAL_1_URL`. */
+export function regionalVariable(option: ConfigOption, region: string): string {
+  return ENV_VARIABLES[option].replace(/^MAILROOM_/, `MAILROOM_${region}_`);
 }
 
 /** Like {@link optionalSetting}, but a missing value is a `ConfigError` naming the option and the variable. */

@@ -112,13 +112,38 @@ export interface EnqueueOptions extends DeliverySettings {
   deduplicationId?: string;
   /** Deduplicate by destination, body and headers. */
   contentBasedDeduplication?: boolean;
-  /** A label to find the message by later (e.g. as a DLQ listing filter). */
-  label?: string;
+  /** Labels to find the message by later (logs, DLQ and cancel filters); several are sent comma-separated. */
+  label?: string | readonly string[];
+  /**
+   * Limits shared by every message with the same `key`, across queues and publishes: at most
+   * `parallelism` attempts at once, at most `rate` attempts per `period` (default one second).
+   */
+  flowControl?: FlowControl;
+  /** Keeps the body and/or headers out of logs, the DLQ and the console (delivery is unaffected). */
+  redact?: RedactFields;
   /**
    * Marks the message as a step of a workflow run (`<Prefix>-Workflow-RunId`, `-Url`, `-CreatedAt`):
    * if it fails for good it becomes a workflow DLQ entry, listable and re-triggerable.
    */
   workflow?: WorkflowTarget;
+}
+
+/** A flow-control key and its limits; at least one of `parallelism` and `rate`. */
+export interface FlowControl {
+  /** Letters, digits, `-`, `_` and `.`. */
+  key: string;
+  /** Attempts of this key running at once. */
+  parallelism?: number;
+  /** Attempts of this key started per `period`. */
+  rate?: number;
+  /** The period of `rate`: `1m`, `1h`, or seconds as a number. Default one second. */
+  period?: Duration;
+}
+
+/** What to redact: the whole body, every header, or the named headers. */
+export interface RedactFields {
+  body?: boolean;
+  headers?: true | readonly string[];
 }
 
 /** The workflow run a message belongs to. */
@@ -179,8 +204,13 @@ const KNOWN_KEYS = new Set<string>([
   'deduplicationId',
   'contentBasedDeduplication',
   'label',
+  'flowControl',
+  'redact',
   'workflow',
 ]);
+const FLOW_CONTROL_KEYS = new Set<string>(['key', 'parallelism', 'rate', 'period']);
+const REDACT_KEYS = new Set<string>(['body', 'headers']);
+const KEY_NAME = /^[A-Za-z0-9._-]+$/;
 const TARGET_KEYS = new Set<string>(['url', 'method', 'timeout', 'retries', 'retryDelay', 'delay', 'headers']);
 const WORKFLOW_KEYS = new Set<string>(['runId', 'url', 'createdAt']);
 
@@ -220,12 +250,77 @@ export function buildEnqueueHeaders(options: EnqueueOptions = {}, settings: Head
     }
     if (options.contentBasedDeduplication) out[names.contentBasedDeduplication] = 'true';
   }
-  if (options.label !== undefined) {
-    assertNonEmpty('label', options.label);
-    out[names.label] = options.label;
-  }
+  if (options.label !== undefined) out[names.label] = formatLabels(options.label);
+  if (options.flowControl !== undefined) addFlowControl(out, names, options.flowControl);
+  if (options.redact !== undefined) addRedact(out, names, options.redact);
   if (options.workflow !== undefined) addWorkflow(out, names, options.workflow);
   return out;
+}
+
+function formatLabels(labels: string | readonly string[]): string {
+  const list = typeof labels === 'string' ? [labels] : labels;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new ValidationError('label', `expected a label or a non-empty array of labels, got ${describeValue(labels)}`);
+  }
+  list.forEach((label, index) => {
+    assertNonEmpty(typeof labels === 'string' ? 'label' : `label.${index}`, label);
+    // The service separates labels with commas, so a comma inside one would split it in two.
+    if (label.includes(',')) throw new ValidationError('label', `a label cannot contain ",", got ${JSON.stringify(label)}`);
+  });
+  return list.join(',');
+}
+
+function addFlowControl(out: Record<string, string>, names: ProtocolHeaderNames, flow: FlowControl): void {
+  if (flow === null || typeof flow !== 'object') {
+    throw new ValidationError('flowControl', `expected { key, parallelism?, rate?, period? }, got ${describeValue(flow)}`);
+  }
+  rejectUnknownKeys('flowControl', flow, FLOW_CONTROL_KEYS);
+  if (typeof flow.key !== 'string' || !KEY_NAME.test(flow.key)) {
+    throw new ValidationError('flowControl.key', `expected letters, digits, "-", "_" or "." only, got ${describeValue(flow.key)}`);
+  }
+  const parts: string[] = [];
+  for (const name of ['parallelism', 'rate'] as const) {
+    const value = flow[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw new ValidationError(`flowControl.${name}`, `expected a whole number >= 1, got ${describeValue(value)}`);
+    }
+    parts.push(`${name}=${value}`);
+  }
+  if (parts.length === 0) throw new ValidationError('flowControl', 'give at least one of parallelism and rate');
+  if (flow.period !== undefined) {
+    if (flow.rate === undefined) throw new ValidationError('flowControl.period', 'period is the period of rate: give rate too');
+    const period = formatDuration('flowControl.period', flow.period);
+    if (parseDuration('flowControl.period', flow.period) < 1) throw new ValidationError('flowControl.period', 'must be at least 1s');
+    parts.push(`period=${period}`);
+  }
+  out[names.flowControlKey] = flow.key;
+  out[names.flowControlValue] = parts.join(', ');
+}
+
+function addRedact(out: Record<string, string>, names: ProtocolHeaderNames, redact: RedactFields): void {
+  if (redact === null || typeof redact !== 'object') {
+    throw new ValidationError('redact', `expected { body?: true, headers?: true | string[] }, got ${describeValue(redact)}`);
+  }
+  rejectUnknownKeys('redact', redact, REDACT_KEYS);
+  const fields: string[] = [];
+  if (redact.body !== undefined) {
+    if (typeof redact.body !== 'boolean') throw new ValidationError('redact.body', `expected true or false, got ${describeValue(redact.body)}`);
+    if (redact.body) fields.push('body');
+  }
+  if (redact.headers === true) {
+    fields.push('header');
+  } else if (redact.headers !== undefined) {
+    if (!Array.isArray(redact.headers) || redact.headers.length === 0) {
+      throw new ValidationError('redact.headers', `expected true or a non-empty array of header names, got ${describeValue(redact.headers)}`);
+    }
+    redact.headers.forEach((name, index) => {
+      assertHeaderName(`redact.headers.${index}`, name);
+      fields.push(`header[${name}]`);
+    });
+  }
+  if (fields.length === 0) throw new ValidationError('redact', 'nothing to redact: set body: true and/or headers');
+  out[names.redactFields] = fields.join(',');
 }
 
 function addWorkflow(out: Record<string, string>, names: ProtocolHeaderNames, workflow: WorkflowTarget): void {

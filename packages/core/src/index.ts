@@ -21,31 +21,30 @@ export type {
   Duration,
   DurationUnit,
   EnqueueOptions,
+  FlowControl,
   HeaderLookup,
   HeaderPrefixOptions,
   HeaderRecord,
   HttpMethod,
+  RedactFields,
   WorkflowTarget,
 } from './headers';
 export type { RetryDelayExpression } from './retry-delay';
-export type {
-  ApiDestination,
-  EndpointRef,
-  EnqueueRequest,
-  EnqueueResponse,
-  EnqueueResult,
-  HttpTransport,
-  HttpTransportRequest,
-  HttpTransportResponse,
-  MessagingClient,
-  MessagingClientOptions,
-  NewEndpoint,
-  SendOptions,
-  UrlDestination,
-  WorkflowDlqFilter,
-  WorkflowDlqPage,
-} from './messaging';
+export type * from './messaging';
 export type { RetryOptions } from './http';
+export type {
+  DlqDeleteResult,
+  DlqMessage,
+  DlqRetryResult,
+  FlowControlInfo,
+  GlobalParallelism,
+  LogEvent,
+  Message,
+  MessageState,
+  Queue,
+  Schedule,
+  SigningKeys,
+} from './schemas/resources';
 export type { ManagementClient, ManagementClientOptions } from './management';
 export type {
   CallbackBody,

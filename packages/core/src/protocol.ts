@@ -32,7 +32,18 @@ export interface ProtocolHeaderNames {
   readonly deduplicationId: string;
   readonly contentBasedDeduplication: string;
   readonly label: string;
+  readonly flowControlKey: string;
+  /** `parallelism=N, rate=N, period=1m`: the limits of the key, any subset, comma-separated. */
+  readonly flowControlValue: string;
+  /** `body`, `header` or `header[Name]`, comma-separated: kept out of logs, the DLQ and the console. */
+  readonly redactFields: string;
   readonly callback: CallbackHeaders;
+  // Set on a schedule's creation.
+  readonly cron: string;
+  /** Also the schedule's id on each delivery it fires. */
+  readonly scheduleId: string;
+  /** The queue each firing of a schedule is enqueued on. */
+  readonly queueName: string;
   readonly failureCallback: CallbackHeaders;
   // Set by the sender of a workflow step, and carried on to its deliveries.
   readonly workflowRunId: string;
@@ -44,7 +55,8 @@ export interface ProtocolHeaderNames {
   readonly retried: string;
   readonly callerIp: string;
   readonly topicName: string;
-  readonly scheduleId: string;
+  /** The region that sent the delivery (`eu-central-1`): the receiver picks that region's keys. */
+  readonly region: string;
   // Set by a destination on its answer: never retry this message.
   readonly nonRetryableError: string;
 }
@@ -68,6 +80,11 @@ export function headerNames(prefix: string): ProtocolHeaderNames {
       deduplicationId: `${p}Deduplication-Id`,
       contentBasedDeduplication: `${p}Content-Based-Deduplication`,
       label: `${p}Label`,
+      flowControlKey: `${p}Flow-Control-Key`,
+      flowControlValue: `${p}Flow-Control-Value`,
+      redactFields: `${p}Redact-Fields`,
+      cron: `${p}Cron`,
+      queueName: `${p}Queue-Name`,
       callback: { url: `${p}Callback`, ...settings(`${p}Callback-`) },
       failureCallback: { url: `${p}Failure-Callback`, ...settings(`${p}Failure-Callback-`) },
       workflowRunId: `${p}Workflow-RunId`,
@@ -79,6 +96,7 @@ export function headerNames(prefix: string): ProtocolHeaderNames {
       callerIp: `${p}Caller-Ip`,
       topicName: `${p}Topic-Name`,
       scheduleId: `${p}Schedule-Id`,
+      region: `${p}Region`,
       nonRetryableError: `${p}NonRetryable-Error`,
     };
     // Prefixes come from settings, not requests: a handful per process.

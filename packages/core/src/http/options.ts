@@ -53,7 +53,7 @@ export interface RequesterOptions {
 }
 
 /** A query value; `undefined` drops the parameter so callers can pass optional filters as they are. */
-export type QueryValue = string | number | boolean | undefined;
+export type QueryValue = string | number | boolean | undefined | readonly (string | number)[];
 
 /**
  * One request. `path` is either

@@ -141,7 +141,7 @@ function assertNotDotSegment(segment: string, shown: string, where = 'path'): vo
  * untouched. Spaces become `%20`, not `+`, so no server has to guess which form-encoding was meant.
  * Returns '' when nothing is left.
  *
- * @example buildQueryString({ cursor: 'a b', count: 10, topicName: undefined }) // '?cursor=a%20b&count=10'
+ * @example buildQueryString({ cursor: 'a b', count: 10, topicName: undefined, id: ['x', 'y'] }) // '?cursor=a%20b&count=10&id=x&id=y'
  */
 export function buildQueryString(query: Readonly<Record<string, QueryValue>> | undefined): string {
   if (query === undefined) return '';
@@ -151,7 +151,10 @@ export function buildQueryString(query: Readonly<Record<string, QueryValue>> | u
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined) continue;
-    pairs.push(`${encode(name, name)}=${encode(name, formatValue(name, value))}`);
+    // A list repeats the name (`dlqIds=a&dlqIds=b`), as the service reads multi-valued filters.
+    for (const item of Array.isArray(value) ? value : [value]) {
+      pairs.push(`${encode(name, name)}=${encode(name, formatValue(name, item))}`);
+    }
   }
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }

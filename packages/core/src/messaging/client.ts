@@ -1,21 +1,59 @@
-import { checkBaseUrl, optionalSetting, processEnvironment, requiredSetting, resolveHeaderPrefix } from '../config';
+import { checkBaseUrl, normalizeRegion, optionalSetting, processEnvironment, regionalSetting, requiredSetting, resolveHeaderPrefix } from '../config';
 import type { DestinationDefinition, PayloadOf } from '../contract';
 import { createRequester, type HttpTransport, type Requester } from '../http';
 import { requesterSettings, type SharedClientOptions } from '../http/options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
-import { enqueue, enqueueJSON, type EnqueueRequest, type EnqueueResponse, type EnqueueResult, send, type SendOptions } from './enqueue';
+import { signingKeysSchema, type DlqDeleteResult, type DlqMessage, type DlqRetryResult, type FlowControlInfo, type GlobalParallelism, type LogEvent, type Message, type Queue, type Schedule, type SigningKeys } from '../schemas/resources';
+import { parseResponse } from '../schemas/primitives';
 import {
-  addEndpoints,
-  listUrlGroups,
-  removeEndpoints,
-  type EndpointRef,
-  type NewEndpoint,
+  deleteDlqMessage,
+  deleteDlqMessages,
+  getDlqMessage,
+  iterateDlq,
   iterateWorkflowDlq,
+  listDlq,
   listWorkflowDlq,
   retriggerFailureCallback,
+  retryDlqMessage,
+  retryDlqMessages,
+  type DlqPage,
+  type DlqSelection,
   type WorkflowDlqFilter,
   type WorkflowDlqPage,
-} from './resources';
+} from './dlq';
+import { signalOf, type DlqFilter, type LogFilter, type PageOptions } from './filters';
+import { cancelMessage, cancelMessages, getMessage, iterateLogs, listLogs, type CancelResult, type CancelSelection, type LogPage } from './messages';
+import {
+  changeFlowControl,
+  changeQueue,
+  getFlowControl,
+  getGlobalParallelism,
+  getQueue,
+  listFlowControl,
+  listQueues,
+  upsertQueue,
+  type PinnedLimits,
+  type QueueSettings,
+  type UnpinnedLimits,
+} from './queues';
+import { changeSchedule, createSchedule, createScheduleJSON, getSchedule, listSchedules, type ScheduleRequest } from './schedules';
+import {
+  batch,
+  batchJSON,
+  enqueue,
+  enqueueJSON,
+  publish,
+  publishJSON,
+  send,
+  type BatchItem,
+  type BatchResult,
+  type EnqueueRequest,
+  type EnqueueResponse,
+  type EnqueueResult,
+  type PublishRequest,
+  type SendOptions,
+} from './sending';
+import { addEndpoints, deleteUrlGroup, getUrlGroup, listUrlGroups, removeEndpoints, type EndpointRef, type NewEndpoint } from './url-groups';
 
 /** What every messaging resource function needs: one transport and the resolved settings. */
 export interface MessagingContext {
@@ -43,6 +81,11 @@ export interface MessagingClientOptions extends SharedClientOptions {
   /** Public base URL of the receiving app, for `send(def, ...)`. Env: `MAILROOM_APP_URL`. */
   appUrl?: string;
   /**
+   * The service region to send through (`eu-central-1` or `EU_CENTRAL_1`). Env: `MAILROOM_REGION`.
+   * Its own variables (`MAILROOM_EU_CENTRAL_1_URL`, `..._TOKEN`) then win over the default ones.
+   */
+  region?: string;
+  /**
    * Sends the requests instead of `fetch`. On Node, `createUndiciTransport()` from
    * `@mailroom/core/undici` (needs the `undici` package) is several times faster than the global
    * fetch; leave it out on edge runtimes. Exclusive with `fetch`.
@@ -50,24 +93,104 @@ export interface MessagingClientOptions extends SharedClientOptions {
   transport?: HttpTransport;
 }
 
+/** Options of a call that only reads or acts on one resource. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+type JsonRequest<R> = Omit<R, 'body' | 'contentType'> & { body: unknown };
+
 export interface MessagingClient {
+  /** Enqueues on a queue: delivered in order, `parallelism` at a time (default one). */
   enqueue<const D extends string>(request: EnqueueRequest<D>): Promise<EnqueueResponse<D>>;
-  enqueueJSON<const D extends string, T>(
-    request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T },
-  ): Promise<EnqueueResponse<D>>;
+  enqueueJSON<const D extends string, T>(request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T }): Promise<EnqueueResponse<D>>;
+  /** Publishes without a queue: delivered as soon as due, concurrently with others. */
+  publish<const D extends string>(request: PublishRequest<D>): Promise<EnqueueResponse<D>>;
+  publishJSON<const D extends string, T>(request: Omit<PublishRequest<D>, 'body' | 'contentType'> & { body: T }): Promise<EnqueueResponse<D>>;
+  /** Several messages in one request; one result per item, an array for a URL-group item. */
+  batch(items: readonly BatchItem[], options?: CallOptions): Promise<BatchResult[]>;
+  batchJSON<T>(items: ReadonlyArray<Omit<BatchItem, 'body' | 'contentType'> & { body: T }>, options?: CallOptions): Promise<BatchResult[]>;
+  /** Enqueues a payload for a typed destination, checked against its schema first. */
   send<D extends DestinationDefinition>(definition: D, payload: PayloadOf<D>, options?: SendOptions): Promise<EnqueueResult>;
+  schedules: {
+    /** Creates a schedule, or replaces the one named by `scheduleId`. */
+    create(request: ScheduleRequest): Promise<{ scheduleId: string }>;
+    createJSON(request: JsonRequest<ScheduleRequest>): Promise<{ scheduleId: string }>;
+    get(scheduleId: string, options?: CallOptions): Promise<Schedule>;
+    list(options?: CallOptions): Promise<Schedule[]>;
+    delete(scheduleId: string, options?: CallOptions): Promise<void>;
+    pause(scheduleId: string, options?: CallOptions): Promise<void>;
+    resume(scheduleId: string, options?: CallOptions): Promise<void>;
+  };
+  queues: {
+    /** Creates or updates a queue. */
+    upsert(settings: QueueSettings): Promise<void>;
+    get(name: string, options?: CallOptions): Promise<Queue>;
+    list(options?: CallOptions): Promise<Queue[]>;
+    delete(name: string, options?: CallOptions): Promise<void>;
+    /** Holds deliveries (messages are still accepted) until `resume`. */
+    pause(name: string, options?: CallOptions): Promise<void>;
+    resume(name: string, options?: CallOptions): Promise<void>;
+  };
+  messages: {
+    /** A message not yet delivered. */
+    get(messageId: string, options?: CallOptions): Promise<Message>;
+    /** Stops every pending delivery of one message. */
+    cancel(messageId: string, options?: CallOptions): Promise<CancelResult>;
+    /** Cancels the listed messages, those matching a filter, or all (`{ all: true }`). */
+    cancelMany(selection: CancelSelection, options?: CallOptions): Promise<CancelResult>;
+  };
+  /** The message DLQ: every message that exhausted its retries. */
+  dlq: {
+    list(filter?: DlqFilter & PageOptions): Promise<DlqPage>;
+    iterate(filter?: DlqFilter & PageOptions): AsyncGenerator<DlqMessage, void, undefined>;
+    get(dlqId: string, options?: CallOptions): Promise<DlqMessage>;
+    delete(dlqId: string, options?: CallOptions): Promise<void>;
+    deleteMany(selection: DlqSelection, options?: CallOptions): Promise<DlqDeleteResult>;
+    /** Sends the entry's message again, under a new id. */
+    retry(dlqId: string, options?: CallOptions): Promise<{ messageId: string }>;
+    retryMany(selection: DlqSelection, options?: CallOptions): Promise<DlqRetryResult>;
+  };
+  /** Every state change of every message, newest first. */
+  logs: {
+    list(filter?: LogFilter & PageOptions): Promise<LogPage>;
+    iterate(filter?: LogFilter & PageOptions): AsyncGenerator<LogEvent, void, undefined>;
+  };
   urlGroups: {
-    list(options?: { signal?: AbortSignal }): Promise<UrlGroup[]>;
+    list(options?: CallOptions): Promise<UrlGroup[]>;
+    get(name: string, options?: CallOptions): Promise<UrlGroup>;
+    delete(name: string, options?: CallOptions): Promise<void>;
     addEndpoints(name: string, endpoints: readonly NewEndpoint[]): Promise<void>;
     removeEndpoints(name: string, endpoints: readonly EndpointRef[]): Promise<void>;
+  };
+  flowControl: {
+    get(key: string, options?: CallOptions): Promise<FlowControlInfo>;
+    list(options?: CallOptions): Promise<FlowControlInfo[]>;
+    /** Holds the key's messages (accepted, not delivered) until `resume`. */
+    pause(key: string, options?: CallOptions): Promise<void>;
+    resume(key: string, options?: CallOptions): Promise<void>;
+    /** Overrides the limits messages carry, until unpinned. */
+    pin(key: string, limits: PinnedLimits, options?: CallOptions): Promise<void>;
+    unpin(key: string, limits: UnpinnedLimits, options?: CallOptions): Promise<void>;
+    /** Starts a new rate period now. */
+    resetRate(key: string, options?: CallOptions): Promise<void>;
+    /** The account's parallelism limit and the attempts running now. */
+    globalParallelism(options?: CallOptions): Promise<GlobalParallelism>;
+  };
+  signingKeys: {
+    get(options?: CallOptions): Promise<SigningKeys>;
+    /** Makes the next key current and a new next key; receivers that know both keep verifying. */
+    rotate(options?: CallOptions): Promise<SigningKeys>;
   };
   workflowDlq: {
     list(filter?: WorkflowDlqFilter): Promise<WorkflowDlqPage>;
     iterate(filter?: WorkflowDlqFilter): AsyncGenerator<DlqWorkflowMessage, void, undefined>;
-    retriggerFailureCallback(dlqId: string, options?: { signal?: AbortSignal }): Promise<RetriggerResponse>;
+    retriggerFailureCallback(dlqId: string, options?: CallOptions): Promise<RetriggerResponse>;
   };
   /** The resolved header prefix, e.g. for building receivers with the same setting. */
   readonly headerPrefix: string;
+  /** The region the client sends from (`EU_CENTRAL_1`), when one is set. */
+  readonly region: string | undefined;
 }
 
 /**
@@ -79,8 +202,12 @@ export interface MessagingClient {
  */
 export function createMessagingClient(options: MessagingClientOptions = {}): MessagingClient {
   const env = options.env ?? processEnvironment();
-  const baseUrl = checkBaseUrl('baseUrl', requiredSetting('baseUrl', options.baseUrl, env, 'It is the messaging base URL of the service.'));
-  const token = requiredSetting('token', options.token, env, 'It is the messaging token of the service.');
+  const region = normalizeRegion(optionalSetting('region', options.region, env));
+  // A region's own variables (MAILROOM_EU_CENTRAL_1_URL) win over the default ones; code wins over both.
+  const baseUrlSetting = options.baseUrl ?? regionalSetting('baseUrl', region, env);
+  const tokenSetting = options.token ?? regionalSetting('token', region, env);
+  const baseUrl = checkBaseUrl('baseUrl', requiredSetting('baseUrl', baseUrlSetting, env, 'It is the messaging base URL of the service.'));
+  const token = requiredSetting('token', tokenSetting, env, 'It is the messaging token of the service.');
   const appUrlSetting = optionalSetting('appUrl', options.appUrl, env);
   const context: MessagingContext = {
     transport: createRequester({
@@ -92,14 +219,73 @@ export function createMessagingClient(options: MessagingClientOptions = {}): Mes
     headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
     appUrl: appUrlSetting === undefined ? undefined : checkBaseUrl('appUrl', appUrlSetting),
   };
+  const keys = (method: 'GET' | 'POST', path: string[], call?: CallOptions) =>
+    context.transport.requestJson({ method, path, retrySafe: method === 'GET', ...signalOf(call) }, (value, url) =>
+      parseResponse(signingKeysSchema, value, url),
+    );
   return {
     enqueue: (request) => enqueue(context, request),
     enqueueJSON: (request) => enqueueJSON(context, request),
+    publish: (request) => publish(context, request),
+    publishJSON: (request) => publishJSON(context, request),
+    batch: (items, call) => batch(context, items, call),
+    batchJSON: (items, call) => batchJSON(context, items, call),
     send: (definition, payload, sendOptions) => send(context, definition, payload, sendOptions),
+    schedules: {
+      create: (request) => createSchedule(context, request),
+      createJSON: (request) => createScheduleJSON(context, request),
+      get: (id, call) => getSchedule(context, id, call),
+      list: (call) => listSchedules(context, call),
+      delete: (id, call) => changeSchedule(context, 'delete', id, call),
+      pause: (id, call) => changeSchedule(context, 'pause', id, call),
+      resume: (id, call) => changeSchedule(context, 'resume', id, call),
+    },
+    queues: {
+      upsert: (settings) => upsertQueue(context, settings),
+      get: (name, call) => getQueue(context, name, call),
+      list: (call) => listQueues(context, call),
+      delete: (name, call) => changeQueue(context, 'delete', name, call),
+      pause: (name, call) => changeQueue(context, 'pause', name, call),
+      resume: (name, call) => changeQueue(context, 'resume', name, call),
+    },
+    messages: {
+      get: (id, call) => getMessage(context, id, call),
+      cancel: (id, call) => cancelMessage(context, id, call),
+      cancelMany: (selection, call) => cancelMessages(context, selection, call),
+    },
+    dlq: {
+      list: (filter) => listDlq(context, filter),
+      iterate: (filter) => iterateDlq(context, filter),
+      get: (id, call) => getDlqMessage(context, id, call),
+      delete: (id, call) => deleteDlqMessage(context, id, call),
+      deleteMany: (selection, call) => deleteDlqMessages(context, selection, call),
+      retry: (id, call) => retryDlqMessage(context, id, call),
+      retryMany: (selection, call) => retryDlqMessages(context, selection, call),
+    },
+    logs: {
+      list: (filter) => listLogs(context, filter),
+      iterate: (filter) => iterateLogs(context, filter),
+    },
     urlGroups: {
-      list: (listOptions) => listUrlGroups(context, listOptions),
+      list: (call) => listUrlGroups(context, call),
+      get: (name, call) => getUrlGroup(context, name, call),
+      delete: (name, call) => deleteUrlGroup(context, name, call),
       addEndpoints: (name, endpoints) => addEndpoints(context, name, endpoints),
       removeEndpoints: (name, endpoints) => removeEndpoints(context, name, endpoints),
+    },
+    flowControl: {
+      get: (key, call) => getFlowControl(context, key, call),
+      list: (call) => listFlowControl(context, call),
+      pause: (key, call) => changeFlowControl(context, 'pause', key, {}, call),
+      resume: (key, call) => changeFlowControl(context, 'resume', key, {}, call),
+      pin: (key, limits, call) => changeFlowControl(context, 'pin', key, limits, call),
+      unpin: (key, limits, call) => changeFlowControl(context, 'unpin', key, limits, call),
+      resetRate: (key, call) => changeFlowControl(context, 'resetRate', key, {}, call),
+      globalParallelism: (call) => getGlobalParallelism(context, call),
+    },
+    signingKeys: {
+      get: (call) => keys('GET', ['v2', 'keys'], call),
+      rotate: (call) => keys('POST', ['v2', 'keys', 'rotate'], call),
     },
     workflowDlq: {
       list: (filter) => listWorkflowDlq(context, filter),
@@ -107,5 +293,6 @@ export function createMessagingClient(options: MessagingClientOptions = {}): Mes
       retriggerFailureCallback: (dlqId, retriggerOptions) => retriggerFailureCallback(context, dlqId, retriggerOptions),
     },
     headerPrefix: context.headerPrefix,
+    region,
   };
 }

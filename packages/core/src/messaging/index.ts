@@ -1,8 +1,20 @@
-export { createMessagingClient, type MessagingClient, type MessagingClientOptions } from './client';
-export type { EnqueueRequest, EnqueueResponse, EnqueueResult } from './enqueue';
-export type { ApiDestination, UrlDestination } from './enqueue';
-export type { SendOptions } from './enqueue';
-export type { EndpointRef, NewEndpoint } from './resources';
-export type { WorkflowDlqFilter, WorkflowDlqPage } from './resources';
+export { createMessagingClient, type CallOptions, type MessagingClient, type MessagingClientOptions } from './client';
+export type {
+  ApiDestination,
+  BatchItem,
+  BatchResult,
+  EnqueueRequest,
+  EnqueueResponse,
+  EnqueueResult,
+  PublishRequest,
+  SendOptions,
+  UrlDestination,
+} from './sending';
+export type { DlqPage, DlqSelection, WorkflowDlqFilter, WorkflowDlqPage } from './dlq';
+export type { DlqFilter, LogFilter, MessageFilter, OneOrMany, PageOptions } from './filters';
+export type { CancelResult, CancelSelection, LogPage } from './messages';
+export type { PinnedLimits, QueueSettings, UnpinnedLimits } from './queues';
+export type { ScheduleOptions, ScheduleRequest } from './schedules';
+export type { EndpointRef, NewEndpoint } from './url-groups';
 // The types of the `transport` client option, for anyone writing their own.
 export type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from '../http';

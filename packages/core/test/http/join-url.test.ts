@@ -61,6 +61,10 @@ describe('buildQueryString', () => {
     );
   });
 
+  it('repeats the name for each value of a list, as the service reads multi-valued filters', () => {
+    expect(buildQueryString({ dlqIds: ['a', 'b c'], count: 2 })).toBe('?dlqIds=a&dlqIds=b%20c&count=2');
+  });
+
   it('is empty when nothing is left', () => {
     expect(buildQueryString(undefined)).toBe('');
     expect(buildQueryString({})).toBe('');
@@ -71,7 +75,8 @@ describe('buildQueryString', () => {
     [{ n: Number.NaN }, 'query.n: must be a finite number'],
     [{ n: Infinity }, 'query.n: must be a finite number'],
     [{ n: null }, 'got null'],
-    [{ n: ['a'] }, 'got object'],
+    [{ n: [{}] }, 'got object'],
+    [{ n: [Number.NaN] }, 'query.n: must be a finite number'],
     [{ n: '\udc00' }, 'lone surrogate'],
     [[] as unknown, 'expected an object'],
   ])('rejects %j', (query, message) => {

@@ -1,10 +1,11 @@
 import { isDestinationDefinition, validateWithSchema, type DestinationDefinition, type PayloadOf } from '../contract';
-import { expectObject, ValidationError } from '../errors';
+import { expectObject, ResponseValidationError, ValidationError } from '../errors';
 import { buildEnqueueHeaders, type EnqueueOptions } from '../headers';
 import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
 import { isPlainEnqueueResult } from '../schemas/messaging';
-import { parseResponseFast } from '../schemas/primitives';
+import { parseResponse, parseResponseFast } from '../schemas/primitives';
+import { z } from 'zod';
 import type { MessagingContext } from './client';
 
 /** A destination given as a URL (`https://...`). The service answers one result. */
@@ -101,11 +102,13 @@ export type EnqueueResponse<D extends string> = string extends D
     : EnqueueResult[];
 
 const REQUEST_KEYS = new Set(['queue', 'destination', 'body', 'signal']);
+const BATCH_ITEM_KEYS = new Set(['queue', 'destination', 'body']);
 
 /** Sends one enqueue request and parses the answer shape the destination kind implies. */
 export async function enqueue<const D extends string>(context: MessagingContext, request: EnqueueRequest<D>): Promise<EnqueueResponse<D>> {
-  checkRequest(request);
-  return sendEnqueue(context, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
+  expectObject(request, 'request', '{ queue, destination, body, ...options }');
+  const queue = checkName('queue', request.queue);
+  return sendOne(context, queue, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
 }
 
 /** Like {@link enqueue}, with the body serialised as JSON and `Content-Type: application/json`. */
@@ -113,41 +116,71 @@ export async function enqueueJSON<const D extends string, T>(
   context: MessagingContext,
   request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T },
 ): Promise<EnqueueResponse<D>> {
-  checkRequest(request);
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(request.body);
-  } catch (cause) {
-    throw new ValidationError('body', `cannot be serialised to JSON: ${(cause as Error).message}`, { cause });
-  }
-  if (text === undefined) throw new ValidationError('body', 'cannot be serialised to JSON (undefined, a function or a symbol)');
+  expectObject(request, 'request', '{ queue, destination, body, ...options }');
+  const queue = checkName('queue', request.queue);
   const options = enqueueOptionsOf(request);
   options.contentType = 'application/json';
-  return sendEnqueue(context, request, text, options) as Promise<EnqueueResponse<D>>;
+  return sendOne(context, queue, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
 }
 
-function checkRequest(request: unknown): void {
-  expectObject(request, 'request', '{ queue, destination, body, ...options }');
+/** One publish (`POST /v2/publish/{destination}`): a message outside any queue. */
+export interface PublishRequest<D extends string = string> extends EnqueueOptions {
+  /** A URL (`https://...`), a URL group name, or an API name such as `api/llm`. */
+  destination: D;
+  /** The message, passed to the destination byte for byte. */
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
 }
 
-/** Validates where to, what and how, then sends. */
-function sendEnqueue(
+/** Publishes one message: delivered as soon as it is due, concurrently with others (no queue order). */
+export async function publish<const D extends string>(context: MessagingContext, request: PublishRequest<D>): Promise<EnqueueResponse<D>> {
+  checkPublish(request);
+  return sendOne(context, undefined, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
+}
+
+/** Like {@link publish}, with the body serialised as JSON and `Content-Type: application/json`. */
+export async function publishJSON<const D extends string, T>(
   context: MessagingContext,
-  request: { queue: string; destination: string; signal?: AbortSignal },
+  request: Omit<PublishRequest<D>, 'body' | 'contentType'> & { body: T },
+): Promise<EnqueueResponse<D>> {
+  checkPublish(request);
+  const options = enqueueOptionsOf(request);
+  options.contentType = 'application/json';
+  return sendOne(context, undefined, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
+}
+
+function checkPublish(request: object): void {
+  expectObject(request, 'request', '{ destination, body, ...options }');
+  if ('queue' in request) throw new ValidationError('queue', 'publish sends without a queue; use enqueue to send on one');
+}
+
+function jsonText(path: string, value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (cause) {
+    throw new ValidationError(path, `cannot be serialised to JSON: ${(cause as Error).message}`, { cause });
+  }
+  if (text === undefined) throw new ValidationError(path, 'cannot be serialised to JSON (undefined, a function or a symbol)');
+  return text;
+}
+
+/** Validates where to, what and how, then sends to a queue (`enqueue`) or without one (`publish`). */
+function sendOne(
+  context: MessagingContext,
+  queue: string | undefined,
+  request: { destination: string; signal?: AbortSignal },
   body: unknown,
   options: EnqueueOptions,
 ): Promise<EnqueueResult | EnqueueResult[]> {
-  const queue = checkName('queue', request.queue);
-  const destination = classifyDestination(request.destination);
-  if (destination.kind === 'api' && destination.name === 'api/llm' && options.callback === undefined) {
-    throw new ValidationError('callback', 'the api/llm destination needs a callback URL to deliver its answer to');
-  }
+  const destination = checkDestination(request.destination, options);
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    throw new ValidationError('body', 'expected a string or a Uint8Array; use enqueueJSON for objects');
+    throw new ValidationError('body', `expected a string or a Uint8Array; use ${queue === undefined ? 'publishJSON' : 'enqueueJSON'} for objects`);
   }
+  const base = queue === undefined ? ['v2', 'publish'] : ['v2', 'enqueue', queue];
   const spec: RequestSpec = {
     method: 'POST',
-    path: destination.kind === 'url' ? ['v2', 'enqueue', queue] : ['v2', 'enqueue', queue, ...destinationSegments(destination)],
+    path: destination.kind === 'url' ? base : [...base, ...destinationSegments(destination)],
     headers: buildEnqueueHeaders(options, { headerPrefix: context.headerPrefix }),
     body,
     // Resending an enqueue whose answer was lost would deliver the message twice, unless the
@@ -160,6 +193,14 @@ function sendEnqueue(
   return destination.kind === 'urlGroup'
     ? context.transport.requestJson(spec, parseUrlGroupResult)
     : context.transport.requestJson(spec, parseEnqueueResult);
+}
+
+function checkDestination(destination: unknown, options: EnqueueOptions): Readonly<ClassifiedDestination> {
+  const classifiedDestination = classifyDestination(destination);
+  if (classifiedDestination.kind === 'api' && classifiedDestination.name === 'api/llm' && options.callback === undefined) {
+    throw new ValidationError('callback', 'the api/llm destination needs a callback URL to deliver its answer to');
+  }
+  return classifiedDestination;
 }
 
 function destinationSegments(destination: Readonly<ClassifiedDestination>): string[] {
@@ -186,6 +227,91 @@ function enqueueOptionsOf(request: object): EnqueueOptions {
   }
   return options as EnqueueOptions;
 }
+
+/** One message of a batch: published, or enqueued when it names a queue. */
+export interface BatchItem extends EnqueueOptions {
+  /** A URL (`https://...`), a URL group name, or an API name such as `api/llm`. */
+  destination: string;
+  queue?: string;
+  /** Text only: a batch travels as one JSON document. Send binary bodies with `publish`. */
+  body?: string;
+}
+
+/** One result per batch item, in order: an array for an item sent to a URL group. */
+export type BatchResult = EnqueueResult | EnqueueResult[];
+
+/**
+ * Sends several messages in one request (`POST /v2/batch`). Every item is checked before anything is
+ * sent, and a mistake names the item (`items.2.retries`).
+ *
+ * @example
+ * const [a, b] = await client.batch([
+ *   { destination: 'https://app.test/a', body: 'x' },
+ *   { destination: 'https://app.test/b', queue: 'emails', body: 'y', retries: 1 },
+ * ]);
+ */
+export async function batch(
+  context: MessagingContext,
+  items: readonly BatchItem[],
+  options: { signal?: AbortSignal } = {},
+): Promise<BatchResult[]> {
+  return sendBatch(context, items, options, (item) => item.body ?? '');
+}
+
+/** Like {@link batch}, with each body serialised as JSON and `Content-Type: application/json`. */
+export async function batchJSON<T>(
+  context: MessagingContext,
+  items: ReadonlyArray<Omit<BatchItem, 'body' | 'contentType'> & { body: T }>,
+  options: { signal?: AbortSignal } = {},
+): Promise<BatchResult[]> {
+  return sendBatch(context, items, options, (item, index) => jsonText(`items.${index}.body`, item.body), 'application/json');
+}
+
+async function sendBatch<I extends { destination: string; queue?: string; body?: unknown }>(
+  context: MessagingContext,
+  items: readonly I[],
+  options: { signal?: AbortSignal },
+  bodyOf: (item: I, index: number) => unknown,
+  contentType?: string,
+): Promise<BatchResult[]> {
+  if (!Array.isArray(items) || items.length === 0) throw new ValidationError('items', 'expected a non-empty array of messages');
+  const wire = items.map((item, index) => {
+    try {
+      expectObject(item as unknown, 'item', '{ destination, queue?, body, ...options }');
+      const deliveryOptions: Record<string, unknown> = {};
+      for (const key of Object.keys(item)) {
+        if (!BATCH_ITEM_KEYS.has(key)) deliveryOptions[key] = (item as Record<string, unknown>)[key];
+      }
+      if (contentType !== undefined) deliveryOptions.contentType = contentType;
+      const destination = checkDestination(item.destination, deliveryOptions as EnqueueOptions);
+      const body = bodyOf(item, index);
+      if (typeof body !== 'string') throw new ValidationError('body', 'a batch body must be a string; send binary bodies with publish');
+      return {
+        destination: destination.kind === 'url' ? destination.href : destination.name,
+        ...(item.queue !== undefined ? { queue: checkName('queue', item.queue) } : {}),
+        headers: buildEnqueueHeaders(deliveryOptions as EnqueueOptions, { headerPrefix: context.headerPrefix }),
+        body,
+      };
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      // The same check as for one message, its path placed inside the batch.
+      const reason = error.path ? error.message.slice(error.path.length + 2) : error.message;
+      throw new ValidationError(error.path ? `items.${index}.${error.path}` : `items.${index}`, reason, { cause: error });
+    }
+  });
+  return context.transport.requestJson(
+    { method: 'POST', path: ['v2', 'batch'], json: wire, ...(options.signal ? { signal: options.signal } : {}) },
+    (value, url) => {
+      const results = parseResponse(batchResultSchema, value, url);
+      if (results.length !== items.length) {
+        throw new ResponseValidationError({ field: '', url, reason: `has ${results.length} results for ${items.length} messages` });
+      }
+      return results;
+    },
+  );
+}
+
+const batchResultSchema = z.array(z.union([enqueueResultSchema, urlGroupEnqueueResultSchema]));
 
 /** Settings of a typed send: every enqueue option, plus where the definition's path is served. */
 export interface SendOptions extends Omit<EnqueueOptions, 'contentType'> {

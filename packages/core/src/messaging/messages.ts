@@ -1,0 +1,110 @@
+import { expectObject, ValidationError } from '../errors';
+import { cancelResultSchema, logPageSchema, messageSchema, type LogEvent, type Message } from '../schemas/resources';
+import { parseResponse } from '../schemas/primitives';
+import type { MessagingContext } from './client';
+import { checkId, checkIds, count, filterQuery, paginate, signalOf, type LogFilter, type MessageFilter, type Page, type PageOptions } from './filters';
+
+// Messages still pending (get, cancel) and the logs: every state change of every message.
+
+/** `GET /v2/messages/{id}`: a message that is not delivered yet (a delivered one is a `NotFoundError`). */
+export function getMessage(context: MessagingContext, messageId: string, options?: { signal?: AbortSignal }): Promise<Message> {
+  const id = checkId('messageId', messageId, 'message id (msg_...)');
+  return context.transport.requestJson({ method: 'GET', path: ['v2', 'messages', id], ...signalOf(options) }, (value, url) =>
+    parseResponse(messageSchema, value, url),
+  );
+}
+
+/** What `cancelMany` cancels: the listed messages, every pending one matching a filter, or all. */
+export type CancelSelection =
+  | { messageIds: readonly string[] }
+  | { filter: MessageFilter; count?: number }
+  | { all: true; count?: number };
+
+/** How many messages a cancel stopped. */
+export interface CancelResult {
+  cancelled: number;
+}
+
+/**
+ * `DELETE /v2/messages/{id}`: stops every pending delivery of one message (logged `CANCELED`).
+ * A message already delivered or cancelled is a `NotFoundError`.
+ */
+export function cancelMessage(
+  context: MessagingContext,
+  messageId: string,
+  options?: { signal?: AbortSignal },
+): Promise<CancelResult> {
+  const id = checkId('messageId', messageId, 'message id (msg_...)');
+  return context.transport.requestJson({ method: 'DELETE', path: ['v2', 'messages', id], ...signalOf(options) }, (value, url) =>
+    // The service answers `{ "cancelled": 1 }`; an empty 202 (as the docs show it) means the same.
+    value === undefined ? { cancelled: 1 } : parseResponse(cancelResultSchema, value, url),
+  );
+}
+
+/** `DELETE /v2/messages`: cancels the listed messages, those matching a filter, or all pending ones. */
+export function cancelMessages(
+  context: MessagingContext,
+  selection: CancelSelection,
+  options?: { signal?: AbortSignal },
+): Promise<CancelResult> {
+  expectObject(selection, 'selection', '{ messageIds }, { filter } or { all: true }');
+  const query = selectionQuery(selection);
+  return context.transport.requestJson({ method: 'DELETE', path: ['v2', 'messages'], query, ...signalOf(options) }, (value, url) =>
+    parseResponse(cancelResultSchema, value, url),
+  );
+}
+
+function selectionQuery(selection: CancelSelection): Record<string, string | number | string[] | undefined> {
+  const keys = Object.keys(selection);
+  const given = selection as { messageIds?: unknown; filter?: unknown; all?: unknown; count?: unknown };
+  const modes = ['messageIds', 'filter', 'all'].filter((key) => keys.includes(key));
+  if (modes.length !== 1) {
+    throw new ValidationError('selection', 'give exactly one of { messageIds }, { filter } or { all: true }');
+  }
+  for (const key of keys) {
+    if (![...modes, 'count'].includes(key) || (key === 'count' && modes[0] === 'messageIds')) {
+      throw new ValidationError(key, `unknown option for ${modes[0]}; known options are ${modes[0]}${modes[0] === 'messageIds' ? '' : ', count'}`);
+    }
+  }
+  if (given.messageIds !== undefined) return { messageIds: checkIds('messageIds', given.messageIds, 'message id') };
+  const size = given.count === undefined ? undefined : count(given.count);
+  if (given.all !== undefined) {
+    if (given.all !== true) throw new ValidationError('all', 'expected true, to cancel every pending message');
+    return { count: size };
+  }
+  const query = filterQuery(given.filter as object, []);
+  if (Object.values(query).every((value) => value === undefined)) {
+    throw new ValidationError('filter', 'an empty filter would cancel everything; use { all: true } to mean that');
+  }
+  return { ...(query as Record<string, string | number | string[] | undefined>), count: size };
+}
+
+/** A page of the logs: every state change of every message, newest first. */
+export interface LogPage {
+  cursor: string | undefined;
+  events: LogEvent[];
+}
+
+/** `GET /v2/events`: one page of the logs matching `filter`. */
+export async function listLogs(context: MessagingContext, filter: LogFilter & PageOptions = {}): Promise<LogPage> {
+  const { signal, ...rest } = filter;
+  const query = filterQuery(rest, ['messageId', 'state', 'cursor', 'count']);
+  const page = await context.transport.requestJson({ method: 'GET', path: ['v2', 'events'], query, ...signalOf({ signal }) }, (value, url) =>
+    parseResponse(logPageSchema, value, url),
+  );
+  return { cursor: page.cursor, events: page.events };
+}
+
+/**
+ * Every log event matching `filter`, page after page.
+ *
+ * @example
+ * for await (const event of client.logs.iterate({ messageId })) console.log(event.state, event.time);
+ */
+export function iterateLogs(context: MessagingContext, filter: LogFilter & PageOptions = {}): AsyncGenerator<LogEvent, void, undefined> {
+  expectObject(filter, 'filter', 'an object of filters');
+  return paginate(filter.cursor, async (cursor): Promise<Page<LogEvent>> => {
+    const page = await listLogs(context, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
+    return { cursor: page.cursor, items: page.events };
+  });
+}

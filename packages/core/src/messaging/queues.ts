@@ -1,0 +1,153 @@
+import { describeValue, expectObject, ValidationError } from '../errors';
+import { nilSafeArray, parseResponse } from '../schemas/primitives';
+import {
+  flowControlInfoSchema,
+  globalParallelismSchema,
+  queueSchema,
+  type FlowControlInfo,
+  type GlobalParallelism,
+  type Queue,
+} from '../schemas/resources';
+import type { MessagingContext } from './client';
+import { signalOf } from './filters';
+import { checkName } from './sending';
+
+// How fast messages go out: queues (order and parallelism per queue, pause/resume) and flow-control
+// keys (parallelism and rate shared by every message with the key, across queues and publishes).
+
+/** A queue's settings; a missing queue is created. */
+export interface QueueSettings {
+  name: string;
+  /** Messages of this queue delivered at once. Default 1 (strict order). */
+  parallelism?: number;
+  /** Create or leave the queue paused: it accepts messages and delivers none until resumed. */
+  paused?: boolean;
+  signal?: AbortSignal;
+}
+
+const QUEUE_KEYS = new Set(['name', 'parallelism', 'paused', 'signal']);
+
+/** `POST /v2/queues`: creates or updates a queue. */
+export async function upsertQueue(context: MessagingContext, settings: QueueSettings): Promise<void> {
+  expectObject(settings, 'settings', '{ name, parallelism?, paused? }');
+  for (const key of Object.keys(settings)) {
+    if (!QUEUE_KEYS.has(key)) throw new ValidationError(key, `unknown option; known options are ${[...QUEUE_KEYS].join(', ')}`);
+  }
+  const queueName = checkName('name', settings.name);
+  const parallelism = settings.parallelism ?? 1;
+  if (!Number.isSafeInteger(parallelism) || parallelism < 1) {
+    throw new ValidationError('parallelism', `expected a whole number >= 1, got ${describeValue(settings.parallelism)}`);
+  }
+  if (settings.paused !== undefined && typeof settings.paused !== 'boolean') {
+    throw new ValidationError('paused', `expected true or false, got ${describeValue(settings.paused)}`);
+  }
+  await context.transport.request({
+    method: 'POST',
+    path: ['v2', 'queues'],
+    json: { queueName, parallelism, paused: settings.paused ?? false },
+    retrySafe: true,
+    ...signalOf(settings),
+  });
+}
+
+/** `GET /v2/queues/{name}`: one queue with its lag (messages waiting). */
+export function getQueue(context: MessagingContext, name: string, options?: { signal?: AbortSignal }): Promise<Queue> {
+  const queue = checkName('name', name);
+  return context.transport.requestJson({ method: 'GET', path: ['v2', 'queues', queue], ...signalOf(options) }, (value, url) =>
+    parseResponse(queueSchema, value, url),
+  );
+}
+
+/** `GET /v2/queues`: every queue. */
+export function listQueues(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<Queue[]> {
+  return context.transport.requestJson({ method: 'GET', path: ['v2', 'queues'], ...signalOf(options) }, (value, url) =>
+    parseResponse(nilSafeArray(queueSchema), value, url),
+  );
+}
+
+/** `DELETE /v2/queues/{name}`, `POST .../pause`, `POST .../resume`. */
+export async function changeQueue(
+  context: MessagingContext,
+  action: 'delete' | 'pause' | 'resume',
+  name: string,
+  options?: { signal?: AbortSignal },
+): Promise<void> {
+  const queue = checkName('name', name);
+  const path = action === 'delete' ? ['v2', 'queues', queue] : ['v2', 'queues', queue, action];
+  await context.transport.request({ method: action === 'delete' ? 'DELETE' : 'POST', path, retrySafe: true, ...signalOf(options) });
+}
+
+/** `GET /v2/flowControl/{key}`: a key's limits and live counters. */
+export function getFlowControl(context: MessagingContext, key: string, options?: { signal?: AbortSignal }): Promise<FlowControlInfo> {
+  const name = checkName('key', key);
+  return context.transport.requestJson({ method: 'GET', path: ['v2', 'flowControl', name], ...signalOf(options) }, (value, url) =>
+    parseResponse(flowControlInfoSchema, value, url),
+  );
+}
+
+/** `GET /v2/flowControl`: every key in use. */
+export function listFlowControl(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<FlowControlInfo[]> {
+  return context.transport.requestJson({ method: 'GET', path: ['v2', 'flowControl'], ...signalOf(options) }, (value, url) =>
+    parseResponse(nilSafeArray(flowControlInfoSchema), value, url),
+  );
+}
+
+/** `GET /v2/globalParallelism`: the account's parallelism limit and the attempts running now. */
+export function getGlobalParallelism(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<GlobalParallelism> {
+  return context.transport.requestJson({ method: 'GET', path: ['v2', 'globalParallelism'], ...signalOf(options) }, (value, url) =>
+    parseResponse(globalParallelismSchema, value, url),
+  );
+}
+
+/** Limits that override what incoming messages set, until unpinned. */
+export interface PinnedLimits {
+  parallelism?: number;
+  rate?: number;
+  /** Seconds. */
+  period?: number;
+}
+
+/** Which pinned limits to release. */
+export interface UnpinnedLimits {
+  parallelism?: true;
+  rate?: true;
+}
+
+/**
+ * `POST /v2/flowControl/{key}/pause | resume | resetRate | pin | unpin`. A paused key holds its
+ * messages (accepted, not delivered); `resetRate` starts a new rate period now.
+ */
+export async function changeFlowControl(
+  context: MessagingContext,
+  action: 'pause' | 'resume' | 'resetRate' | 'pin' | 'unpin',
+  key: string,
+  limits: PinnedLimits | UnpinnedLimits = {},
+  options?: { signal?: AbortSignal },
+): Promise<void> {
+  const name = checkName('key', key);
+  const query: Record<string, number | boolean | undefined> = {};
+  if (action === 'pin' || action === 'unpin') {
+    expectObject(limits, 'limits', '{ parallelism?, rate?, period? }');
+    for (const field of ['parallelism', 'rate', 'period'] as const) {
+      const value = (limits as Record<string, unknown>)[field];
+      if (value === undefined) continue;
+      if (action === 'unpin') {
+        if (value !== true || field === 'period') throw new ValidationError(field, `to unpin, pass parallelism: true and/or rate: true`);
+        query[field] = true;
+        continue;
+      }
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+        throw new ValidationError(field, `expected a whole number >= 1, got ${describeValue(value)}`);
+      }
+      query[field] = value;
+    }
+    if (Object.keys(query).length === 0) throw new ValidationError('limits', `give at least one of parallelism, rate and period to ${action}`);
+  }
+  await context.transport.request({
+    method: 'POST',
+    path: ['v2', 'flowControl', name, action],
+    ...(Object.keys(query).length > 0 ? { query } : {}),
+    retrySafe: true,
+    ...signalOf(options),
+  });
+}
