@@ -95,7 +95,11 @@ export function normalizeRegion(region: string | undefined): string | undefined 
   if (region === undefined) return undefined;
   const normalized = region.trim().replaceAll('-', '_').toUpperCase();
   if (!REGION.test(normalized)) {
-    throw new ConfigError('region', ENV_VARIABLES.region, `Invalid region ${JSON.stringify(region)}: use a name such as eu-central-1 or EU_CENTRAL_1.`);
+    throw new ConfigError(
+      'region',
+      ENV_VARIABLES.region,
+      `Invalid region ${JSON.stringify(region)}: use a name such as eu-central-1 or EU_CENTRAL_1.`,
+    );
   }
   return normalized;
 }

@@ -305,14 +305,18 @@ function addRedact(out: Record<string, string>, names: ProtocolHeaderNames, reda
   rejectUnknownKeys('redact', redact, REDACT_KEYS);
   const fields: string[] = [];
   if (redact.body !== undefined) {
-    if (typeof redact.body !== 'boolean') throw new ValidationError('redact.body', `expected true or false, got ${describeValue(redact.body)}`);
+    if (typeof redact.body !== 'boolean')
+      throw new ValidationError('redact.body', `expected true or false, got ${describeValue(redact.body)}`);
     if (redact.body) fields.push('body');
   }
   if (redact.headers === true) {
     fields.push('header');
   } else if (redact.headers !== undefined) {
     if (!Array.isArray(redact.headers) || redact.headers.length === 0) {
-      throw new ValidationError('redact.headers', `expected true or a non-empty array of header names, got ${describeValue(redact.headers)}`);
+      throw new ValidationError(
+        'redact.headers',
+        `expected true or a non-empty array of header names, got ${describeValue(redact.headers)}`,
+      );
     }
     redact.headers.forEach((name, index) => {
       assertHeaderName(`redact.headers.${index}`, name);

@@ -1,9 +1,29 @@
-import { checkBaseUrl, normalizeRegion, optionalSetting, processEnvironment, regionalSetting, requiredSetting, resolveHeaderPrefix } from '../config';
+import {
+  checkBaseUrl,
+  normalizeRegion,
+  optionalSetting,
+  processEnvironment,
+  regionalSetting,
+  requiredSetting,
+  resolveHeaderPrefix,
+} from '../config';
 import type { DestinationDefinition, PayloadOf } from '../contract';
 import { createRequester, type HttpTransport, type Requester } from '../http';
 import { requesterSettings, type SharedClientOptions } from '../http/options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
-import { signingKeysSchema, type DlqDeleteResult, type DlqMessage, type DlqRetryResult, type FlowControlInfo, type GlobalParallelism, type LogEvent, type Message, type Queue, type Schedule, type SigningKeys } from '../schemas/resources';
+import {
+  signingKeysSchema,
+  type DlqDeleteResult,
+  type DlqMessage,
+  type DlqRetryResult,
+  type FlowControlInfo,
+  type GlobalParallelism,
+  type LogEvent,
+  type Message,
+  type Queue,
+  type Schedule,
+  type SigningKeys,
+} from '../schemas/resources';
 import { parseResponse } from '../schemas/primitives';
 import {
   deleteDlqMessage,
@@ -22,7 +42,16 @@ import {
   type WorkflowDlqPage,
 } from './dlq';
 import { signalOf, type DlqFilter, type LogFilter, type PageOptions } from './filters';
-import { cancelMessage, cancelMessages, getMessage, iterateLogs, listLogs, type CancelResult, type CancelSelection, type LogPage } from './messages';
+import {
+  cancelMessage,
+  cancelMessages,
+  getMessage,
+  iterateLogs,
+  listLogs,
+  type CancelResult,
+  type CancelSelection,
+  type LogPage,
+} from './messages';
 import {
   changeFlowControl,
   changeQueue,
@@ -53,7 +82,15 @@ import {
   type PublishRequest,
   type SendOptions,
 } from './sending';
-import { addEndpoints, deleteUrlGroup, getUrlGroup, listUrlGroups, removeEndpoints, type EndpointRef, type NewEndpoint } from './url-groups';
+import {
+  addEndpoints,
+  deleteUrlGroup,
+  getUrlGroup,
+  listUrlGroups,
+  removeEndpoints,
+  type EndpointRef,
+  type NewEndpoint,
+} from './url-groups';
 
 /** What every messaging resource function needs: one transport and the resolved settings. */
 export interface MessagingContext {
@@ -103,10 +140,14 @@ type JsonRequest<R> = Omit<R, 'body' | 'contentType'> & { body: unknown };
 export interface MessagingClient {
   /** Enqueues on a queue: delivered in order, `parallelism` at a time (default one). */
   enqueue<const D extends string>(request: EnqueueRequest<D>): Promise<EnqueueResponse<D>>;
-  enqueueJSON<const D extends string, T>(request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T }): Promise<EnqueueResponse<D>>;
+  enqueueJSON<const D extends string, T>(
+    request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T },
+  ): Promise<EnqueueResponse<D>>;
   /** Publishes without a queue: delivered as soon as due, concurrently with others. */
   publish<const D extends string>(request: PublishRequest<D>): Promise<EnqueueResponse<D>>;
-  publishJSON<const D extends string, T>(request: Omit<PublishRequest<D>, 'body' | 'contentType'> & { body: T }): Promise<EnqueueResponse<D>>;
+  publishJSON<const D extends string, T>(
+    request: Omit<PublishRequest<D>, 'body' | 'contentType'> & { body: T },
+  ): Promise<EnqueueResponse<D>>;
   /** Several messages in one request; one result per item, an array for a URL-group item. */
   batch(items: readonly BatchItem[], options?: CallOptions): Promise<BatchResult[]>;
   batchJSON<T>(items: ReadonlyArray<Omit<BatchItem, 'body' | 'contentType'> & { body: T }>, options?: CallOptions): Promise<BatchResult[]>;

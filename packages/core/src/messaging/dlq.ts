@@ -1,10 +1,5 @@
 import { expectObject, ValidationError } from '../errors';
-import {
-  dlqListResponseSchema,
-  retriggerResponseSchema,
-  type DlqWorkflowMessage,
-  type RetriggerResponse,
-} from '../schemas';
+import { dlqListResponseSchema, retriggerResponseSchema, type DlqWorkflowMessage, type RetriggerResponse } from '../schemas';
 import {
   dlqDeleteResultSchema,
   dlqMessagePageSchema,

@@ -97,7 +97,8 @@ function strings(path: string, value: unknown): string | string[] {
 }
 
 function nonEmpty(path: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw new ValidationError(path, `expected a non-empty string, got ${describeValue(value)}`);
+  if (typeof value !== 'string' || value === '')
+    throw new ValidationError(path, `expected a non-empty string, got ${describeValue(value)}`);
   return value;
 }
 
@@ -165,7 +166,10 @@ export async function* paginate<T>(
     yield* page.items;
     if (page.cursor === undefined) return;
     if (seen.has(page.cursor)) {
-      throw new ValidationError('cursor', `the service returned cursor ${JSON.stringify(page.cursor)} twice; stopping to avoid an endless listing`);
+      throw new ValidationError(
+        'cursor',
+        `the service returned cursor ${JSON.stringify(page.cursor)} twice; stopping to avoid an endless listing`,
+      );
     }
     seen.add(page.cursor);
     cursor = page.cursor;

@@ -2,7 +2,18 @@ import { expectObject, ValidationError } from '../errors';
 import { cancelResultSchema, logPageSchema, messageSchema, type LogEvent, type Message } from '../schemas/resources';
 import { parseResponse } from '../schemas/primitives';
 import type { MessagingContext } from './client';
-import { checkId, checkIds, count, filterQuery, paginate, signalOf, type LogFilter, type MessageFilter, type Page, type PageOptions } from './filters';
+import {
+  checkId,
+  checkIds,
+  count,
+  filterQuery,
+  paginate,
+  signalOf,
+  type LogFilter,
+  type MessageFilter,
+  type Page,
+  type PageOptions,
+} from './filters';
 
 // Messages still pending (get, cancel) and the logs: every state change of every message.
 
@@ -15,10 +26,7 @@ export function getMessage(context: MessagingContext, messageId: string, options
 }
 
 /** What `cancelMany` cancels: the listed messages, every pending one matching a filter, or all. */
-export type CancelSelection =
-  | { messageIds: readonly string[] }
-  | { filter: MessageFilter; count?: number }
-  | { all: true; count?: number };
+export type CancelSelection = { messageIds: readonly string[] } | { filter: MessageFilter; count?: number } | { all: true; count?: number };
 
 /** How many messages a cancel stopped. */
 export interface CancelResult {
@@ -29,11 +37,7 @@ export interface CancelResult {
  * `DELETE /v2/messages/{id}`: stops every pending delivery of one message (logged `CANCELED`).
  * A message already delivered or cancelled is a `NotFoundError`.
  */
-export function cancelMessage(
-  context: MessagingContext,
-  messageId: string,
-  options?: { signal?: AbortSignal },
-): Promise<CancelResult> {
+export function cancelMessage(context: MessagingContext, messageId: string, options?: { signal?: AbortSignal }): Promise<CancelResult> {
   const id = checkId('messageId', messageId, 'message id (msg_...)');
   return context.transport.requestJson({ method: 'DELETE', path: ['v2', 'messages', id], ...signalOf(options) }, (value, url) =>
     // The service answers `{ "cancelled": 1 }`; an empty 202 (as the docs show it) means the same.
@@ -63,7 +67,10 @@ function selectionQuery(selection: CancelSelection): Record<string, string | num
   }
   for (const key of keys) {
     if (![...modes, 'count'].includes(key) || (key === 'count' && modes[0] === 'messageIds')) {
-      throw new ValidationError(key, `unknown option for ${modes[0]}; known options are ${modes[0]}${modes[0] === 'messageIds' ? '' : ', count'}`);
+      throw new ValidationError(
+        key,
+        `unknown option for ${modes[0]}; known options are ${modes[0]}${modes[0] === 'messageIds' ? '' : ', count'}`,
+      );
     }
   }
   if (given.messageIds !== undefined) return { messageIds: checkIds('messageIds', given.messageIds, 'message id') };
@@ -89,8 +96,9 @@ export interface LogPage {
 export async function listLogs(context: MessagingContext, filter: LogFilter & PageOptions = {}): Promise<LogPage> {
   const { signal, ...rest } = filter;
   const query = filterQuery(rest, ['messageId', 'state', 'cursor', 'count']);
-  const page = await context.transport.requestJson({ method: 'GET', path: ['v2', 'events'], query, ...signalOf({ signal }) }, (value, url) =>
-    parseResponse(logPageSchema, value, url),
+  const page = await context.transport.requestJson(
+    { method: 'GET', path: ['v2', 'events'], query, ...signalOf({ signal }) },
+    (value, url) => parseResponse(logPageSchema, value, url),
   );
   return { cursor: page.cursor, events: page.events };
 }

@@ -141,7 +141,8 @@ export async function changeFlowControl(
       }
       query[field] = value;
     }
-    if (Object.keys(query).length === 0) throw new ValidationError('limits', `give at least one of parallelism, rate and period to ${action}`);
+    if (Object.keys(query).length === 0)
+      throw new ValidationError('limits', `give at least one of parallelism, rate and period to ${action}`);
   }
   await context.transport.request({
     method: 'POST',

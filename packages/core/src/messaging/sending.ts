@@ -175,7 +175,10 @@ function sendOne(
 ): Promise<EnqueueResult | EnqueueResult[]> {
   const destination = checkDestination(request.destination, options);
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    throw new ValidationError('body', `expected a string or a Uint8Array; use ${queue === undefined ? 'publishJSON' : 'enqueueJSON'} for objects`);
+    throw new ValidationError(
+      'body',
+      `expected a string or a Uint8Array; use ${queue === undefined ? 'publishJSON' : 'enqueueJSON'} for objects`,
+    );
   }
   const base = queue === undefined ? ['v2', 'publish'] : ['v2', 'enqueue', queue];
   const spec: RequestSpec = {

@@ -74,4 +74,3 @@ function checkList<T>(endpoints: readonly T[]): readonly T[] {
   }
   return endpoints;
 }
-

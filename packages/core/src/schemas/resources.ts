@@ -31,7 +31,11 @@ const cursorSchema = z
 const labelsFields = {
   /** The labels, comma-separated as the service stores them. */
   label: z.string().optional(),
-  labels: z.array(z.string()).nullish().transform((value) => value ?? undefined).optional(),
+  labels: z
+    .array(z.string())
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .optional(),
 };
 
 const deliveryFields = {
@@ -160,7 +164,11 @@ export const scheduleSchema = z.looseObject({
   /** Unix milliseconds of the next firing. */
   nextScheduleTime: z.number().optional(),
   /** Message id -> state of the last firing's messages. */
-  lastScheduleStates: z.record(z.string(), z.string()).nullish().transform((value) => value ?? undefined).optional(),
+  lastScheduleStates: z
+    .record(z.string(), z.string())
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .optional(),
   ...labelsFields,
 });
 /** A schedule. */
