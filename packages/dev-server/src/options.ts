@@ -28,6 +28,11 @@ export interface DevServerOptions {
   timeScale?: number;
   /** `text` (default) one readable line per event, `json` JSON lines, `silent`, or your own function. */
   log?: LogOption;
+  /**
+   * Play a region of the service: deliveries carry `<Prefix>-Region: <region>` (`eu-central-1`), so a
+   * receiver picks that region's keys. Default: none.
+   */
+  region?: string;
   /** Clock in Unix milliseconds. Default `Date.now`. */
   now?: () => number;
   /** Called with every event, whatever `log` is (tests wait on these instead of sleeping). */
@@ -44,6 +49,7 @@ export interface ResolvedOptions {
   plan: PlanName;
   timeScale: number;
   log: LogOption;
+  region: string | undefined;
   now: () => number;
   onEvent: DevServerEventListener | undefined;
 }
@@ -69,6 +75,10 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
     throw new TypeError(`log must be "text", "json", "silent" or a function, got ${JSON.stringify(log)}`);
   if (options.dataDir !== undefined && (typeof options.dataDir !== 'string' || options.dataDir === ''))
     throw new TypeError('dataDir must be a non-empty path');
+  const region = options.region;
+  if (region !== undefined && (typeof region !== 'string' || !/^[a-z]+(?:-[a-z]+)*-\d+$/.test(region))) {
+    throw new TypeError(`region must be a region name such as eu-central-1 or us-east-1, got ${JSON.stringify(region)}`);
+  }
   return {
     port,
     host: options.host ?? '127.0.0.1',
@@ -78,6 +88,7 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
     plan,
     timeScale,
     log,
+    region,
     now: options.now ?? Date.now,
     onEvent: options.onEvent,
   };

@@ -1,6 +1,7 @@
 import type { DevCredentials } from './credentials';
 import type { Engine } from './engine/create-engine';
 import type { EngineConfig } from './engine/engine-config';
+import type { Scheduler } from './engine/scheduler';
 import type { EventBus } from './events';
 import type { PlanLimits } from './plans';
 import type { Store } from './state/store';
@@ -9,6 +10,7 @@ import type { Store } from './state/store';
 export interface ServerContext {
   store: Store;
   engine: Engine;
+  scheduler: Scheduler;
   events: EventBus;
   credentials: DevCredentials;
   plan: PlanLimits;

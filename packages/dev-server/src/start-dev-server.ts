@@ -5,8 +5,13 @@ import { createEngine } from './engine/create-engine';
 import type { EngineConfig } from './engine/engine-config';
 import { createEventBus, type DevServerEventListener } from './events';
 import { createHttpServer } from './http/create-http-server';
+import { createScheduler } from './engine/scheduler';
+import { signingKeyRoutes, signingKeys } from './http/auth';
 import { dlqRoutes } from './http/dlq';
-import { enqueueRoutes } from './http/enqueue';
+import { messageRoutes } from './http/messages';
+import { queueRoutes } from './http/queues';
+import { fireSchedule, scheduleRoutes } from './http/schedules';
+import { sendingRoutes } from './http/sending';
 import { topicRoutes } from './http/topics';
 import { createLogger } from './log';
 import { managementRoutes, MANAGEMENT_BASE_PATH } from './management/management-routes';
@@ -25,8 +30,11 @@ export interface DevServer {
   readOnlyToken: string;
   managementUser: string;
   managementPassword: string;
-  currentSigningKey: string;
-  nextSigningKey: string;
+  /** The key deliveries are signed with now (it changes when the keys are rotated). */
+  readonly currentSigningKey: string;
+  readonly nextSigningKey: string;
+  /** The region deliveries name in `<Prefix>-Region`, when one is set. */
+  region: string | undefined;
   headerPrefix: string;
   issuer: string;
   plan: PlanName;
@@ -64,6 +72,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     timeScale: resolved.timeScale,
     maxInFlight: plan.max_global_parallelism,
     planTimeoutSeconds: plan.timeout,
+    region: resolved.region,
     now: resolved.now,
   };
   const store = await openStore({
@@ -73,9 +82,20 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     onCompactionError: (error) => events.emit({ type: 'error', message: `journal compaction failed: ${String(error)}` }),
   });
   const engine = createEngine(store, config, events);
-  const ctx: ServerContext = { store, engine, events, credentials, plan, config };
+  // The scheduler fires through the same acceptance as a publish; it needs the context it is part of.
+  const ctx: ServerContext = { store, engine, scheduler: undefined as never, events, credentials, plan, config };
+  ctx.scheduler = createScheduler({ store, engine, config, events, fire: (schedule, time) => fireSchedule(ctx, schedule, time) });
   const server = createHttpServer(
-    [...topicRoutes(ctx), ...enqueueRoutes(ctx), ...dlqRoutes(ctx), ...managementRoutes(ctx)],
+    [
+      ...topicRoutes(ctx),
+      ...sendingRoutes(ctx),
+      ...messageRoutes(ctx),
+      ...queueRoutes(ctx),
+      ...scheduleRoutes(ctx),
+      ...dlqRoutes(ctx),
+      ...signingKeyRoutes(ctx),
+      ...managementRoutes(ctx),
+    ],
     credentials,
     events,
   );
@@ -89,6 +109,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const url = `http://${urlHost(resolved.host)}:${port}`;
   const managementUrl = `${url}${MANAGEMENT_BASE_PATH}`;
   engine.start();
+  ctx.scheduler.start();
   events.emit({ type: 'listening', url, managementUrl, dataDir: resolved.dataDir, recovered: store.state.messages.size });
 
   let closing: Promise<void> | undefined;
@@ -99,8 +120,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     readOnlyToken: credentials.readOnlyToken,
     managementUser: credentials.managementUser,
     managementPassword: credentials.managementPassword,
-    currentSigningKey: credentials.currentSigningKey,
-    nextSigningKey: credentials.nextSigningKey,
+    get currentSigningKey() {
+      return signingKeys(ctx).current;
+    },
+    get nextSigningKey() {
+      return signingKeys(ctx).next;
+    },
+    region: resolved.region,
     headerPrefix: resolved.headerPrefix,
     issuer: resolved.issuer,
     plan: resolved.plan,

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type DispatchInfo, type Dispatcher } from '../src/engine/dispatcher';
+import { createDispatcher, type DispatchInfo, type Dispatcher, type FlowLimits, type QueueLimits } from '../src/engine/dispatcher';
 import { createSeqHeap } from '../src/engine/seq-heap';
 
 /** A dispatcher over a table of pending messages; `started` records every start, in order. */
 function harness(maxInFlight: number, messages: Record<string, DispatchInfo>) {
   const pending = new Map(Object.entries(messages));
   const started: string[] = [];
+  const queues = new Map<string, QueueLimits>();
+  const flows = new Map<string, FlowLimits>();
+  const wakes = new Map<string, { at: number; wake: () => void }>();
+  const clock = { now: 0 };
   let onStart: (id: string) => void = () => {};
   const dispatcher: Dispatcher = createDispatcher({
     maxInFlight,
@@ -14,10 +18,26 @@ function harness(maxInFlight: number, messages: Record<string, DispatchInfo>) {
       started.push(id);
       onStart(id);
     },
+    queueLimits: (name) => queues.get(name) ?? { parallelism: 1, paused: false },
+    flowLimits: (key) => flows.get(key) ?? { paused: false, parallelism: undefined, rate: undefined, periodMs: 1000 },
+    now: () => clock.now,
+    wakeAt: (key, at, wake) => void wakes.set(key, { at, wake }),
   });
   return {
     dispatcher,
     started,
+    queues,
+    flows,
+    /** Moves the fake clock and runs the wakes that are due. */
+    advance(ms: number) {
+      clock.now += ms;
+      for (const [key, { at, wake }] of [...wakes]) {
+        if (at <= clock.now) {
+          wakes.delete(key);
+          wake();
+        }
+      }
+    },
     /** The attempt of `id` ended: settled ones leave the store first, as the engine commits before reporting. */
     finish(id: string, settled: boolean) {
       if (settled) pending.delete(id);
@@ -28,8 +48,92 @@ function harness(maxInFlight: number, messages: Record<string, DispatchInfo>) {
   };
 }
 
-const q = (seq: number, queue = 'q'): DispatchInfo => ({ seq, queue });
-const loose = (seq: number): DispatchInfo => ({ seq, queue: undefined });
+const q = (seq: number, queue = 'q'): DispatchInfo => ({ seq, queue, flowKey: undefined });
+const loose = (seq: number): DispatchInfo => ({ seq, queue: undefined, flowKey: undefined });
+const keyed = (seq: number, flowKey: string, queue?: string): DispatchInfo => ({ seq, queue, flowKey });
+
+describe('queue limits and flow control', () => {
+  it('runs `parallelism` messages of a queue at once, still starting them in order', () => {
+    const h = harness(10, { a: q(1), b: q(2), c: q(3), d: q(4) });
+    h.queues.set('q', { parallelism: 2, paused: false });
+    for (const id of ['d', 'c', 'b', 'a']) h.dispatcher.ready(id);
+    // Two slots: the first two due start at once; the rest wait in acceptance order.
+    expect(h.started).toEqual(['d', 'c']);
+    h.finish('c', true);
+    expect(h.started).toEqual(['d', 'c', 'a']);
+    h.finish('d', true);
+    expect(h.started).toEqual(['d', 'c', 'a', 'b']);
+  });
+
+  it('holds a paused queue (even a retry of its holder) until it resumes', () => {
+    const h = harness(10, { a: q(1), b: q(2), other: q(3, 'r') });
+    h.queues.set('q', { parallelism: 1, paused: true });
+    h.dispatcher.ready('a');
+    h.dispatcher.ready('b');
+    h.dispatcher.ready('other');
+    expect(h.started).toEqual(['other']);
+    h.queues.set('q', { parallelism: 1, paused: false });
+    h.dispatcher.refresh();
+    expect(h.started).toEqual(['other', 'a']);
+    h.finish('a', false);
+    h.queues.set('q', { parallelism: 1, paused: true });
+    h.dispatcher.ready('a');
+    expect(h.started).toEqual(['other', 'a']);
+    h.queues.set('q', { parallelism: 1, paused: false });
+    h.dispatcher.refresh();
+    expect(h.started).toEqual(['other', 'a', 'a']);
+  });
+
+  it('caps a flow-control key at its parallelism across queues and publishes', () => {
+    const h = harness(10, { a: keyed(1, 'k', 'q1'), b: keyed(2, 'k', 'q2'), c: keyed(3, 'k'), d: loose(4) });
+    h.flows.set('k', { paused: false, parallelism: 2, rate: undefined, periodMs: 1000 });
+    for (const id of ['a', 'b', 'c', 'd']) h.dispatcher.ready(id);
+    expect(h.started).toEqual(['a', 'b', 'd']);
+    expect(h.dispatcher.flowCounters('k')).toMatchObject({ running: 2, waiting: 1 });
+    h.finish('b', true);
+    expect(h.started).toEqual(['a', 'b', 'd', 'c']);
+  });
+
+  it('starts at most `rate` attempts of a key per period, and the rest when the period ends', () => {
+    const h = harness(10, { a: keyed(1, 'k'), b: keyed(2, 'k'), c: keyed(3, 'k') });
+    h.flows.set('k', { paused: false, parallelism: undefined, rate: 2, periodMs: 1000 });
+    for (const id of ['a', 'b', 'c']) h.dispatcher.ready(id);
+    expect(h.started).toEqual(['a', 'b']);
+    h.finish('a', true);
+    h.advance(999);
+    expect(h.started).toEqual(['a', 'b']);
+    h.advance(1);
+    expect(h.started).toEqual(['a', 'b', 'c']);
+    expect(h.dispatcher.flowCounters('k')).toMatchObject({ windowStart: 1000, windowCount: 1 });
+  });
+
+  it('holds a paused key until it resumes, and resetRate starts a new period at once', () => {
+    const h = harness(10, { a: keyed(1, 'k'), b: keyed(2, 'k') });
+    h.flows.set('k', { paused: true, parallelism: undefined, rate: 1, periodMs: 60_000 });
+    h.dispatcher.ready('a');
+    h.dispatcher.ready('b');
+    expect(h.started).toEqual([]);
+    h.flows.set('k', { paused: false, parallelism: undefined, rate: 1, periodMs: 60_000 });
+    h.dispatcher.refresh();
+    expect(h.started).toEqual(['a']);
+    h.dispatcher.resetRate('k');
+    expect(h.started).toEqual(['a', 'b']);
+  });
+
+  it('forgets a cancelled message wherever it waits, and lets the queue move on', () => {
+    const h = harness(10, { a: q(1), b: q(2), c: q(3), x: keyed(4, 'k') });
+    h.flows.set('k', { paused: true, parallelism: undefined, rate: undefined, periodMs: 1000 });
+    for (const id of ['a', 'b', 'c', 'x']) h.dispatcher.ready(id);
+    expect(h.started).toEqual(['a']);
+    h.forget('b');
+    h.dispatcher.forget('b');
+    h.forget('x');
+    h.dispatcher.forget('x');
+    expect(h.dispatcher.flowCounters('k').waiting).toBe(0);
+    h.finish('a', true);
+    expect(h.started).toEqual(['a', 'c']);
+  });
+});
 
 describe('the dispatcher', () => {
   it('delivers a queue one message at a time, in acceptance order even when they become due out of order', () => {

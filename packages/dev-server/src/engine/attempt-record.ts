@@ -19,6 +19,7 @@ export interface AttemptRecordInput {
   classified: ClassifiedAttempt;
   wait: RetryWait | undefined;
   at: number;
+  startedAt?: number;
 }
 
 /**
@@ -64,6 +65,7 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
     type: 'attempt',
     id: message.id,
     at,
+    ...(input.startedAt !== undefined ? { startedAt: input.startedAt } : {}),
     retried,
     outcome: classified.outcome,
     ...(response ? { response } : {}),

@@ -1,12 +1,12 @@
 import type { EventBus } from '../events';
 import type { Store } from '../state/store';
-import type { MessageRecord } from '../state/records';
+import type { FlowControlSettings, MessageRecord } from '../state/records';
 import { classifyAttempt } from './attempt-outcome';
 import { attemptRecord } from './attempt-record';
 import { buildDeliveryRequest } from './delivery-request';
-import { createTokenSigner } from '@mailroom/core/protocol';
+import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
-import { createDispatcher } from './dispatcher';
+import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
 import type { EngineConfig } from './engine-config';
 import { reportAttempt } from './report-attempt';
 import { retryWait } from './retry-wait';
@@ -19,6 +19,19 @@ export interface Engine {
   start(): void;
   /** Schedules messages just accepted (their record is already committed). */
   admit(messages: readonly MessageRecord[]): void;
+  /** Forgets cancelled messages (already removed from the store): their timers and places in line. */
+  cancel(ids: readonly string[]): void;
+  /** Queue or flow-control settings changed: look at everything waiting again. */
+  refresh(): void;
+  /** The limits a flow-control key applies now, and its live counters. */
+  flow(key: string): { limits: FlowLimits; counters: FlowCounters; known: boolean };
+  /** Starts a new rate period for a flow-control key now. */
+  resetRate(key: string): void;
+  /** Attempts running now. */
+  inFlight(): number;
+  /** Runs `fire` at real time `at` under `key` (schedules), replacing any earlier timer of that key. */
+  timer(key: string, at: number, fire: () => void): void;
+  cancelTimer(key: string): void;
   /** Stops: no new attempt starts, running ones are aborted and not counted (they run again after a restart). */
   close(): Promise<void>;
 }
@@ -31,25 +44,58 @@ export interface Engine {
 export function createEngine(store: Store, config: EngineConfig, events: EventBus): Engine {
   const timers = createTimers(config.now);
   const sender = createRequestSender();
-  // Token ids from the pooled random source the message ids use.
-  const sign = createTokenSigner({
-    key: config.currentSigningKey,
-    issuer: config.issuer,
-    now: config.now,
-    jti: () => `jwt_${randomHex(16)}`,
-  });
+  // One signer per key: a rotation switches every later delivery to the new current key.
+  const signers = new Map<string, TokenSigner>();
+  const signer = (): TokenSigner => {
+    const key = store.state.signingKeys?.current ?? config.currentSigningKey;
+    let sign = signers.get(key);
+    if (!sign) {
+      // Token ids from the pooled random source the message ids use.
+      sign = createTokenSigner({ key, issuer: config.issuer, now: config.now, jti: () => `jwt_${randomHex(16)}` });
+      signers.set(key, sign);
+    }
+    return sign;
+  };
   const running = new Set<Promise<void>>();
+  // The limits each key's latest message carried; pinned limits in the store win over them.
+  const carried = new Map<string, FlowControlSettings>();
   let closing = false;
+
+  const queueLimits = (name: string): QueueLimits => {
+    const queue = store.state.queues.get(name);
+    return queue ? { parallelism: queue.parallelism, paused: queue.paused } : { parallelism: 1, paused: false };
+  };
+  const flowLimits = (key: string): FlowLimits => {
+    const own = carried.get(key);
+    const flow = store.state.flowKeys.get(key);
+    const pinned = flow?.pinned ?? {};
+    const periodSeconds = pinned.periodSeconds ?? own?.periodSeconds ?? 1;
+    return {
+      paused: flow?.paused ?? false,
+      parallelism: pinned.parallelism ?? own?.parallelism,
+      rate: pinned.rate ?? own?.rate,
+      periodMs: periodSeconds * 1000 * config.timeScale,
+    };
+  };
+  const remember = (message: MessageRecord): void => {
+    if (message.flowControl) carried.set(message.flowControl.key, message.flowControl);
+  };
 
   const dispatcher = createDispatcher({
     maxInFlight: config.maxInFlight,
     info(id) {
       const pending = store.state.messages.get(id);
-      return pending && { seq: pending.record.seq, queue: pending.record.queue };
+      return pending && { seq: pending.record.seq, queue: pending.record.queue, flowKey: pending.record.flowControl?.key };
     },
     start(id) {
       const run = attempt(id).finally(() => running.delete(run));
       running.add(run);
+    },
+    queueLimits,
+    flowLimits,
+    now: config.now,
+    wakeAt: (key, at, wake) => {
+      if (!closing) timers.at(`flow:${key}`, at, wake);
     },
   });
 
@@ -64,18 +110,19 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       return;
     }
     const { record: message, retried } = pending;
+    const startedAt = config.now();
     const result = await deliver(message, retried);
     if (closing || (!result.ok && result.aborted)) {
       dispatcher.finished(id, false);
       return;
     }
-    const settled = await settleAttempt(message, retried, result);
+    const settled = await settleAttempt(message, retried, result, startedAt);
     dispatcher.finished(id, settled);
   }
 
   function deliver(message: MessageRecord, retried: number): Promise<RequestResult> {
     try {
-      const request = buildDeliveryRequest(message, retried, config.headerPrefix, sign);
+      const request = buildDeliveryRequest(message, retried, config, signer());
       return sender.send({ ...request, timeoutMs: message.timeoutSeconds * 1000 });
     } catch (error) {
       return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false });
@@ -83,12 +130,12 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   }
 
   /** Commits the attempt and what follows from it; true when the message is settled. */
-  async function settleAttempt(message: MessageRecord, retried: number, result: RequestResult): Promise<boolean> {
+  async function settleAttempt(message: MessageRecord, retried: number, result: RequestResult, startedAt: number): Promise<boolean> {
     const at = config.now();
     const classified = classifyAttempt(result, retried, message.maxRetries, config.headerPrefix);
     const wait =
       classified.outcome === 'retry' ? retryWait(message.retryDelay, retried, result.ok ? result.headers : undefined, at) : undefined;
-    const record = attemptRecord({ state: store.state, message, retried, result, classified, wait, at }, config);
+    const record = attemptRecord({ state: store.state, message, retried, result, classified, wait, at, startedAt }, config);
     try {
       await store.commit(record);
     } catch (error) {
@@ -107,11 +154,35 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       for (const message of pending) {
         if (message.started && message.record.queue !== undefined) dispatcher.hold(message.record.queue, message.record.id);
       }
-      for (const message of pending) schedule(message.record.id, message.dueAt);
+      for (const message of pending) {
+        remember(message.record);
+        schedule(message.record.id, message.dueAt);
+      }
     },
     admit(messages) {
-      for (const message of messages) schedule(message.id, message.dueAt);
+      for (const message of messages) {
+        remember(message);
+        schedule(message.id, message.dueAt);
+      }
     },
+    cancel(ids) {
+      for (const id of ids) {
+        timers.cancel(id);
+        dispatcher.forget(id);
+      }
+    },
+    refresh: () => dispatcher.refresh(),
+    flow: (key) => ({
+      limits: flowLimits(key),
+      counters: dispatcher.flowCounters(key),
+      known: carried.has(key) || store.state.flowKeys.has(key),
+    }),
+    resetRate: (key) => dispatcher.resetRate(key),
+    inFlight: () => dispatcher.inFlight(),
+    timer: (key, at, fire) => {
+      if (!closing) timers.at(key, at, fire);
+    },
+    cancelTimer: (key) => timers.cancel(key),
     async close() {
       closing = true;
       dispatcher.stop();

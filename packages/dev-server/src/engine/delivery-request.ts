@@ -1,7 +1,7 @@
 import type { MessageRecord } from '../state/records';
 import { headerNames } from '@mailroom/core/protocol';
 import type { TokenSigner } from '@mailroom/core/protocol';
-import { DELIVERY_USER_AGENT } from './engine-config';
+import { DELIVERY_USER_AGENT, type EngineConfig } from './engine-config';
 
 /** What one attempt sends. */
 export interface DeliveryRequest {
@@ -14,18 +14,26 @@ export interface DeliveryRequest {
 /**
  * The request of one attempt, as service-facts describes a delivery: the method, the raw body with
  * its original `Content-Type`, the forwarded headers under their own names, and the service's
- * `<P>-Message-Id`, `<P>-Retried`, `<P>-Caller-Ip`, `<P>-Topic-Name` (URL groups), the workflow
+ * `<P>-Message-Id`, `<P>-Retried`, `<P>-Caller-Ip`, `<P>-Topic-Name` (URL groups), `<P>-Schedule-Id`
+ * (schedules), `<P>-Region` (when the server plays a region), the workflow
  * headers, a `User-Agent`, and `<P>-Signature` signed with the current key for this exact URL and body.
  */
-export function buildDeliveryRequest(message: MessageRecord, retried: number, headerPrefix: string, sign: TokenSigner): DeliveryRequest {
+export function buildDeliveryRequest(
+  message: MessageRecord,
+  retried: number,
+  config: Pick<EngineConfig, 'headerPrefix' | 'region'>,
+  sign: TokenSigner,
+): DeliveryRequest {
   const body = Buffer.from(message.bodyBase64, 'base64');
-  const names = headerNames(headerPrefix);
+  const names = headerNames(config.headerPrefix);
   const headers: Record<string, string> = { 'User-Agent': DELIVERY_USER_AGENT };
   if (message.contentType !== undefined) headers['Content-Type'] = message.contentType;
   headers[names.messageId] = message.id;
   headers[names.retried] = String(retried);
   if (message.callerIp) headers[names.callerIp] = message.callerIp;
   if (message.topicName !== undefined) headers[names.topicName] = message.topicName;
+  if (message.scheduleId !== undefined) headers[names.scheduleId] = message.scheduleId;
+  if (config.region !== undefined) headers[names.region] = config.region;
   if (message.workflow) {
     headers[names.workflowRunId] = message.workflow.runId;
     headers[names.workflowUrl] = message.workflow.url;

@@ -4,24 +4,57 @@ import { createSeqHeap } from './seq-heap';
 export interface DispatchInfo {
   seq: number;
   queue: string | undefined;
+  flowKey: string | undefined;
+}
+
+/** A queue's limits as they are now. */
+export interface QueueLimits {
+  parallelism: number;
+  paused: boolean;
+}
+
+/** A flow-control key's limits as they are now (pinned ones, else the latest message's). */
+export interface FlowLimits {
+  paused: boolean;
+  parallelism: number | undefined;
+  rate: number | undefined;
+  /** Real milliseconds per rate period (already time-scaled). */
+  periodMs: number;
+}
+
+/** A flow-control key's live counters, for `GET /v2/flowControl/{key}`. */
+export interface FlowCounters {
+  running: number;
+  waiting: number;
+  windowStart: number;
+  windowCount: number;
 }
 
 /**
- * Decides which due message is attempted next: queues deliver in acceptance order, one message at a
- * time, and a message keeps its queue from its first attempt until it settles (so a retrying message
- * holds back the ones behind it, as the service's queues do); across queues and for callbacks, at
+ * Decides which due message is attempted next. Queues deliver in acceptance order, `parallelism` at
+ * a time (default one), and a message keeps its queue slot from its first attempt until it settles
+ * (so a retrying message holds back the ones behind it, as the service's queues do); a paused queue
+ * starts nothing. A flow-control key caps the attempts of its messages running at once and started
+ * per rate period, across queues and publishes; a paused key starts nothing. Across everything, at
  * most `maxInFlight` attempts run at once (the plan's `max_global_parallelism`), lowest acceptance
  * number first.
  */
 export interface Dispatcher {
-  /** The message is due: attempt it as soon as its queue and the global limit allow. */
+  /** The message is due: attempt it as soon as its queue, its key and the global limit allow. */
   ready(id: string): void;
-  /** Its attempt ended. `settled`: delivered or failed for good, so its queue is free again. */
+  /** Its attempt ended. `settled`: delivered or failed for good, so its queue slot is free again. */
   finished(id: string, settled: boolean): void;
-  /** After a restart: a message that had started keeps its queue. */
+  /** After a restart: a message that had started keeps its queue slot. */
   hold(queue: string, id: string): void;
+  /** The message was cancelled: forget it wherever it waits (a running attempt still reports `finished`). */
+  forget(id: string): void;
+  /** Queue or key limits changed (pause, resume, upsert, pin): look at everything waiting again. */
+  refresh(): void;
   /** Attempts running now. */
   inFlight(): number;
+  flowCounters(key: string): FlowCounters;
+  /** Starts a new rate period for the key now. */
+  resetRate(key: string): void;
   /** Stops starting attempts (on close). */
   stop(): void;
 }
@@ -32,35 +65,44 @@ export interface DispatcherOptions {
   info(id: string): DispatchInfo | undefined;
   /** Starts one attempt; the dispatcher is told the end through `finished`. */
   start(id: string): void;
+  queueLimits(name: string): QueueLimits;
+  flowLimits(key: string): FlowLimits;
+  now(): number;
+  /** Calls `wake` at real time `at` (the end of a rate period); one pending wake per key is enough. */
+  wakeAt(key: string, at: number, wake: () => void): void;
 }
 
 interface DueMessage {
   id: string;
   seq: number;
   queue: string | undefined;
+  flowKey: string | undefined;
 }
 
-/** One queue: the message holding it (from its first attempt until it settles) and the due ones behind it. */
+/** One queue: the messages holding a slot (from first attempt until settled) and the due ones behind them. */
 interface QueueState {
-  holder: DueMessage | undefined;
-  /** The holder is due again (a retry): it goes next, whatever is waiting behind it. */
-  holderDue: boolean;
+  /** Slot holders; `due`: made due again (a retry), so it goes before anything waiting. */
+  holders: Map<string, { entry: DueMessage; due: boolean }>;
   /** Due messages in acceptance order, from index `head` on (a shift per start would be O(n)). */
   waiting: DueMessage[];
   head: number;
 }
 
+interface FlowState extends FlowCounters {
+  /** Candidates that came out of the heap while the key was full: they go back when it frees. */
+  parked: Map<string, DueMessage>;
+}
+
 /**
- * Creates a {@link Dispatcher}. Every operation costs O(log n): each queue keeps its due messages in
- * order, and a heap holds each queue's next candidate (and every due message outside a queue) by
- * acceptance number. A heap entry is checked when it comes out, so one that went stale (its queue's
- * candidate changed) is simply dropped; every change of a candidate pushes a fresh entry.
+ * Creates a {@link Dispatcher}. Starting costs O(log n): each queue offers its candidates to one
+ * heap ordered by acceptance number, and an entry is checked when it comes out, so one that went
+ * stale (its queue moved on, it was cancelled) is simply dropped.
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const due = new Map<string, DueMessage>();
   const queues = new Map<string, QueueState>();
-  // Running attempts by id, with the queue each holds (the message is gone from the store by the
-  // time a settled attempt is reported finished).
+  const flows = new Map<string, FlowState>();
+  // Running attempts by id (the message is gone from the store by the time a settled attempt reports).
   const running = new Map<string, DueMessage>();
   const heap = createSeqHeap<DueMessage>();
   let stopped = false;
@@ -69,34 +111,88 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const queueState = (name: string): QueueState => {
     let state = queues.get(name);
     if (!state) {
-      state = { holder: undefined, holderDue: false, waiting: [], head: 0 };
+      state = { holders: new Map(), waiting: [], head: 0 };
       queues.set(name, state);
     }
     return state;
   };
 
-  const candidate = (state: QueueState): DueMessage | undefined => {
-    if (state.holder) return state.holderDue && !running.has(state.holder.id) ? state.holder : undefined;
-    return state.waiting[state.head];
+  const flowState = (key: string): FlowState => {
+    let state = flows.get(key);
+    if (!state) {
+      state = { running: 0, waiting: 0, windowStart: 0, windowCount: 0, parked: new Map() };
+      flows.set(key, state);
+    }
+    return state;
   };
 
+  const isCandidate = (entry: DueMessage): boolean => {
+    if (running.has(entry.id) || due.get(entry.id) !== entry) return false;
+    if (entry.queue === undefined) return true;
+    const state = queues.get(entry.queue);
+    if (!state) return false;
+    const limits = options.queueLimits(entry.queue);
+    if (limits.paused) return false;
+    const holder = state.holders.get(entry.id);
+    if (holder) return holder.due;
+    return state.waiting[state.head] === entry && state.holders.size < limits.parallelism;
+  };
+
+  /** Pushes the queue's candidates: every holder due again, and the first waiting message. */
   const offer = (state: QueueState): void => {
-    const next = candidate(state);
+    for (const holder of state.holders.values()) if (holder.due && !running.has(holder.entry.id)) heap.push(holder.entry);
+    const next = state.waiting[state.head];
     if (next) heap.push(next);
   };
 
+  /** Whether the key lets one more attempt start now; when not, the entry waits in the key. */
+  const flowAllows = (entry: DueMessage): boolean => {
+    if (entry.flowKey === undefined) return true;
+    const key = entry.flowKey;
+    const flow = flowState(key);
+    const limits = options.flowLimits(key);
+    let allowed = !limits.paused && (limits.parallelism === undefined || flow.running < limits.parallelism);
+    if (allowed && limits.rate !== undefined) {
+      const now = options.now();
+      if (now - flow.windowStart >= limits.periodMs) {
+        flow.windowStart = now;
+        flow.windowCount = 0;
+      }
+      if (flow.windowCount >= limits.rate) {
+        allowed = false;
+        options.wakeAt(key, flow.windowStart + limits.periodMs, () => release(key));
+      }
+    }
+    if (!allowed) flow.parked.set(entry.id, entry);
+    return allowed;
+  };
+
+  const release = (key: string): void => {
+    const flow = flows.get(key);
+    if (!flow) return;
+    for (const entry of flow.parked.values()) heap.push(entry);
+    flow.parked.clear();
+    pump();
+  };
+
   const startNext = (entry: DueMessage): void => {
-    if (entry.queue === undefined) {
-      if (!due.has(entry.id) || running.has(entry.id)) return;
-    } else {
-      const state = queues.get(entry.queue);
-      if (!state || candidate(state) !== entry) return;
-      if (state.holder === entry) state.holderDue = false;
+    if (!isCandidate(entry) || !flowAllows(entry)) return;
+    if (entry.flowKey !== undefined) {
+      const flow = flowState(entry.flowKey);
+      flow.running += 1;
+      flow.windowCount += 1;
+    }
+    const state = entry.queue === undefined ? undefined : queues.get(entry.queue);
+    if (state) {
+      const holder = state.holders.get(entry.id);
+      if (holder) holder.due = false;
       else takeHead(state, entry);
     }
     due.delete(entry.id);
     running.set(entry.id, entry);
     options.start(entry.id);
+    // With parallelism above one, the message behind it may start too.
+    if (state) offer(state);
   };
 
   const pump = (): void => {
@@ -115,20 +211,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   };
 
+  const dropQueueIfIdle = (name: string, state: QueueState): void => {
+    if (state.holders.size === 0 && state.head >= state.waiting.length) queues.delete(name);
+  };
+
   return {
     ready(id) {
       if (due.has(id)) return;
       const info = options.info(id);
       if (!info) return;
-      const entry: DueMessage = { id, seq: info.seq, queue: info.queue };
+      const entry: DueMessage = { id, seq: info.seq, queue: info.queue, flowKey: info.flowKey };
       due.set(id, entry);
       if (info.queue === undefined) {
         heap.push(entry);
       } else {
         const state = queueState(info.queue);
-        if (state.holder?.id === id) {
-          state.holder = entry;
-          state.holderDue = true;
+        const holder = state.holders.get(id);
+        if (holder) {
+          holder.entry = entry;
+          holder.due = true;
         } else {
           insertInOrder(state, entry);
         }
@@ -137,32 +238,71 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       pump();
     },
     finished(id, settled) {
-      const queue = running.get(id)?.queue;
+      const entry = running.get(id);
       running.delete(id);
-      const state = queue === undefined ? undefined : queues.get(queue);
-      if (state && state.holder?.id === id) {
+      if (entry?.flowKey !== undefined) {
+        const flow = flowState(entry.flowKey);
+        flow.running = Math.max(0, flow.running - 1);
+        for (const parked of flow.parked.values()) heap.push(parked);
+        flow.parked.clear();
+      }
+      const state = entry?.queue === undefined ? undefined : queues.get(entry.queue);
+      if (state && state.holders.has(id)) {
         if (settled) {
-          state.holder = undefined;
-          state.holderDue = false;
+          state.holders.delete(id);
           due.delete(id);
         }
-        if (!state.holder && state.head >= state.waiting.length) queues.delete(queue!);
-        else offer(state);
+        offer(state);
+        dropQueueIfIdle(entry!.queue!, state);
       } else if (settled) {
         due.delete(id);
       } else {
         // Made due again while it ran (outside a queue): its heap entry was dropped as running.
-        const entry = due.get(id);
-        if (entry) heap.push(entry);
+        const again = due.get(id);
+        if (again) heap.push(again);
       }
       pump();
     },
     hold(queue, id) {
       const state = queueState(queue);
       const info = options.info(id);
-      if (!state.holder && info) state.holder = { id, seq: info.seq, queue };
+      if (info && !state.holders.has(id)) state.holders.set(id, { entry: { id, ...info }, due: false });
+    },
+    forget(id) {
+      const entry = due.get(id);
+      due.delete(id);
+      for (const flow of flows.values()) flow.parked.delete(id);
+      const name = entry?.queue ?? [...queues.entries()].find(([, state]) => state.holders.has(id))?.[0];
+      const state = name === undefined ? undefined : queues.get(name);
+      if (!state || name === undefined) return;
+      if (!running.has(id)) state.holders.delete(id);
+      const at = state.waiting.indexOf(entry!, state.head);
+      if (entry && at !== -1) state.waiting.splice(at, 1);
+      offer(state);
+      dropQueueIfIdle(name, state);
+      pump();
+    },
+    refresh() {
+      for (const state of queues.values()) offer(state);
+      for (const key of flows.keys()) {
+        const flow = flows.get(key)!;
+        for (const parked of flow.parked.values()) heap.push(parked);
+        flow.parked.clear();
+      }
+      pump();
     },
     inFlight: () => running.size,
+    flowCounters(key) {
+      const flow = flows.get(key);
+      if (!flow) return { running: 0, waiting: 0, windowStart: 0, windowCount: 0 };
+      return { running: flow.running, waiting: flow.parked.size, windowStart: flow.windowStart, windowCount: flow.windowCount };
+    },
+    resetRate(key) {
+      const flow = flowState(key);
+      flow.windowStart = options.now();
+      flow.windowCount = 0;
+      release(key);
+    },
     stop() {
       stopped = true;
     },
@@ -178,10 +318,9 @@ function insertInOrder(state: QueueState, entry: DueMessage): void {
   else waiting.splice(index, 0, entry);
 }
 
-/** The queue's first waiting message starts and holds the queue. */
+/** The queue's first waiting message starts and holds a slot. */
 function takeHead(state: QueueState, entry: DueMessage): void {
-  state.holder = entry;
-  state.holderDue = false;
+  state.holders.set(entry.id, { entry, due: false });
   state.waiting[state.head] = undefined as unknown as DueMessage;
   state.head += 1;
   // Drop the consumed front now and then, so a long-lived queue does not keep every message it ran.

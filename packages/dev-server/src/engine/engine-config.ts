@@ -10,6 +10,8 @@ export interface EngineConfig {
   maxInFlight: number;
   /** The plan's timeout in seconds, for callbacks that set none. */
   planTimeoutSeconds: number;
+  /** The region deliveries name in `<P>-Region` (`eu-central-1`); none by default. */
+  region: string | undefined;
   now: () => number;
 }
 

@@ -1,7 +1,39 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { DevCredentials } from '../credentials';
+import type { ServerContext } from '../server-context';
 import { HttpError } from './http-error';
+import { json } from './reply';
+import type { Route } from './router';
+
+// Who may call (Bearer tokens, Basic credentials) and what deliveries are signed with (the signing
+// keys and their rotation).
+
+/** The signing key pair in force: the credentials' pair until the first rotation. */
+export function signingKeys(ctx: ServerContext): { current: string; next: string } {
+  return ctx.store.state.signingKeys ?? { current: ctx.credentials.currentSigningKey, next: ctx.credentials.nextSigningKey };
+}
+
+/**
+ * `GET /v2/keys` and `POST /v2/keys/rotate`: rotation makes the next key current and a new next key,
+ * and every delivery from then on is signed with the new current key; a receiver configured with
+ * both old keys keeps verifying (the old next key is the new current one).
+ */
+export function signingKeyRoutes(ctx: ServerContext): Route[] {
+  return [
+    { method: 'GET', path: '/v2/keys', auth: 'messaging', handler: () => json(signingKeys(ctx)) },
+    {
+      method: 'POST',
+      path: '/v2/keys/rotate',
+      auth: 'messaging',
+      handler: async () => {
+        const rotated = { current: signingKeys(ctx).next, next: `sig_${randomBytes(18).toString('base64url')}` };
+        await ctx.store.commit({ type: 'keys.rotated', ...rotated });
+        return json(rotated);
+      },
+    },
+  ];
+}
 
 /**
  * Messaging auth: `Authorization: Bearer <token>`. The full token may call everything; the read-only

@@ -1,15 +1,19 @@
 import type { ServerContext } from '../server-context';
-import type { DlqEntry } from '../state/records';
+import type { DlqEntry, MessageRecord } from '../state/records';
 import { failureCallbackBody } from '../engine/callback-body';
 import { callbackMessage } from '../engine/callback-message';
+import { newMessageId } from '../ids';
 import { dlqLive } from '../state/expiry';
-import { readDlqQuery } from './dlq-query';
-import { dlqView } from './dlq-view';
 import { badRequest, notFound } from './http-error';
-import { json, type Reply } from './reply';
+import { readCount, readCursor, readMessageFilter } from './messages';
+import { empty, json, type Reply } from './reply';
 import type { Route } from './router';
+import { dlqView } from './views';
 
-/** The workflow DLQ: listing (spec 7, and `GET /v2/dlq?source=workflow`) and the re-trigger (spec 9). */
+// The two views of the DLQ: the message DLQ (every message that exhausted its retries: list, get,
+// delete, retry) and the workflow DLQ (spec 7 and 9: failed workflow runs, and re-triggering their
+// failure callback).
+
 export function dlqRoutes(ctx: ServerContext): Route[] {
   return [
     { method: 'GET', path: '/v2/workflows/dlq', auth: 'messaging', handler: (request) => list(ctx, request.query, true) },
@@ -25,6 +29,28 @@ export function dlqRoutes(ctx: ServerContext): Route[] {
         return list(ctx, request.query, source === 'workflow');
       },
     },
+    { method: 'GET', path: '/v2/dlq/:dlqId', auth: 'messaging', handler: (request) => json(dlqView(existing(ctx, request.params.dlqId))) },
+    {
+      method: 'DELETE',
+      path: '/v2/dlq/:dlqId',
+      auth: 'messaging',
+      handler: async (request) => {
+        const entry = existing(ctx, request.params.dlqId);
+        await ctx.store.commit({ type: 'dlq.deleted', ids: [entry.dlqId] });
+        return empty();
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/v2/dlq',
+      auth: 'messaging',
+      handler: async (request) => {
+        const { entries, cursor } = select(ctx, request.query);
+        await ctx.store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) });
+        return json({ deleted: entries.length, ...(cursor ? { cursor } : {}) });
+      },
+    },
+    { method: 'POST', path: '/v2/dlq/retry', auth: 'messaging', handler: (request) => retry(ctx, request.query) },
     {
       method: 'POST',
       path: '/v2/workflows/dlq/callback/:dlqId',
@@ -34,9 +60,43 @@ export function dlqRoutes(ctx: ServerContext): Route[] {
   ];
 }
 
+const MAX_PAGE = 100;
+
+/**
+ * Reads a DLQ query: the shared message filters, `dlqIds`, `messageId`, `responseStatus` (any of),
+ * the workflow ones (also under the newer spellings `failureFunctionState`), `count` and `cursor`.
+ * `fromDate`/`toDate` compare with the time the entry entered the DLQ.
+ */
+function readDlqQuery(query: URLSearchParams, maxCount: number) {
+  const text = (...names: string[]) => names.map((name) => query.get(name)).find((value) => value !== null && value !== '') ?? undefined;
+  const statuses = query.getAll('responseStatus').map((value) => {
+    if (!/^\d{3}$/.test(value)) throw badRequest(`invalid responseStatus ${JSON.stringify(value)}: expected an HTTP status code`);
+    return Number(value);
+  });
+  const ids = query.getAll('dlqIds').filter(Boolean);
+  const messageIds = query.getAll('messageId').filter(Boolean);
+  const runId = text('workflowRunId');
+  const workflowUrl = text('workflowUrl');
+  const callbackState = text('failureCallbackState', 'failureFunctionState');
+  const shared = readMessageFilter(query);
+  return {
+    before: readCursor(query),
+    count: readCount(query, maxCount, maxCount),
+    ids,
+    matches: (entry: DlqEntry) =>
+      (ids.length === 0 || ids.includes(entry.dlqId)) &&
+      (messageIds.length === 0 || messageIds.includes(entry.message.id)) &&
+      (statuses.length === 0 || (entry.response !== undefined && statuses.includes(entry.response.status))) &&
+      (runId === undefined || entry.message.workflow?.runId === runId) &&
+      (workflowUrl === undefined || entry.message.workflow?.url === workflowUrl) &&
+      (callbackState === undefined || entry.failureCallbackInfo?.state === callbackState) &&
+      shared(entry.message, entry.at),
+  };
+}
+
 /** Newest first; the cursor is the position of the last entry shown, and absent on the last page. */
 function list(ctx: ServerContext, query: URLSearchParams, workflowOnly: boolean): Reply {
-  const { before, count, matches } = readDlqQuery(query);
+  const { before, count, matches } = readDlqQuery(query, MAX_PAGE);
   const now = ctx.config.now();
   const entries = [...ctx.store.state.dlq.values()]
     .filter((entry) => live(ctx, entry, now) && (!workflowOnly || entry.message.workflow !== undefined))
@@ -47,21 +107,53 @@ function list(ctx: ServerContext, query: URLSearchParams, workflowOnly: boolean)
   return json({ messages: page.map(dlqView), ...(entries.length > count && last ? { cursor: String(last.order) } : {}) });
 }
 
+/** The entries a bulk delete or retry takes: listed ids, or filters (none: all), `count` (default 100) per call. */
+function select(ctx: ServerContext, query: URLSearchParams): { entries: DlqEntry[]; cursor: string | undefined } {
+  const { before, count, matches } = readDlqQuery(query, 1000);
+  const now = ctx.config.now();
+  const matching = [...ctx.store.state.dlq.values()]
+    .filter((entry) => live(ctx, entry, now) && (before === undefined || entry.order < before) && matches(entry))
+    .sort((a, b) => b.order - a.order);
+  const entries = matching.slice(0, query.has('count') ? count : MAX_PAGE);
+  const last = entries.at(-1);
+  return { entries, cursor: matching.length > entries.length && last ? String(last.order) : undefined };
+}
+
+/**
+ * Sends the selected entries' messages again, each under a new message id, as fresh messages (their
+ * retries start over); the entries leave the DLQ.
+ */
+async function retry(ctx: ServerContext, query: URLSearchParams): Promise<Reply> {
+  const { entries, cursor } = select(ctx, query);
+  const now = ctx.config.now();
+  let seq = ctx.store.state.nextSeq;
+  const messages: MessageRecord[] = entries.map((entry) => ({
+    ...entry.message,
+    id: newMessageId(),
+    seq: seq++,
+    notBefore: now,
+    dueAt: now,
+    createdAt: now,
+  }));
+  await ctx.store.commit({ type: 'dlq.retried', at: now, ids: entries.map((entry) => entry.dlqId), messages });
+  ctx.engine.admit(messages);
+  return json({ responses: messages.map((message) => ({ messageId: message.id })), ...(cursor ? { cursor } : {}) });
+}
+
 /**
  * Sends the failure callback of a DLQ entry again, only from `CALLBACK_FAIL` (400 otherwise; 404
  * for an unknown id). The state goes to `CALLBACK_INPROGRESS` and then follows the real outcome.
  */
 async function retrigger(ctx: ServerContext, dlqId: string): Promise<Reply> {
   const { state } = ctx.store;
-  const entry = state.dlq.get(dlqId);
-  const now = ctx.config.now();
-  if (!entry || !live(ctx, entry, now)) throw notFound(`dlq message ${dlqId} not found`);
+  const entry = existing(ctx, dlqId);
   const settings = entry.message.failureCallback;
   if (!settings) throw badRequest(`dlq message ${dlqId} has no failure callback to trigger`);
   const current = entry.failureCallbackInfo?.state;
   if (current !== 'CALLBACK_FAIL') {
     throw badRequest(`the failure callback of ${dlqId} can only be re-triggered from CALLBACK_FAIL, it is ${current ?? 'unknown'}`);
   }
+  const now = ctx.config.now();
   const body = failureCallbackBody(entry.message, entry.retried, entry.response, dlqId);
   const message = callbackMessage(
     { source: entry.message, settings, kind: 'failure-callback', body, seq: state.nextSeq, at: now, dlqId },
@@ -81,6 +173,12 @@ async function retrigger(ctx: ServerContext, dlqId: string): Promise<Reply> {
     workflowRunId: entry.message.workflow?.runId ?? '',
     workflowCreatedAt: entry.message.workflow?.createdAt ?? entry.message.createdAt,
   });
+}
+
+function existing(ctx: ServerContext, dlqId: string | undefined): DlqEntry {
+  const entry = ctx.store.state.dlq.get(dlqId ?? '');
+  if (!entry || !live(ctx, entry, ctx.config.now())) throw notFound(`dlq message ${dlqId ?? ''} not found`);
+  return entry;
 }
 
 function live(ctx: ServerContext, entry: DlqEntry, now: number): boolean {

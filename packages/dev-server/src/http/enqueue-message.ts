@@ -18,6 +18,7 @@ export interface EnqueueMessageInput {
   now: number;
   callerIp: string;
   timeScale: number;
+  scheduleId?: string;
 }
 
 /** The message record of one endpoint of an enqueue. */
@@ -46,6 +47,9 @@ export function enqueueMessage(input: EnqueueMessageInput): MessageRecord {
     ...(target.topicName !== undefined ? { topicName: target.topicName } : {}),
     ...(target.endpointName ? { endpointName: target.endpointName } : {}),
     ...(settings.label !== undefined ? { label: settings.label } : {}),
+    ...(settings.flowControl ? { flowControl: settings.flowControl } : {}),
+    ...(settings.redact ? { redact: settings.redact } : {}),
+    ...(input.scheduleId !== undefined ? { scheduleId: input.scheduleId } : {}),
     ...(workflow ? { workflow: { runId: workflow.runId, url: workflow.url ?? target.url, createdAt: workflow.createdAt } } : {}),
     ...(settings.callback ? { callback: settings.callback } : {}),
     ...(settings.failureCallback ? { failureCallback: settings.failureCallback } : {}),

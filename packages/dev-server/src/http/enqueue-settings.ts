@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { DurationUnit } from '@mailroom/core';
 import {
   forwardedHeaders,
@@ -9,7 +9,7 @@ import {
   type ProtocolHeaderNames,
 } from '@mailroom/core/protocol';
 import type { PlanLimits } from '../plans';
-import type { CallbackSettings, HeaderValues } from '../state/records';
+import type { CallbackSettings, FlowControlSettings, HeaderValues, RedactSettings } from '../state/records';
 import { headerValuesFromRaw } from './header-names';
 import { badRequest, planLimit } from './http-error';
 
@@ -29,7 +29,29 @@ export interface EnqueueSettings {
   deduplicationId?: string;
   contentBasedDeduplication: boolean;
   label?: string;
+  flowControl?: FlowControlSettings;
+  redact?: RedactSettings;
   workflow?: { runId: string; url?: string; createdAt: number };
+}
+
+/**
+ * The headers of a request as Node hands them over: a request, a stored schedule or a batch item
+ * all read the same way. `headers` has lower-case names; `rawHeaders` is `[name, value, ...]`.
+ */
+export interface HeaderSource {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+}
+
+/** A header source from `[name, value, ...]` pairs (a stored schedule, a batch item). */
+export function headerSource(rawHeaders: string[]): HeaderSource {
+  const headers: Record<string, string> = {};
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!.toLowerCase();
+    const value = rawHeaders[index + 1]!;
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  return { headers, rawHeaders };
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -42,7 +64,7 @@ const NOT_SOURCE_HEADERS = new Set(['authorization', 'host', 'connection', 'cont
  * value (method, duration, retry-delay expression, URL, number), 412 for a plan limit (retries above
  * `max_retries`, a delay beyond `max_delay`). `<P>-Timeout` only ever shortens the plan's timeout.
  */
-export function readEnqueueSettings(req: IncomingMessage, prefix: string, plan: PlanLimits, now: number): EnqueueSettings {
+export function readEnqueueSettings(req: HeaderSource, prefix: string, plan: PlanLimits, now: number): EnqueueSettings {
   const get = headerReader(req);
   const n = headerNames(prefix);
   const forwards = hasForwardedHeaders(req);
@@ -55,6 +77,8 @@ export function readEnqueueSettings(req: IncomingMessage, prefix: string, plan: 
   const callback = readCallback(req, get, n.callback, plan, forwards);
   const failureCallback = readCallback(req, get, n.failureCallback, plan, forwards);
   const workflow = readWorkflow(get, n, now);
+  const flowControl = readFlowControl(get(n.flowControlKey), get(n.flowControlValue), n.wire);
+  const redact = readRedact(get(n.redactFields), n.wire.redactFields);
   return {
     method: readMethod(get(n.method), n.wire.delivery.method) ?? 'POST',
     ...(contentType !== undefined ? { contentType } : {}),
@@ -68,7 +92,17 @@ export function readEnqueueSettings(req: IncomingMessage, prefix: string, plan: 
     ...(failureCallback ? { failureCallback } : {}),
     ...(deduplicationId !== undefined && deduplicationId !== '' ? { deduplicationId } : {}),
     contentBasedDeduplication: get(n.contentBasedDeduplication)?.trim().toLowerCase() === 'true',
-    ...(label !== undefined && label !== '' ? { label } : {}),
+    ...(label !== undefined && label.trim() !== ''
+      ? {
+          label: label
+            .split(',')
+            .map((part) => part.trim())
+            .filter(Boolean)
+            .join(','),
+        }
+      : {}),
+    ...(flowControl ? { flowControl } : {}),
+    ...(redact ? { redact } : {}),
     ...(workflow ? { workflow } : {}),
   };
 }
@@ -76,7 +110,7 @@ export function readEnqueueSettings(req: IncomingMessage, prefix: string, plan: 
 /** Looks a header up by its lower-case name (Node's `req.headers` keys). */
 type HeaderGet = (key: string) => string | undefined;
 
-function headerReader(req: IncomingMessage): HeaderGet {
+function headerReader(req: HeaderSource): HeaderGet {
   const headers = req.headers;
   return (key) => {
     const value = headers[key];
@@ -88,7 +122,7 @@ function headerReader(req: IncomingMessage): HeaderGet {
  * Whether any header could be a forwarded one (`<P>-Forward-X`, `<P>-Callback-Forward-X`, ...): most
  * enqueues carry none, and a scan of the names is far cheaper than collecting them.
  */
-function hasForwardedHeaders(req: IncomingMessage): boolean {
+function hasForwardedHeaders(req: HeaderSource): boolean {
   for (const name in req.headers) if (name.includes('-forward-')) return true;
   return false;
 }
@@ -102,6 +136,9 @@ interface HeaderNames {
   delay: string;
   deduplicationId: string;
   label: string;
+  flowControlKey: string;
+  flowControlValue: string;
+  redactFields: string;
   contentType: string;
   method: string;
   timeout: string;
@@ -140,6 +177,9 @@ function headerNames(prefix: string): HeaderNames {
       delay: key(wire.delivery.delay),
       deduplicationId: key(wire.deduplicationId),
       label: key(wire.label),
+      flowControlKey: key(wire.flowControlKey),
+      flowControlValue: key(wire.flowControlValue),
+      redactFields: key(wire.redactFields),
       contentType: 'content-type',
       method: key(wire.delivery.method),
       timeout: key(wire.delivery.timeout),
@@ -231,7 +271,7 @@ function readNotBefore(get: HeaderGet, n: HeaderNames, plan: PlanLimits, now: nu
 }
 
 function readCallback(
-  req: IncomingMessage,
+  req: HeaderSource,
   get: HeaderGet,
   names: CallbackHeaderNames,
   plan: PlanLimits,
@@ -274,6 +314,50 @@ function readWorkflow(get: HeaderGet, n: HeaderNames, now: number): EnqueueSetti
     ...(url !== undefined && url !== '' ? { url } : {}),
     createdAt: createdAtText ? Number(createdAtText) : now,
   };
+}
+
+const FLOW_KEY = /^[A-Za-z0-9._-]+$/;
+
+/** `<P>-Flow-Control-Key` with `<P>-Flow-Control-Value: parallelism=2, rate=10, period=1m`. */
+function readFlowControl(key: string | undefined, value: string | undefined, wire: ProtocolHeaderNames): FlowControlSettings | undefined {
+  if (key === undefined || key.trim() === '') {
+    if (value !== undefined && value.trim() !== '') throw badRequest(`${wire.flowControlValue} needs ${wire.flowControlKey}`);
+    return undefined;
+  }
+  if (!FLOW_KEY.test(key.trim()))
+    throw badRequest(`invalid ${wire.flowControlKey} ${JSON.stringify(key)}: use letters, digits, "-", "_" and "."`);
+  const settings: FlowControlSettings = { key: key.trim() };
+  for (const part of (value ?? '').split(',')) {
+    if (part.trim() === '') continue;
+    const [name, raw] = part.split('=').map((side) => side.trim());
+    if (name === 'period') {
+      settings.periodSeconds = readDurationSeconds(raw, `${wire.flowControlValue} period`);
+      if (!settings.periodSeconds) throw badRequest(`invalid ${wire.flowControlValue} period ${JSON.stringify(raw)}: must be at least 1s`);
+      continue;
+    }
+    if ((name !== 'parallelism' && name !== 'rate') || raw === undefined || !/^\d+$/.test(raw) || Number(raw) < 1) {
+      throw badRequest(`invalid ${wire.flowControlValue} ${JSON.stringify(value)}: expected parallelism=<n>, rate=<n>, period=<duration>`);
+    }
+    settings[name] = Number(raw);
+  }
+  if (settings.parallelism === undefined && settings.rate === undefined) {
+    throw badRequest(`${wire.flowControlValue} must set parallelism and/or rate`);
+  }
+  return settings;
+}
+
+/** `<P>-Redact-Fields: body,header[Authorization]` or `header` for every header. */
+function readRedact(value: string | undefined, header: string): RedactSettings | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const settings: RedactSettings = { body: false, headers: [] };
+  for (const field of value.split(',').map((part) => part.trim())) {
+    if (field === 'body') settings.body = true;
+    else if (field === 'header') settings.headers = true;
+    else if (/^header\[[!#$%&'*+.^_`|~0-9A-Za-z-]+\]$/.test(field)) {
+      if (settings.headers !== true) settings.headers.push(field.slice(7, -1).toLowerCase());
+    } else throw badRequest(`invalid ${header} field ${JSON.stringify(field)}: use body, header or header[Name]`);
+  }
+  return settings;
 }
 
 /** Callback and workflow URLs follow the destination's rule: http:// or https://, and parseable. */

@@ -13,6 +13,16 @@ export function topicRoutes(ctx: ServerContext): Route[] {
   return [
     { method: 'GET', path: '/v2/topics', auth: 'messaging', handler: () => json([...ctx.store.state.groups.values()].map(view)) },
     { method: 'GET', path: '/v2/topics/:name', auth: 'messaging', handler: (request) => json(view(existing(ctx, request.params.name))) },
+    {
+      method: 'DELETE',
+      path: '/v2/topics/:name',
+      auth: 'messaging',
+      handler: async (request) => {
+        const group = existing(ctx, request.params.name);
+        await ctx.store.commit({ type: 'group.updated', name: group.name, group: null });
+        return empty();
+      },
+    },
     { method: 'POST', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => addEndpoints(ctx, request) },
     { method: 'DELETE', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => removeEndpoints(ctx, request) },
   ];

@@ -1,4 +1,15 @@
-import type { DedupResult, DlqEntry, MessageRecord, SearchIndexRecord, StatsBucket, UrlGroupRecord } from './records';
+import type {
+  DedupResult,
+  DlqEntry,
+  FlowKeyRecord,
+  LogRecord,
+  MessageRecord,
+  QueueRecord,
+  ScheduleRecord,
+  SearchIndexRecord,
+  StatsBucket,
+  UrlGroupRecord,
+} from './records';
 
 /** A message not yet delivered or failed for good. */
 export interface PendingMessage {
@@ -29,7 +40,20 @@ export interface DevState {
   indexes: Map<string, SearchIndexRecord>;
   /** Counters per minute (`floor(ms / 60000)`). */
   stats: Map<number, StatsBucket>;
+  queues: Map<string, QueueRecord>;
+  schedules: Map<string, ScheduleRecord>;
+  flowKeys: Map<string, FlowKeyRecord>;
+  /** `undefined` until rotated: the credentials' pair applies. */
+  signingKeys: { current: string; next: string } | undefined;
+  /** The newest {@link LOG_LIMIT} state changes, oldest first. */
+  logs: LogRecord[];
+  nextLogOrder: number;
+  /** The messages the kept log entries are about, with how many entries refer to each. */
+  loggedMessages: Map<string, { message: MessageRecord; entries: number }>;
 }
+
+/** State changes kept for `GET /v2/events`; older ones are dropped. */
+export const LOG_LIMIT = 10_000;
 
 /** The state of a dev server that has done nothing yet. */
 export function createEmptyState(): DevState {
@@ -42,6 +66,13 @@ export function createEmptyState(): DevState {
     nextDlqOrder: 1,
     indexes: new Map(),
     stats: new Map(),
+    queues: new Map(),
+    schedules: new Map(),
+    flowKeys: new Map(),
+    signingKeys: undefined,
+    logs: [],
+    nextLogOrder: 1,
+    loggedMessages: new Map(),
   };
 }
 

@@ -59,7 +59,14 @@ export interface MessageRecord {
   callerIp: string;
   topicName?: string;
   endpointName?: string;
+  /** As given: comma-separated when several. */
   label?: string;
+  /** Flow control the message joins, with the limits it carried. */
+  flowControl?: FlowControlSettings;
+  /** What the logs, the DLQ and the console must not show. */
+  redact?: RedactSettings;
+  /** The schedule that fired it. */
+  scheduleId?: string;
   workflow?: WorkflowInfo;
   callback?: CallbackSettings;
   failureCallback?: CallbackSettings;
@@ -67,6 +74,71 @@ export interface MessageRecord {
   sourceMessageId?: string;
   /** Failure callbacks: the DLQ entry whose `failureCallbackInfo` they decide. */
   dlqId?: string;
+}
+
+/** `<P>-Flow-Control-Key` and `-Value`. */
+export interface FlowControlSettings {
+  key: string;
+  parallelism?: number;
+  rate?: number;
+  /** Seconds per rate period; default 1. */
+  periodSeconds?: number;
+}
+
+/** `<P>-Redact-Fields`: the body, every header, or the named headers (lower case). */
+export interface RedactSettings {
+  body: boolean;
+  headers: true | string[];
+}
+
+/** A queue's settings. Times are Unix milliseconds. */
+export interface QueueRecord {
+  name: string;
+  parallelism: number;
+  paused: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * A schedule: the creation request as it arrived (destination, headers, body), so each firing is
+ * read exactly like a new publish of the same request.
+ */
+export interface ScheduleRecord {
+  scheduleId: string;
+  cron: string;
+  /** The `{destination}` of `POST /v2/schedules/{destination}`: a URL or a URL group name. */
+  destination: string;
+  /** `[name, value, ...]` as sent, without `Authorization`. */
+  rawHeaders: string[];
+  bodyBase64: string;
+  callerIp: string;
+  paused: boolean;
+  createdAt: number;
+  /** Service-clock Unix milliseconds of the last firing. */
+  lastScheduleTime?: number;
+  /** Message id -> outcome of the last firing's messages. */
+  lastScheduleStates?: Record<string, 'IN_PROGRESS' | 'SUCCESS' | 'FAIL'>;
+}
+
+/** A flow-control key's settings beyond what its messages carry. */
+export interface FlowKeyRecord {
+  key: string;
+  paused: boolean;
+  /** Limits pinned by `POST /v2/flowControl/{key}/pin`, winning over the messages' own. */
+  pinned: { parallelism?: number; rate?: number; periodSeconds?: number };
+}
+
+/** One state change of one message, as `GET /v2/events` answers it. */
+export interface LogRecord {
+  /** Position in the log: the cursor. */
+  order: number;
+  time: number;
+  state: 'CREATED' | 'ACTIVE' | 'RETRY' | 'ERROR' | 'DELIVERED' | 'FAILED' | 'CANCEL_REQUESTED' | 'CANCELED';
+  messageId: string;
+  nextDeliveryTime?: number;
+  error?: string;
+  responseStatus?: number;
 }
 
 /** What a destination answered to one attempt. */
@@ -135,7 +207,7 @@ export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
 /** Every journal record. */
 export type DevRecord =
   /** One enqueue: one message, or one per endpoint of a URL group. */
-  | { type: 'messages.accepted'; at: number; messages: MessageRecord[]; dedupKeys?: string[] }
+  | { type: 'messages.accepted'; at: number; messages: MessageRecord[]; dedupKeys?: string[]; schedule?: { id: string; time: number } }
   /**
    * One attempt and everything it caused, in one record so a crash can never keep half of it: the
    * callback messages it spawned and, on a final failure, the DLQ entry.
@@ -150,6 +222,8 @@ export type DevRecord =
       error?: string;
       /** Next attempt (outcome `retry`): real-clock Unix milliseconds. */
       dueAt?: number;
+      /** When the attempt started (its `ACTIVE` log entry). */
+      startedAt?: number;
       bytes: number;
       spawned: MessageRecord[];
       dlq?: DlqEntry;
@@ -157,10 +231,20 @@ export type DevRecord =
   | { type: 'group.updated'; name: string; group: UrlGroupRecord | null }
   | { type: 'dlq.retriggered'; dlqId: string; at: number; message: MessageRecord }
   | { type: 'index.created'; index: SearchIndexRecord }
+  /** Cancelled pending messages (one, many, or every one of a deleted queue). */
+  | { type: 'messages.cancelled'; at: number; ids: string[] }
+  | { type: 'dlq.deleted'; ids: string[] }
+  /** Entries sent again: each leaves the DLQ and its message is accepted under a new id. */
+  | { type: 'dlq.retried'; at: number; ids: string[]; messages: MessageRecord[] }
+  | { type: 'queue.updated'; name: string; queue: QueueRecord | null }
+  | { type: 'schedule.updated'; id: string; schedule: ScheduleRecord | null }
+  | { type: 'flow.updated'; key: string; flow: FlowKeyRecord }
+  | { type: 'keys.rotated'; current: string; next: string }
   // Written only by compaction: the state as it was, instead of the history that led to it.
   | { type: 'message.restored'; message: MessageRecord; retried: number; dueAt: number; started: boolean }
   | { type: 'dlq.restored'; entry: DlqEntry }
   | { type: 'dedup.restored'; key: string; at: number; results: DedupResult[] }
   | { type: 'stats.restored'; buckets: Array<[number, StatsBucket]> }
+  | { type: 'logs.restored'; logs: LogRecord[]; messages: MessageRecord[] }
   /** Numbering never goes back, even when everything numbered was dropped. */
-  | { type: 'counters.restored'; nextSeq: number; nextDlqOrder: number };
+  | { type: 'counters.restored'; nextSeq: number; nextDlqOrder: number; nextLogOrder?: number };

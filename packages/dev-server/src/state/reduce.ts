@@ -1,10 +1,10 @@
-import { statsBucket, type DevState } from './dev-state';
-import type { DevRecord, DlqEntry, MessageRecord } from './records';
+import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
+import type { DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
 /**
  * Applies one record to the state. The only place state changes, so replaying the journal on start
  * gives exactly the state the server had. Records arrive as JSON round trips: nothing here relies on
- * object identity.
+ * object identity. The logs are derived here too, so they can never disagree with what happened.
  */
 export function reduce(state: DevState, record: DevRecord): void {
   switch (record.type) {
@@ -12,6 +12,13 @@ export function reduce(state: DevState, record: DevRecord): void {
       for (const message of record.messages) addMessage(state, message, record.at);
       for (const key of record.dedupKeys ?? []) {
         state.dedup.set(key, { at: record.at, results: record.messages.map((message) => ({ messageId: message.id, url: message.url })) });
+      }
+      if (record.schedule) {
+        const schedule = state.schedules.get(record.schedule.id);
+        if (schedule) {
+          schedule.lastScheduleTime = record.schedule.time;
+          schedule.lastScheduleStates = Object.fromEntries(record.messages.map((message) => [message.id, 'IN_PROGRESS' as const]));
+        }
       }
       return;
     case 'attempt':
@@ -29,6 +36,37 @@ export function reduce(state: DevState, record: DevRecord): void {
     }
     case 'index.created':
       state.indexes.set(record.index.id, record.index);
+      return;
+    case 'messages.cancelled':
+      for (const id of record.ids) {
+        const pending = state.messages.get(id);
+        if (!pending) continue;
+        state.messages.delete(id);
+        log(state, pending.record, { time: record.at, state: 'CANCEL_REQUESTED' });
+        log(state, pending.record, { time: record.at, state: 'CANCELED' });
+        settleSchedule(state, pending.record, 'FAIL');
+      }
+      return;
+    case 'dlq.deleted':
+      for (const id of record.ids) state.dlq.delete(id);
+      return;
+    case 'dlq.retried':
+      for (const id of record.ids) state.dlq.delete(id);
+      for (const message of record.messages) addMessage(state, message, record.at);
+      return;
+    case 'queue.updated':
+      if (record.queue) state.queues.set(record.name, record.queue);
+      else state.queues.delete(record.name);
+      return;
+    case 'schedule.updated':
+      if (record.schedule) state.schedules.set(record.id, record.schedule);
+      else state.schedules.delete(record.id);
+      return;
+    case 'flow.updated':
+      state.flowKeys.set(record.key, record.flow);
+      return;
+    case 'keys.rotated':
+      state.signingKeys = { current: record.current, next: record.next };
       return;
     case 'message.restored':
       state.messages.set(record.message.id, {
@@ -48,9 +86,18 @@ export function reduce(state: DevState, record: DevRecord): void {
     case 'stats.restored':
       for (const [minute, bucket] of record.buckets) state.stats.set(minute, { ...bucket });
       return;
+    case 'logs.restored': {
+      const messages = new Map(record.messages.map((message) => [message.id, message]));
+      for (const entry of record.logs) {
+        const message = messages.get(entry.messageId);
+        if (message) keepLog(state, message, entry);
+      }
+      return;
+    }
     case 'counters.restored':
       state.nextSeq = Math.max(state.nextSeq, record.nextSeq);
       state.nextDlqOrder = Math.max(state.nextDlqOrder, record.nextDlqOrder);
+      state.nextLogOrder = Math.max(state.nextLogOrder, record.nextLogOrder ?? 1);
       return;
   }
 }
@@ -61,30 +108,42 @@ function addMessage(state: DevState, message: MessageRecord, at: number): void {
   const bucket = statsBucket(state, at);
   bucket.requests += 1;
   if (message.workflow) bucket.workflowRequests += 1;
+  log(state, message, { time: at, state: 'CREATED' });
 }
 
 function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attempt' }>): void {
   const pending = state.messages.get(record.id);
   if (!pending) return;
+  const message = pending.record;
   const bucket = statsBucket(state, record.at);
   bucket.bandwidth += record.bytes;
   pending.started = true;
+  log(state, message, { time: record.startedAt ?? record.at, state: 'ACTIVE' });
+  const status = record.response ? { responseStatus: record.response.status } : {};
+  if (record.outcome !== 'delivered') {
+    const error = record.error ?? (record.response ? `status ${record.response.status}` : 'no answer');
+    log(state, message, { time: record.at, state: 'ERROR', error, ...status });
+  }
   if (record.outcome === 'retry') {
     pending.retried = record.retried + 1;
     pending.dueAt = record.dueAt ?? record.at;
+    log(state, message, { time: record.at, state: 'RETRY', nextDeliveryTime: pending.dueAt });
   } else {
     state.messages.delete(record.id);
-    const workflow = pending.record.workflow !== undefined;
+    const workflow = message.workflow !== undefined;
     if (record.outcome === 'delivered') {
       bucket.delivered += 1;
       if (workflow) bucket.workflowDelivered += 1;
+      log(state, message, { time: record.at, state: 'DELIVERED', ...status });
     } else {
       bucket.failed += 1;
       if (workflow) bucket.workflowFailed += 1;
+      log(state, message, { time: record.at, state: 'FAILED', ...status });
     }
-    settleFailureCallback(state, pending.record, record);
+    settleFailureCallback(state, message, record);
+    settleSchedule(state, message, record.outcome === 'delivered' ? 'SUCCESS' : 'FAIL');
   }
-  for (const message of record.spawned) addMessage(state, message, record.at);
+  for (const spawned of record.spawned) addMessage(state, spawned, record.at);
   if (record.dlq) addDlqEntry(state, record.dlq);
 }
 
@@ -102,7 +161,34 @@ function settleFailureCallback(state: DevState, message: MessageRecord, record: 
   };
 }
 
+function settleSchedule(state: DevState, message: MessageRecord, outcome: 'SUCCESS' | 'FAIL'): void {
+  if (message.scheduleId === undefined || message.kind !== 'message') return;
+  const states = state.schedules.get(message.scheduleId)?.lastScheduleStates;
+  if (states && message.id in states) states[message.id] = outcome;
+}
+
 function addDlqEntry(state: DevState, entry: DlqEntry): void {
   state.dlq.set(entry.dlqId, entry);
   state.nextDlqOrder = Math.max(state.nextDlqOrder, entry.order + 1);
+}
+
+function log(state: DevState, message: MessageRecord, entry: Omit<LogRecord, 'order' | 'messageId'>): void {
+  keepLog(state, message, { order: state.nextLogOrder, messageId: message.id, ...entry });
+}
+
+/** Appends one entry, dropping the oldest beyond the limit (and a message no entry refers to any more). */
+function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): void {
+  state.logs.push(entry);
+  state.nextLogOrder = Math.max(state.nextLogOrder, entry.order + 1);
+  const kept = state.loggedMessages.get(message.id);
+  if (kept) kept.entries += 1;
+  else state.loggedMessages.set(message.id, { message, entries: 1 });
+  if (state.logs.length > LOG_LIMIT * 1.1) {
+    // Dropped in a batch: a shift per entry would make every log write O(n).
+    const dropped = state.logs.splice(0, state.logs.length - LOG_LIMIT);
+    for (const old of dropped) {
+      const ref = state.loggedMessages.get(old.messageId);
+      if (ref && --ref.entries === 0) state.loggedMessages.delete(old.messageId);
+    }
+  }
 }

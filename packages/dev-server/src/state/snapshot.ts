@@ -7,7 +7,13 @@ import type { DevRecord } from './records';
  * keys, DLQ entries past retention and old statistics are left out: compaction is where they go.
  */
 export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
-  const records: DevRecord[] = [{ type: 'counters.restored', nextSeq: state.nextSeq, nextDlqOrder: state.nextDlqOrder }];
+  const records: DevRecord[] = [
+    { type: 'counters.restored', nextSeq: state.nextSeq, nextDlqOrder: state.nextDlqOrder, nextLogOrder: state.nextLogOrder },
+  ];
+  if (state.signingKeys) records.push({ type: 'keys.rotated', ...state.signingKeys });
+  for (const queue of state.queues.values()) records.push({ type: 'queue.updated', name: queue.name, queue });
+  for (const schedule of state.schedules.values()) records.push({ type: 'schedule.updated', id: schedule.scheduleId, schedule });
+  for (const flow of state.flowKeys.values()) records.push({ type: 'flow.updated', key: flow.key, flow });
   const buckets = [...state.stats].filter(([minute]) => statsLive(minute, expiry));
   if (buckets.length > 0) records.push({ type: 'stats.restored', buckets });
   for (const group of state.groups.values()) records.push({ type: 'group.updated', name: group.name, group });
@@ -15,6 +21,11 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   for (const entry of state.dlq.values()) if (dlqLive(entry.at, expiry)) records.push({ type: 'dlq.restored', entry });
   for (const [key, entry] of state.dedup) {
     if (dedupLive(entry.at, expiry)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
+  }
+  // Before the pending messages: their own CREATED entries are in here, and replaying a message must not log it again.
+  if (state.logs.length > 0) {
+    const messages = [...state.loggedMessages.values()].map((kept) => kept.message);
+    records.push({ type: 'logs.restored', logs: state.logs, messages });
   }
   for (const pending of state.messages.values()) {
     records.push({

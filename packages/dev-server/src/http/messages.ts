@@ -1,0 +1,150 @@
+import type { ServerContext } from '../server-context';
+import type { MessageRecord } from '../state/records';
+import { badRequest, notFound } from './http-error';
+import { json, type Reply } from './reply';
+import type { Route } from './router';
+import { logView, messageFields } from './views';
+
+// Pending messages (get, cancel one, cancel many) and the logs: every state change of every message.
+// The filters here are the ones the logs, the message DLQ and bulk actions share.
+
+export function messageRoutes(ctx: ServerContext): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/v2/messages/:id',
+      auth: 'messaging',
+      handler: (request) => json(messageFields(pending(ctx, request.params.id))),
+    },
+    {
+      method: 'DELETE',
+      path: '/v2/messages/:id',
+      auth: 'messaging',
+      handler: async (request) => {
+        const message = pending(ctx, request.params.id);
+        await cancel(ctx, [message.id]);
+        return { status: 202, json: { cancelled: 1 } };
+      },
+    },
+    { method: 'DELETE', path: '/v2/messages', auth: 'messaging', handler: (request) => cancelMany(ctx, request.query) },
+    { method: 'GET', path: '/v2/events', auth: 'messaging', handler: (request) => logs(ctx, request.query) },
+  ];
+}
+
+function pending(ctx: ServerContext, id: string | undefined): MessageRecord {
+  const found = ctx.store.state.messages.get(id ?? '');
+  if (!found || found.record.kind !== 'message') throw notFound(`message ${id ?? ''} not found`);
+  return found.record;
+}
+
+/** Cancels pending messages: they leave the state (logged `CANCELED`) and the engine forgets them. */
+export async function cancel(ctx: ServerContext, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await ctx.store.commit({ type: 'messages.cancelled', at: ctx.config.now(), ids });
+  ctx.engine.cancel(ids);
+}
+
+/** `DELETE /v2/messages`: by `messageIds`, by filters, or (with neither) every pending message. */
+async function cancelMany(ctx: ServerContext, query: URLSearchParams): Promise<Reply> {
+  const ids = query.getAll('messageIds').filter(Boolean);
+  const filter = readMessageFilter(query);
+  const count = readCount(query, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const chosen: string[] = [];
+  for (const { record } of ctx.store.state.messages.values()) {
+    if (chosen.length >= count) break;
+    if (record.kind !== 'message') continue;
+    if (ids.length > 0 ? ids.includes(record.id) : filter(record, record.createdAt)) chosen.push(record.id);
+  }
+  await cancel(ctx, chosen);
+  return json({ cancelled: chosen.length });
+}
+
+const LOG_PAGE = 1000;
+
+/** `GET /v2/events`: newest first; the cursor is the order of the last entry shown. */
+function logs(ctx: ServerContext, query: URLSearchParams): Reply {
+  const { state } = ctx.store;
+  const filter = readMessageFilter(query);
+  const ids = [...query.getAll('messageIds'), ...query.getAll('messageId')].filter(Boolean);
+  const wanted = query.get('state');
+  const count = readCount(query, LOG_PAGE, LOG_PAGE);
+  const before = readCursor(query);
+  const page: Record<string, unknown>[] = [];
+  let last: number | undefined;
+  let more = false;
+  for (let index = state.logs.length - 1; index >= 0; index -= 1) {
+    const entry = state.logs[index]!;
+    if (before !== undefined && entry.order >= before) continue;
+    if (wanted && entry.state !== wanted) continue;
+    if (ids.length > 0 && !ids.includes(entry.messageId)) continue;
+    const message = state.loggedMessages.get(entry.messageId)?.message;
+    if (!message || !filter(message, entry.time)) continue;
+    if (page.length === count) {
+      more = true;
+      break;
+    }
+    page.push(logView(entry, state));
+    last = entry.order;
+  }
+  return json({ events: page, ...(more && last !== undefined ? { cursor: String(last) } : {}) });
+}
+
+/**
+ * The shared filters, combined with AND; a filter given several times matches any of its values:
+ * `url`, `host`, `path`, `topicName`, `queueName`, `scheduleId`, `label` (any of the message's),
+ * `callerIp`, `flowControlKey`, and `fromDate`/`toDate` (inclusive Unix ms, against `at`).
+ */
+export function readMessageFilter(query: URLSearchParams): (message: MessageRecord, at: number) => boolean {
+  const values = (...names: string[]) => names.flatMap((name) => query.getAll(name)).filter((value) => value !== '');
+  const urls = values('url');
+  const hosts = values('host');
+  const paths = values('path');
+  const groups = values('topicName', 'urlGroup');
+  const queues = values('queueName');
+  const schedules = values('scheduleId');
+  const labels = values('label');
+  const callers = values('callerIp', 'callerIP');
+  const keys = values('flowControlKey');
+  const fromDate = readTime(query, 'fromDate');
+  const toDate = readTime(query, 'toDate');
+  const any = (wanted: string[], value: string | undefined) => wanted.length === 0 || (value !== undefined && wanted.includes(value));
+  return (message, at) => {
+    if (fromDate !== undefined && at < fromDate) return false;
+    if (toDate !== undefined && at > toDate) return false;
+    if (!any(urls, message.url) || !any(groups, message.topicName) || !any(queues, message.queue)) return false;
+    if (!any(schedules, message.scheduleId) || !any(callers, message.callerIp) || !any(keys, message.flowControl?.key)) return false;
+    if (labels.length > 0 && !(message.label ?? '').split(',').some((label) => labels.includes(label))) return false;
+    if (hosts.length > 0 || paths.length > 0) {
+      const url = new URL(message.url);
+      if (!any(hosts, url.host) || !any(paths, url.pathname)) return false;
+    }
+    return true;
+  };
+}
+
+function readTime(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw badRequest(`invalid ${name} ${JSON.stringify(value)}: expected Unix milliseconds`);
+  return Number(value);
+}
+
+/** `count`: 1 to `max`, `fallback` when absent. */
+export function readCount(query: URLSearchParams, fallback: number, max: number): number {
+  const value = query.get('count');
+  if (value === null || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw badRequest(
+      `invalid count ${JSON.stringify(value)}: expected a whole number from 1${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`,
+    );
+  }
+  return Number(value);
+}
+
+/** A cursor answered earlier: the order number to continue below. */
+export function readCursor(query: URLSearchParams): number | undefined {
+  const cursor = query.get('cursor');
+  if (cursor === null || cursor === '') return undefined;
+  if (!/^\d+$/.test(cursor)) throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
+  return Number(cursor);
+}

@@ -1,0 +1,198 @@
+import type { ServerContext } from '../server-context';
+import type { FlowKeyRecord, QueueRecord } from '../state/records';
+import { badRequest, notFound, planLimit } from './http-error';
+import { cancel } from './messages';
+import { readJsonBody } from './read-body';
+import { empty, json, type Reply } from './reply';
+import type { Route, RouteRequest } from './router';
+
+// How fast messages go out: queues (parallelism, pause/resume, delete) and flow-control keys (their
+// limits and counters, pause/resume, pin/unpin, resetRate), and the account's global parallelism.
+
+const NAME = /^[A-Za-z0-9._-]+$/;
+
+export function queueRoutes(ctx: ServerContext): Route[] {
+  return [
+    { method: 'POST', path: '/v2/queues', auth: 'messaging', handler: (request) => upsert(ctx, request) },
+    {
+      method: 'GET',
+      path: '/v2/queues',
+      auth: 'messaging',
+      handler: () => json([...ctx.store.state.queues.values()].map((queue) => queueView(ctx, queue))),
+    },
+    {
+      method: 'GET',
+      path: '/v2/queues/:name',
+      auth: 'messaging',
+      handler: (request) => json(queueView(ctx, existingQueue(ctx, request.params.name))),
+    },
+    { method: 'DELETE', path: '/v2/queues/:name', auth: 'messaging', handler: (request) => deleteQueue(ctx, request.params.name) },
+    { method: 'POST', path: '/v2/queues/:name/pause', auth: 'messaging', handler: (request) => setPaused(ctx, request.params.name, true) },
+    {
+      method: 'POST',
+      path: '/v2/queues/:name/resume',
+      auth: 'messaging',
+      handler: (request) => setPaused(ctx, request.params.name, false),
+    },
+    { method: 'GET', path: '/v2/flowControl', auth: 'messaging', handler: () => json(flowKeys(ctx).map((key) => flowView(ctx, key))) },
+    {
+      method: 'GET',
+      path: '/v2/flowControl/:key',
+      auth: 'messaging',
+      handler: (request) => json(flowView(ctx, knownKey(ctx, request.params.key))),
+    },
+    { method: 'POST', path: '/v2/flowControl/:key/:action', auth: 'messaging', handler: (request) => changeFlow(ctx, request) },
+    {
+      method: 'GET',
+      path: '/v2/globalParallelism',
+      auth: 'messaging',
+      handler: () => json({ parallelismMax: ctx.plan.max_global_parallelism, parallelismCount: ctx.engine.inFlight() }),
+    },
+  ];
+}
+
+/** `POST /v2/queues` `{ queueName, parallelism?, paused? }`: creates or updates. */
+async function upsert(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
+  const body = await readJsonBody(request.req);
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('body must be {"queueName": "...", "parallelism": n}');
+  const { queueName, parallelism, paused } = body as Record<string, unknown>;
+  if (typeof queueName !== 'string' || !NAME.test(queueName)) {
+    throw badRequest(`invalid queueName ${JSON.stringify(queueName)}: use letters, digits, "-", "_" and "." only`);
+  }
+  if (parallelism !== undefined && (!Number.isSafeInteger(parallelism) || (parallelism as number) < 1)) {
+    throw badRequest(`invalid parallelism ${JSON.stringify(parallelism)}: expected a whole number >= 1`);
+  }
+  if (paused !== undefined && typeof paused !== 'boolean')
+    throw badRequest(`invalid paused ${JSON.stringify(paused)}: expected true or false`);
+  const now = ctx.config.now();
+  const current = ctx.store.state.queues.get(queueName);
+  if (!current && ctx.store.state.queues.size >= ctx.plan.max_queues) {
+    throw planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_queues} queues`);
+  }
+  const queue: QueueRecord = {
+    name: queueName,
+    parallelism: (parallelism as number | undefined) ?? 1,
+    paused: (paused as boolean | undefined) ?? false,
+    createdAt: current?.createdAt ?? now,
+    updatedAt: now,
+  };
+  await ctx.store.commit({ type: 'queue.updated', name: queueName, queue });
+  ctx.engine.refresh();
+  return empty();
+}
+
+async function setPaused(ctx: ServerContext, name: string | undefined, paused: boolean): Promise<Reply> {
+  const current = existingQueue(ctx, name);
+  await ctx.store.commit({ type: 'queue.updated', name: current.name, queue: { ...current, paused, updatedAt: ctx.config.now() } });
+  ctx.engine.refresh();
+  return empty();
+}
+
+/** Deleting a queue cancels the messages still waiting on it (logged `CANCELED`), as the service does. */
+async function deleteQueue(ctx: ServerContext, name: string | undefined): Promise<Reply> {
+  const current = existingQueue(ctx, name);
+  const waiting = [...ctx.store.state.messages.values()]
+    .filter(({ record }) => record.queue === current.name)
+    .map(({ record }) => record.id);
+  await cancel(ctx, waiting);
+  await ctx.store.commit({ type: 'queue.updated', name: current.name, queue: null });
+  return empty();
+}
+
+function existingQueue(ctx: ServerContext, name: string | undefined): QueueRecord {
+  const queue = ctx.store.state.queues.get(name ?? '');
+  if (!queue) throw notFound(`queue ${name ?? ''} not found`);
+  return queue;
+}
+
+function queueView(ctx: ServerContext, queue: QueueRecord): Record<string, unknown> {
+  let lag = 0;
+  for (const { record } of ctx.store.state.messages.values()) if (record.queue === queue.name) lag += 1;
+  return {
+    name: queue.name,
+    parallelism: queue.parallelism,
+    lag,
+    paused: queue.paused,
+    createdAt: queue.createdAt,
+    updatedAt: queue.updatedAt,
+  };
+}
+
+/** Every key a message or a setting has used. */
+function flowKeys(ctx: ServerContext): string[] {
+  const keys = new Set(ctx.store.state.flowKeys.keys());
+  for (const { record } of ctx.store.state.messages.values()) if (record.flowControl) keys.add(record.flowControl.key);
+  return [...keys].filter((key) => ctx.engine.flow(key).known || ctx.store.state.flowKeys.has(key)).sort();
+}
+
+function knownKey(ctx: ServerContext, key: string | undefined): string {
+  if (key === undefined || !NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key ?? '')}`);
+  if (!ctx.engine.flow(key).known) throw notFound(`flow control key ${key} not found`);
+  return key;
+}
+
+function flowView(ctx: ServerContext, key: string): Record<string, unknown> {
+  const { limits, counters } = ctx.engine.flow(key);
+  const setting = ctx.store.state.flowKeys.get(key);
+  const scale = ctx.config.timeScale > 0 ? ctx.config.timeScale : 1;
+  return {
+    flowControlKey: key,
+    waitListSize: counters.waiting,
+    parallelismMax: limits.parallelism ?? 0,
+    parallelismCount: counters.running,
+    rateMax: limits.rate ?? 0,
+    rateCount: counters.windowCount,
+    ratePeriod: Math.round(limits.periodMs / 1000 / scale),
+    ratePeriodStart: counters.windowStart,
+    isPaused: limits.paused,
+    isPinnedParallelism: setting?.pinned.parallelism !== undefined,
+    isPinnedRate: setting?.pinned.rate !== undefined,
+  };
+}
+
+/** `POST /v2/flowControl/{key}/pause | resume | pin | unpin | resetRate`. */
+async function changeFlow(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
+  const key = request.params.key ?? '';
+  if (!NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key)}`);
+  const current: FlowKeyRecord = ctx.store.state.flowKeys.get(key) ?? { key, paused: false, pinned: {} };
+  const action = request.params.action;
+  let next: FlowKeyRecord;
+  if (action === 'pause' || action === 'resume') next = { ...current, paused: action === 'pause' };
+  else if (action === 'pin') next = { ...current, pinned: { ...current.pinned, ...readPin(request.query) } };
+  else if (action === 'unpin') next = { ...current, pinned: readUnpin(request.query, current.pinned) };
+  else if (action === 'resetRate') {
+    ctx.engine.resetRate(key);
+    return empty();
+  } else throw notFound(`no such endpoint: POST /v2/flowControl/${key}/${action ?? ''}`);
+  await ctx.store.commit({ type: 'flow.updated', key, flow: next });
+  ctx.engine.refresh();
+  return empty();
+}
+
+function readPin(query: URLSearchParams): FlowKeyRecord['pinned'] {
+  const pinned: FlowKeyRecord['pinned'] = {};
+  for (const [name, field] of [
+    ['parallelism', 'parallelism'],
+    ['rate', 'rate'],
+    ['period', 'periodSeconds'],
+  ] as const) {
+    const value = query.get(name);
+    if (value === null) continue;
+    if (!/^\d+$/.test(value) || Number(value) < 1)
+      throw badRequest(`invalid ${name} ${JSON.stringify(value)}: expected a whole number >= 1`);
+    pinned[field] = Number(value);
+  }
+  if (Object.keys(pinned).length === 0) throw badRequest('pin needs parallelism, rate and/or period');
+  return pinned;
+}
+
+function readUnpin(query: URLSearchParams, pinned: FlowKeyRecord['pinned']): FlowKeyRecord['pinned'] {
+  const next = { ...pinned };
+  if (query.get('parallelism') === 'true') delete next.parallelism;
+  if (query.get('rate') === 'true') {
+    delete next.rate;
+    delete next.periodSeconds;
+  }
+  return next;
+}

@@ -1,0 +1,221 @@
+import type { IncomingMessage } from 'node:http';
+import { dedupKeys, findDuplicate } from '../engine/deduplication';
+import type { ServerContext } from '../server-context';
+import type { DedupResult, MessageRecord } from '../state/records';
+import { parseDestination, invalidScheme, type Destination } from './destination';
+import { enqueueMessage, type EnqueueTarget } from './enqueue-message';
+import { headerSource, readEnqueueSettings, type EnqueueSettings } from './enqueue-settings';
+import { badRequest, notFound, planLimit } from './http-error';
+import { readBody } from './read-body';
+import { json, type Reply } from './reply';
+import type { Route, RouteRequest } from './router';
+
+// Everything that turns a request into messages: enqueue (spec endpoint 8), publish, batch; and the
+// one acceptance step they share with schedule firings and DLQ retries.
+
+const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
+
+export function sendingRoutes(ctx: ServerContext): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v2/enqueue/:queue/*',
+      auth: 'messaging',
+      handler: (request) => send(ctx, request, readQueue(request.params.queue)),
+    },
+    { method: 'POST', path: '/v2/publish/*', auth: 'messaging', handler: (request) => send(ctx, request, undefined) },
+    { method: 'POST', path: '/v2/batch', auth: 'messaging', handler: (request) => batch(ctx, request) },
+  ];
+}
+
+/** A URL or a URL group: the dev server delivers to nothing else. */
+export type DeliverableDestination = Exclude<Destination, { kind: 'api' }>;
+
+/** One request to accept: where to, on which queue, how, and what. */
+export interface Acceptance {
+  destination: DeliverableDestination;
+  queue: string | undefined;
+  settings: EnqueueSettings;
+  body: Buffer;
+  callerIp: string;
+  now: number;
+  /** A schedule's firing: its id and the service-clock time it fired for. */
+  schedule?: { id: string; time: number };
+}
+
+/** What an acceptance answered: one result per endpoint, and whether they are an earlier duplicate. */
+export interface Accepted {
+  results: DedupResult[];
+  deduplicated: boolean;
+  messages: MessageRecord[];
+}
+
+/**
+ * Resolves the endpoints, deduplicates, and commits the messages. Nothing awaits between the
+ * duplicate check and the commit's state change, so two copies racing in cannot both pass.
+ */
+export async function accept(ctx: ServerContext, input: Acceptance): Promise<Accepted> {
+  const { store } = ctx;
+  const { destination, settings, body, now } = input;
+  const targets = resolveTargets(ctx, destination);
+  const keys = dedupKeys(settings.deduplicationId, settings.contentBasedDeduplication, {
+    destination: destination.kind === 'url' ? destination.url : destination.name,
+    body,
+    contentType: settings.contentType,
+    forwardHeaders: settings.forwardHeaders,
+  });
+  const duplicate = findDuplicate(store.state, keys, now);
+  if (duplicate) {
+    for (const result of duplicate.results) ctx.events.emit({ type: 'deduplicated', messageId: result.messageId, url: result.url });
+    return { results: duplicate.results, deduplicated: true, messages: [] };
+  }
+  const messages = targets.map((target, index) =>
+    enqueueMessage({
+      settings,
+      target,
+      queue: input.queue,
+      body,
+      seq: store.state.nextSeq + index,
+      now,
+      callerIp: input.callerIp,
+      timeScale: ctx.config.timeScale,
+      ...(input.schedule ? { scheduleId: input.schedule.id } : {}),
+    }),
+  );
+  const commits: Promise<void>[] = [];
+  if (input.queue !== undefined && !store.state.queues.has(input.queue)) {
+    // The service creates a queue on its first message.
+    const queue = { name: input.queue, parallelism: 1, paused: false, createdAt: now, updatedAt: now };
+    commits.push(store.commit({ type: 'queue.updated', name: input.queue, queue }));
+  }
+  commits.push(
+    store.commit({
+      type: 'messages.accepted',
+      at: now,
+      messages,
+      ...(keys.length > 0 ? { dedupKeys: keys } : {}),
+      ...(input.schedule ? { schedule: input.schedule } : {}),
+    }),
+  );
+  await Promise.all(commits);
+  for (const message of messages) reportAccepted(ctx, message, now);
+  ctx.engine.admit(messages);
+  return { results: messages.map((message) => ({ messageId: message.id, url: message.url })), deduplicated: false, messages };
+}
+
+async function send(ctx: ServerContext, request: RouteRequest, queue: string | undefined): Promise<Reply> {
+  const { plan, config } = ctx;
+  const destination = deliverable(parseDestination(request.rest));
+  const now = config.now();
+  const settings = readEnqueueSettings(request.req, config.headerPrefix, plan, now);
+  const body = await readBody(request.req, plan.max_message_size, () =>
+    planLimit(`message size exceeds the max message size of the ${plan.type} plan (${plan.max_message_size} bytes)`),
+  );
+  const accepted = await accept(ctx, { destination, queue, settings, body, callerIp: callerIpOf(request.req), now });
+  return json(answer(destination, accepted));
+}
+
+/**
+ * `POST /v2/batch`: a JSON array of `{ destination, queue?, headers, body }`. Every item is read
+ * and checked before any is accepted, so a bad item leaves nothing half sent.
+ */
+async function batch(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
+  const { plan, config } = ctx;
+  const raw = await readBody(request.req, plan.max_message_size * 100, () =>
+    planLimit(`batch exceeds ${plan.max_message_size * 100} bytes`),
+  );
+  let items: unknown;
+  try {
+    items = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw badRequest('batch body is not valid JSON: expected an array of { destination, queue?, headers, body }');
+  }
+  if (!Array.isArray(items) || items.length === 0) throw badRequest('batch body must be a non-empty JSON array of messages');
+  const now = config.now();
+  const callerIp = callerIpOf(request.req);
+  const prepared = items.map((item, index) => prepareBatchItem(ctx, item, index, now, callerIp));
+  const answers: unknown[] = [];
+  for (const input of prepared) answers.push(answer(input.destination, await accept(ctx, input)));
+  return json(answers);
+}
+
+function prepareBatchItem(ctx: ServerContext, item: unknown, index: number, now: number, callerIp: string): Acceptance {
+  const at = `batch item ${index}`;
+  if (item === null || typeof item !== 'object' || Array.isArray(item))
+    throw badRequest(`${at}: expected { destination, queue?, headers, body }`);
+  const { destination, queue, headers, body } = item as Record<string, unknown>;
+  if (typeof destination !== 'string' || destination === '') throw badRequest(`${at}: destination is missing`);
+  if (headers !== undefined && (headers === null || typeof headers !== 'object' || Array.isArray(headers))) {
+    throw badRequest(`${at}: headers must be an object of name -> value`);
+  }
+  if (body !== undefined && typeof body !== 'string') throw badRequest(`${at}: body must be a string`);
+  const rawHeaders = Object.entries((headers ?? {}) as Record<string, unknown>).flatMap(([name, value]) => [name, String(value)]);
+  const bytes = Buffer.from(body ?? '', 'utf8');
+  if (bytes.length > ctx.plan.max_message_size) {
+    throw planLimit(`${at}: message size exceeds the max message size of the ${ctx.plan.type} plan (${ctx.plan.max_message_size} bytes)`);
+  }
+  const parsed = deliverable(parseDestination(destination));
+  resolveTargets(ctx, parsed);
+  return {
+    destination: parsed,
+    queue: queue === undefined || queue === null ? undefined : readQueue(typeof queue === 'string' ? queue : undefined),
+    settings: readEnqueueSettings(headerSource(rawHeaders), ctx.config.headerPrefix, ctx.plan, now),
+    body: bytes,
+    callerIp,
+    now,
+  };
+}
+
+export function deliverable(destination: Destination): DeliverableDestination {
+  if (destination.kind === 'api') {
+    throw badRequest(`${destination.name} is not supported by the dev server: it delivers to URLs and URL groups only`);
+  }
+  return destination;
+}
+
+function resolveTargets(ctx: ServerContext, destination: DeliverableDestination): EnqueueTarget[] {
+  if (destination.kind === 'url') return [{ url: destination.url }];
+  const group = ctx.store.state.groups.get(destination.name);
+  if (!group) {
+    if (destination.looksLikeHost) throw invalidScheme();
+    throw notFound(`topic ${destination.name} not found`);
+  }
+  return group.endpoints.map((endpoint) => ({
+    url: endpoint.url,
+    topicName: group.name,
+    ...(endpoint.name ? { endpointName: endpoint.name } : {}),
+  }));
+}
+
+/** A URL destination answers one object; a URL group a bare array, one element per endpoint. */
+function answer(destination: Destination, accepted: Accepted): unknown {
+  const flag = accepted.deduplicated ? { deduplicated: true } : {};
+  if (destination.kind === 'group') return accepted.results.map((result) => ({ messageId: result.messageId, url: result.url, ...flag }));
+  const first = accepted.results[0];
+  if (!first) throw new Error('an enqueue to a URL produced no message');
+  return { messageId: first.messageId, ...flag };
+}
+
+function reportAccepted(ctx: ServerContext, message: MessageRecord, now: number): void {
+  ctx.events.emit({
+    type: 'accepted',
+    messageId: message.id,
+    kind: message.kind,
+    url: message.url,
+    ...(message.queue !== undefined ? { queue: message.queue } : {}),
+    ...(message.topicName !== undefined ? { topicName: message.topicName } : {}),
+    delayMs: Math.max(0, message.notBefore - now),
+  });
+}
+
+export function readQueue(name: string | undefined): string {
+  if (name === undefined || !QUEUE_NAME.test(name)) {
+    throw badRequest(`invalid queue name ${JSON.stringify(name ?? '')}: use letters, digits, "-", "_" and "." only`);
+  }
+  return name;
+}
+
+/** The publisher's address, without the IPv4-mapped IPv6 prefix Node reports on dual-stack sockets. */
+export function callerIpOf(req: IncomingMessage): string {
+  return (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+}

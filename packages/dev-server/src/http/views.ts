@@ -1,0 +1,140 @@
+import type { DevState } from '../state/dev-state';
+import type { DlqEntry, HeaderValues, LogRecord, MessageRecord, RedactSettings } from '../state/records';
+import { canonicalHeaderName } from './header-names';
+
+// How the interface shows what the state holds: pending messages, DLQ entries and log events, each
+// with the service's field names, and with `<P>-Redact-Fields` applied (delivery is never affected).
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** What a redacted body or header value reads as. */
+export const REDACTED = 'REDACTED';
+
+/** The fields every view of a message shares (`GET /v2/messages/{id}`, DLQ entries, schedules). */
+export function messageFields(message: MessageRecord): Record<string, unknown> {
+  const flow = message.flowControl;
+  return {
+    messageId: message.id,
+    url: message.url,
+    ...(message.topicName !== undefined ? { topicName: message.topicName } : {}),
+    ...(message.endpointName !== undefined ? { endpointName: message.endpointName } : {}),
+    method: message.method,
+    header: redactHeaders(message.sourceHeader, message.redact),
+    ...redactBody('body', message.bodyBase64, message.redact),
+    maxRetries: message.maxRetries,
+    ...(message.retryDelay !== undefined ? { retryDelayExpression: message.retryDelay } : {}),
+    notBefore: message.notBefore,
+    createdAt: message.createdAt,
+    ...(message.callback ? { callback: message.callback.url } : {}),
+    ...(message.failureCallback ? { failureCallback: message.failureCallback.url } : {}),
+    ...(message.queue !== undefined ? { queueName: message.queue } : {}),
+    ...(message.scheduleId !== undefined ? { scheduleId: message.scheduleId } : {}),
+    callerIP: message.callerIp,
+    callerIp: message.callerIp,
+    ...(flow
+      ? {
+          flowControlKey: flow.key,
+          ...(flow.parallelism !== undefined ? { parallelism: flow.parallelism } : {}),
+          ...(flow.rate !== undefined ? { rate: flow.rate } : {}),
+          ...(flow.periodSeconds !== undefined ? { period: flow.periodSeconds } : {}),
+        }
+      : {}),
+    ...labelFields(message.label),
+  };
+}
+
+/**
+ * A DLQ entry, for both DLQ listings: the message, the last answer (`responseStatus`,
+ * `responseHeader`, `responseBody` only when the destination answered), the workflow fields and
+ * `failureCallbackInfo` when they apply.
+ */
+export function dlqView(entry: DlqEntry): Record<string, unknown> {
+  const message = entry.message;
+  const info = entry.failureCallbackInfo;
+  return {
+    dlqId: entry.dlqId,
+    ...messageFields(message),
+    ...(message.workflow
+      ? { workflowRunId: message.workflow.runId, workflowCreatedAt: message.workflow.createdAt, workflowUrl: message.workflow.url }
+      : {}),
+    ...(entry.response
+      ? {
+          responseStatus: entry.response.status,
+          responseHeader: entry.response.headers,
+          ...bodyFields('responseBody', entry.response.bodyBase64),
+        }
+      : {}),
+    ...(entry.error !== undefined ? { error: entry.error } : {}),
+    ...(info
+      ? {
+          failureCallbackInfo: {
+            state: info.state,
+            ...(info.responseStatus !== undefined ? { responseStatus: info.responseStatus } : {}),
+            ...(info.responseBodyBase64 !== undefined
+              ? { responseBody: Buffer.from(info.responseBodyBase64, 'base64').toString('utf8') }
+              : {}),
+            ...(info.responseHeaders ? { responseHeaders: info.responseHeaders } : {}),
+          },
+        }
+      : {}),
+    ...(message.failureCallback ? { failureCallbackHeader: headerValues(message.failureCallback.headers) } : {}),
+  };
+}
+
+/** One log event (`GET /v2/events`): the state change and the message it is about. */
+export function logView(entry: LogRecord, state: DevState): Record<string, unknown> {
+  const message = state.loggedMessages.get(entry.messageId)?.message;
+  return {
+    time: entry.time,
+    state: entry.state,
+    messageId: entry.messageId,
+    ...(entry.nextDeliveryTime !== undefined ? { nextDeliveryTime: entry.nextDeliveryTime } : {}),
+    ...(entry.error !== undefined ? { error: entry.error } : {}),
+    ...(entry.responseStatus !== undefined ? { responseStatus: entry.responseStatus } : {}),
+    ...(message
+      ? {
+          url: message.url,
+          ...(message.topicName !== undefined ? { topicName: message.topicName } : {}),
+          ...(message.endpointName !== undefined ? { endpointName: message.endpointName } : {}),
+          ...(message.queue !== undefined ? { queueName: message.queue } : {}),
+          ...(message.scheduleId !== undefined ? { scheduleId: message.scheduleId } : {}),
+          ...(message.flowControl ? { flowControlKey: message.flowControl.key } : {}),
+          header: redactHeaders(message.sourceHeader, message.redact),
+          body: message.redact?.body ? REDACTED : message.bodyBase64,
+          ...labelFields(message.label),
+        }
+      : {}),
+  };
+}
+
+function labelFields(label: string | undefined): Record<string, unknown> {
+  return label === undefined ? {} : { label, labels: label.split(',') };
+}
+
+function redactHeaders(headers: HeaderValues, redact: RedactSettings | undefined): HeaderValues {
+  if (!redact || (redact.headers !== true && redact.headers.length === 0)) return headers;
+  const names = redact.headers;
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, values]) =>
+      names === true || names.includes(name.toLowerCase()) ? [name, values.map(() => REDACTED)] : [name, values],
+    ),
+  );
+}
+
+function redactBody(name: 'body', base64: string, redact: RedactSettings | undefined): Record<string, string> {
+  return redact?.body ? { [name]: REDACTED } : bodyFields(name, base64);
+}
+
+/** `name` with the text when it is valid UTF-8, else `<name>Base64`. */
+export function bodyFields(name: 'body' | 'responseBody', base64: string): Record<string, string> {
+  const bytes = Buffer.from(base64, 'base64');
+  try {
+    return { [name]: strictUtf8.decode(bytes) };
+  } catch {
+    return { [`${name}Base64`]: base64 };
+  }
+}
+
+function headerValues(headers: Record<string, string>): HeaderValues {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [canonicalHeaderName(name), [value]]));
+}
