@@ -25,6 +25,8 @@ export interface Engine {
   refresh(): void;
   /** The limits a flow-control key applies now, and its live counters. */
   flow(key: string): { limits: FlowLimits; counters: FlowCounters; known: boolean };
+  /** Every flow-control key a message has used since the server started (or was restarted with). */
+  flowKeys(): string[];
   /** Starts a new rate period for a flow-control key now. */
   resetRate(key: string): void;
   /** Attempts running now. */
@@ -177,6 +179,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       counters: dispatcher.flowCounters(key),
       known: carried.has(key) || store.state.flowKeys.has(key),
     }),
+    flowKeys: () => [...carried.keys()],
     resetRate: (key) => dispatcher.resetRate(key),
     inFlight: () => dispatcher.inFlight(),
     timer: (key, at, fire) => {

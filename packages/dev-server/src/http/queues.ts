@@ -121,9 +121,7 @@ function queueView(ctx: ServerContext, queue: QueueRecord): Record<string, unkno
 
 /** Every key a message or a setting has used. */
 function flowKeys(ctx: ServerContext): string[] {
-  const keys = new Set(ctx.store.state.flowKeys.keys());
-  for (const { record } of ctx.store.state.messages.values()) if (record.flowControl) keys.add(record.flowControl.key);
-  return [...keys].filter((key) => ctx.engine.flow(key).known || ctx.store.state.flowKeys.has(key)).sort();
+  return [...new Set([...ctx.store.state.flowKeys.keys(), ...ctx.engine.flowKeys()])].sort();
 }
 
 function knownKey(ctx: ServerContext, key: string | undefined): string {

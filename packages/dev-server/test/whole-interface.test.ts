@@ -1,0 +1,349 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createVerifier, NotFoundError } from '@mailroom/core';
+import { describe, expect, it } from 'vitest';
+import { always, failTimes } from './helpers/destination';
+import { destination, startTestServer, t, useTestServer } from './helpers/test-server';
+import { waitUntil } from './helpers/wait';
+
+// Every group beyond enqueue, end to end: Mailroom's client against the dev server, real deliveries
+// to a real destination. The time scale (0.001) makes a cron minute 60 ms.
+
+useTestServer({ plan: 'paid' });
+
+async function states(messageId: string): Promise<string[]> {
+  const page = await t.messaging.logs.list({ messageId });
+  return page.events.map((event) => event.state).reverse();
+}
+
+describe('publish, batch and the logs', () => {
+  it('publishes without a queue and logs every state change of the message', async () => {
+    const result = await t.messaging.publishJSON({ destination: `${destination.url}/p`, body: { a: 1 }, label: ['x', 'y'] });
+    await destination.waitFor('/p', 1);
+    await waitUntil(() => t.server.currentSigningKey !== '' && t.events.some((e) => e.type === 'delivered'), 'delivered');
+    expect(await states(result.messageId)).toEqual(['CREATED', 'ACTIVE', 'DELIVERED']);
+    const [event] = (await t.messaging.logs.list({ messageId: result.messageId, state: 'DELIVERED' })).events;
+    expect(event).toMatchObject({ url: `${destination.url}/p`, label: 'x,y', labels: ['x', 'y'], responseStatus: 200 });
+    expect((await t.messaging.logs.list({ label: 'y' })).events.length).toBe(3);
+    expect((await t.messaging.logs.list({ label: 'z' })).events).toEqual([]);
+  });
+
+  it('logs ERROR and RETRY with the next delivery time, then FAILED', async () => {
+    destination.script('/f', always(500));
+    const { messageId } = await t.messaging.publish({ destination: `${destination.url}/f`, body: 'x', retries: 1 });
+    await t.waitForEvents('dlq', 1);
+    expect(await states(messageId)).toEqual(['CREATED', 'ACTIVE', 'ERROR', 'RETRY', 'ACTIVE', 'ERROR', 'FAILED']);
+    const retry = (await t.messaging.logs.list({ messageId, state: 'RETRY' })).events[0];
+    expect(retry?.nextDeliveryTime).toBeGreaterThan(0);
+  });
+
+  it('pages the logs with a cursor, newest first', async () => {
+    for (let index = 0; index < 3; index += 1) await t.messaging.publish({ destination: `${destination.url}/page`, body: String(index) });
+    await t.waitForEvents('delivered', 3);
+    const seen: string[] = [];
+    for await (const event of t.messaging.logs.iterate({ count: 2 })) seen.push(`${event.messageId} ${event.state}`);
+    expect(new Set(seen).size).toBe(9);
+    // Newest first: each message's DELIVERED comes before its CREATED.
+    for (const line of seen.filter((entry) => entry.endsWith('DELIVERED'))) {
+      const id = line.split(' ')[0];
+      expect(seen.indexOf(line)).toBeLessThan(seen.indexOf(`${id} CREATED`));
+    }
+  });
+
+  it('sends a batch to a URL, a queue and a URL group, answering one result per item', async () => {
+    await t.messaging.urlGroups.addEndpoints('fan', [{ url: `${destination.url}/g1` }, { url: `${destination.url}/g2` }]);
+    const results = await t.messaging.batchJSON([
+      { destination: `${destination.url}/b1`, body: { n: 1 } },
+      { destination: `${destination.url}/b2`, queue: 'bq', body: { n: 2 }, retries: 0 },
+      { destination: 'fan', body: { n: 3 } },
+    ]);
+    expect(results).toHaveLength(3);
+    expect(Array.isArray(results[2]) && results[2].length).toBe(2);
+    const [b1] = await destination.waitFor('/b1', 1);
+    expect(b1?.headers['content-type']).toBe('application/json');
+    await destination.waitFor('/b2', 1);
+    await destination.waitFor('/g1', 1);
+    expect((await t.messaging.queues.get('bq')).name).toBe('bq');
+  });
+
+  it('refuses a batch with one bad item and accepts none of it', async () => {
+    const response = await fetch(`${t.server.url}/v2/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.server.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { destination: `${destination.url}/ok`, headers: {}, body: 'a' },
+        { destination: `${destination.url}/ok`, headers: { 'Service-Retries': 'many' }, body: 'b' },
+      ]),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toMatch(/Service-Retries/);
+    expect((await t.messaging.logs.list()).events).toEqual([]);
+  });
+});
+
+describe('schedules', () => {
+  it('fires on its cron; each firing is a normal message carrying the schedule id', async () => {
+    const { scheduleId } = await t.messaging.schedules.createJSON({
+      destination: `${destination.url}/cron`,
+      cron: '* * * * *',
+      body: { tick: true },
+      retries: 0,
+    });
+    const requests = await destination.waitFor('/cron', 2, 5000);
+    expect(requests[0]?.headers['service-schedule-id']).toBe(scheduleId);
+    expect(requests[0]?.text).toBe('{"tick":true}');
+    const schedule = await t.messaging.schedules.get(scheduleId);
+    expect(schedule).toMatchObject({ scheduleId, cron: '* * * * *', destination: `${destination.url}/cron`, isPaused: false, retries: 0 });
+    expect(schedule.nextScheduleTime).toBeGreaterThan(schedule.lastScheduleTime ?? 0);
+    expect((await t.messaging.logs.list({ scheduleId })).events.length).toBeGreaterThan(0);
+    await t.messaging.schedules.delete(scheduleId);
+    await expect(t.messaging.schedules.get(scheduleId)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('does not fire while paused, and fires again after resume', async () => {
+    const { scheduleId } = await t.messaging.schedules.create({
+      destination: `${destination.url}/paused`,
+      cron: '* * * * *',
+      scheduleId: 'nightly',
+    });
+    expect(scheduleId).toBe('nightly');
+    await t.messaging.schedules.pause('nightly');
+    const before = destination.received('/paused').length;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(destination.received('/paused').length).toBe(before);
+    expect((await t.messaging.schedules.get('nightly')).isPaused).toBe(true);
+    await t.messaging.schedules.resume('nightly');
+    await destination.waitFor('/paused', before + 1, 5000);
+  });
+
+  it('replaces a schedule created again with the same id, and respects CRON_TZ', async () => {
+    await t.messaging.schedules.create({ destination: `${destination.url}/a`, cron: '0 0 1 1 *', scheduleId: 'same' });
+    await t.messaging.schedules.create({ destination: `${destination.url}/b`, cron: 'CRON_TZ=Asia/Tokyo 0 9 * * *', scheduleId: 'same' });
+    const list = await t.messaging.schedules.list();
+    expect(list.map((s) => [s.scheduleId, s.destination])).toEqual([['same', `${destination.url}/b`]]);
+    const next = new Date(list[0]!.nextScheduleTime!);
+    expect(next.getUTCHours()).toBe(0); // 09:00 in Tokyo
+  });
+
+  it('refuses a bad cron at the server too', async () => {
+    const response = await fetch(`${t.server.url}/v2/schedules/${destination.url}/x`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.server.token}`, 'Service-Cron': '61 * * * *' },
+    });
+    expect(response.status).toBe(400);
+  });
+});
+
+describe('queues', () => {
+  it('delivers `parallelism` messages of a queue at once', async () => {
+    let current = 0;
+    let peak = 0;
+    destination.script('/par', () => {
+      current += 1;
+      peak = Math.max(peak, current);
+      setTimeout(() => (current -= 1), 40);
+      return { delayMs: 40 };
+    });
+    await t.messaging.queues.upsert({ name: 'wide', parallelism: 3 });
+    for (let index = 0; index < 6; index += 1)
+      await t.messaging.enqueue({ queue: 'wide', destination: `${destination.url}/par`, body: String(index) });
+    await destination.waitFor('/par', 6);
+    expect(peak).toBe(3);
+    expect(await t.messaging.queues.get('wide')).toMatchObject({ name: 'wide', parallelism: 3, paused: false, lag: 0 });
+  });
+
+  it('holds a paused queue: accepted, not delivered, until resumed', async () => {
+    await t.messaging.queues.upsert({ name: 'held', paused: true });
+    await t.messaging.enqueue({ queue: 'held', destination: `${destination.url}/held`, body: 'x' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(destination.received('/held')).toEqual([]);
+    expect(await t.messaging.queues.get('held')).toMatchObject({ paused: true, lag: 1 });
+    await t.messaging.queues.resume('held');
+    await destination.waitFor('/held', 1);
+  });
+
+  it('cancels the waiting messages of a deleted queue', async () => {
+    await t.messaging.queues.upsert({ name: 'gone', paused: true });
+    const { messageId } = await t.messaging.enqueue({ queue: 'gone', destination: `${destination.url}/gone`, body: 'x' });
+    await t.messaging.queues.delete('gone');
+    await expect(t.messaging.queues.get('gone')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await states(messageId)).toEqual(['CREATED', 'CANCEL_REQUESTED', 'CANCELED']);
+    expect((await t.messaging.queues.list()).map((queue) => queue.name)).not.toContain('gone');
+  });
+});
+
+describe('messages', () => {
+  it('gets a pending message and cancels it before its delivery', async () => {
+    const { messageId } = await t.messaging.publish({ destination: `${destination.url}/later`, body: 'x', delay: '1h' });
+    expect(await t.messaging.messages.get(messageId)).toMatchObject({ messageId, url: `${destination.url}/later`, body: 'x' });
+    expect(await t.messaging.messages.cancel(messageId)).toEqual({ cancelled: 1 });
+    await expect(t.messaging.messages.get(messageId)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(t.messaging.messages.cancel(messageId)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await states(messageId)).toEqual(['CREATED', 'CANCEL_REQUESTED', 'CANCELED']);
+  });
+
+  it('cancels by filter and all pending', async () => {
+    for (const queue of ['c1', 'c1', 'c2'])
+      await t.messaging.enqueue({ queue, destination: `${destination.url}/c`, body: queue, delay: '1h' });
+    expect(await t.messaging.messages.cancelMany({ filter: { queue: 'c1' } })).toEqual({ cancelled: 2 });
+    expect(await t.messaging.messages.cancelMany({ all: true })).toEqual({ cancelled: 1 });
+    expect(destination.received('/c')).toEqual([]);
+  });
+});
+
+describe('the message DLQ', () => {
+  it('lists, gets, retries under a new id, and deletes', async () => {
+    destination.script('/dead', failTimes(1));
+    const { messageId } = await t.messaging.publish({ destination: `${destination.url}/dead`, body: 'x', retries: 0, label: 'l1' });
+    await t.waitForEvents('dlq', 1);
+    const page = await t.messaging.dlq.list({ label: 'l1', responseStatus: 500 });
+    expect(page.messages).toHaveLength(1);
+    const entry = page.messages[0]!;
+    expect(entry).toMatchObject({ messageId, url: `${destination.url}/dead`, responseStatus: 500, body: 'x' });
+    expect(await t.messaging.dlq.get(entry.dlqId)).toMatchObject({ dlqId: entry.dlqId });
+    const retried = await t.messaging.dlq.retry(entry.dlqId);
+    expect(retried.messageId).not.toBe(messageId);
+    await destination.waitFor('/dead', 2);
+    await expect(t.messaging.dlq.get(entry.dlqId)).rejects.toBeInstanceOf(NotFoundError);
+
+    destination.script('/dead2', always(500));
+    for (let index = 0; index < 3; index += 1)
+      await t.messaging.publish({ destination: `${destination.url}/dead2`, body: String(index), retries: 0 });
+    await t.waitForEvents('dlq', 4);
+    const [first] = (await t.messaging.dlq.list()).messages;
+    await t.messaging.dlq.delete(first!.dlqId);
+    expect(await t.messaging.dlq.deleteMany({ all: true })).toMatchObject({ deleted: 2 });
+    expect((await t.messaging.dlq.list()).messages).toEqual([]);
+  });
+});
+
+describe('flow control', () => {
+  it('caps a key at its parallelism across queues and publishes', async () => {
+    let current = 0;
+    let peak = 0;
+    destination.script('/fc', () => {
+      current += 1;
+      peak = Math.max(peak, current);
+      setTimeout(() => (current -= 1), 30);
+      return { delayMs: 30 };
+    });
+    const flowControl = { key: 'tenant-1', parallelism: 1 };
+    await Promise.all([
+      t.messaging.enqueue({ queue: 'f1', destination: `${destination.url}/fc`, body: 'a', flowControl }),
+      t.messaging.enqueue({ queue: 'f2', destination: `${destination.url}/fc`, body: 'b', flowControl }),
+      t.messaging.publish({ destination: `${destination.url}/fc`, body: 'c', flowControl }),
+    ]);
+    await destination.waitFor('/fc', 3);
+    expect(peak).toBe(1);
+    expect(await t.messaging.flowControl.get('tenant-1')).toMatchObject({ flowControlKey: 'tenant-1', parallelismMax: 1, isPaused: false });
+    expect((await t.messaging.flowControl.list()).map((info) => info.flowControlKey)).toEqual(['tenant-1']);
+  });
+
+  it('holds a paused key until resumed, and reports the global parallelism', async () => {
+    const flowControl = { key: 'k2', rate: 100 };
+    await t.messaging.publish({ destination: `${destination.url}/k2`, body: 'warm', flowControl });
+    await destination.waitFor('/k2', 1);
+    await t.messaging.flowControl.pause('k2');
+    await t.messaging.publish({ destination: `${destination.url}/k2`, body: 'held', flowControl });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(destination.received('/k2')).toHaveLength(1);
+    expect(await t.messaging.flowControl.get('k2')).toMatchObject({ isPaused: true, waitListSize: 1, rateMax: 100 });
+    await t.messaging.flowControl.resume('k2');
+    await destination.waitFor('/k2', 2);
+    expect(await t.messaging.flowControl.globalParallelism()).toMatchObject({ parallelismMax: expect.any(Number), parallelismCount: 0 });
+    await expect(t.messaging.flowControl.get('unknown')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('spaces a key to its rate per period', async () => {
+    const flowControl = { key: 'slow', rate: 1, period: '1m' };
+    for (let index = 0; index < 3; index += 1)
+      await t.messaging.publish({ destination: `${destination.url}/rate`, body: String(index), flowControl });
+    const requests = await destination.waitFor('/rate', 3);
+    // One per (time-scaled) minute: 60 ms apart at the least.
+    expect(requests[2]!.at - requests[0]!.at).toBeGreaterThanOrEqual(110);
+  });
+});
+
+describe('signing keys, redaction, regions', () => {
+  it('rotates: deliveries are signed with the new current key and a receiver with both old keys still verifies', async () => {
+    const before = await t.messaging.signingKeys.get();
+    expect(before).toEqual({ current: t.server.currentSigningKey, next: t.server.nextSigningKey });
+    const rotated = await t.messaging.signingKeys.rotate();
+    expect(rotated.current).toBe(before.next);
+    expect(rotated.next).not.toBe(before.current);
+    await t.messaging.publish({ destination: `${destination.url}/signed`, body: 'x' });
+    const [request] = await destination.waitFor('/signed', 1);
+    const signature = request!.headers['service-signature'];
+    const oldPair = createVerifier({ currentSigningKey: before.current, nextSigningKey: before.next, issuer: t.server.issuer });
+    await expect(
+      oldPair.verify({ signature, rawBody: new Uint8Array(request!.body), url: `${destination.url}/signed` }),
+    ).resolves.toBeDefined();
+    const oldCurrentOnly = createVerifier({ currentSigningKey: before.current, issuer: t.server.issuer });
+    await expect(
+      oldCurrentOnly.verify({ signature, rawBody: new Uint8Array(request!.body), url: `${destination.url}/signed` }),
+    ).rejects.toThrow();
+    expect(t.server.currentSigningKey).toBe(rotated.current);
+  });
+
+  it('redacts the body and named headers in logs, the DLQ and message views, never in the delivery', async () => {
+    destination.script('/secret', always(500));
+    const { messageId } = await t.messaging.publish({
+      destination: `${destination.url}/secret`,
+      body: 'card 4242',
+      retries: 0,
+      headers: { 'X-Token': 'abc' },
+      redact: { body: true, headers: ['Service-Forward-X-Token'] },
+    });
+    const [delivery] = await destination.waitFor('/secret', 1);
+    expect(delivery?.text).toBe('card 4242');
+    expect(delivery?.headers['x-token']).toBe('abc');
+    await t.waitForEvents('dlq', 1);
+    const [entry] = (await t.messaging.dlq.list()).messages;
+    expect(entry?.body).toBe('REDACTED');
+    expect(entry?.header?.['Service-Forward-X-Token']).toEqual(['REDACTED']);
+    const logged = (await t.messaging.logs.list({ messageId })).events;
+    expect(logged.every((event) => event.body === 'REDACTED')).toBe(true);
+    expect(JSON.stringify(logged)).not.toContain('4242');
+  });
+
+  it('names its region on every delivery when it plays one', async () => {
+    const regional = await startTestServer({ region: 'eu-central-1' });
+    try {
+      await regional.messaging.publish({ destination: `${destination.url}/region`, body: 'x' });
+      const [request] = await destination.waitFor('/region', 1);
+      expect(request?.headers['service-region']).toBe('eu-central-1');
+    } finally {
+      await regional.close();
+    }
+  });
+});
+
+describe('durability', () => {
+  it('keeps schedules, queues, flow-control settings, rotated keys and logs across a restart', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-whole-'));
+    try {
+      const first = await startTestServer({ dataDir });
+      await first.messaging.schedules.create({ destination: `${destination.url}/kept`, cron: '0 0 1 1 *', scheduleId: 'yearly' });
+      await first.messaging.queues.upsert({ name: 'kept', parallelism: 4, paused: true });
+      await first.messaging.flowControl.pause('fk');
+      const keys = await first.messaging.signingKeys.rotate();
+      const { messageId } = await first.messaging.enqueue({ queue: 'kept', destination: `${destination.url}/kept`, body: 'x' });
+      await first.close();
+      const second = await startTestServer({ dataDir });
+      try {
+        expect((await second.messaging.schedules.get('yearly')).cron).toBe('0 0 1 1 *');
+        expect(await second.messaging.queues.get('kept')).toMatchObject({ parallelism: 4, paused: true, lag: 1 });
+        expect(await second.messaging.signingKeys.get()).toEqual(keys);
+        expect((await second.messaging.flowControl.get('fk')).isPaused).toBe(true);
+        expect((await second.messaging.logs.list({ messageId })).events.map((event) => event.state)).toEqual(['CREATED']);
+        await second.messaging.queues.resume('kept');
+        await destination.waitFor('/kept', 1);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
