@@ -39,6 +39,10 @@ describe('mailroom CLI', () => {
           'paid',
           '--log',
           'json',
+          '--region',
+          'eu-central-1',
+          '--time-scale',
+          '0.01',
           '--app-url',
           'https://app.test:8443/base/',
         ],
@@ -46,7 +50,17 @@ describe('mailroom CLI', () => {
       ),
     ).toEqual({
       kind: 'dev',
-      options: { port: 0, host: '0.0.0.0', dataDir: '/tmp/x', headerPrefix: 'Upstash', issuer: 'Upstash', plan: 'paid', log: 'json' },
+      options: {
+        port: 0,
+        host: '0.0.0.0',
+        dataDir: '/tmp/x',
+        headerPrefix: 'Upstash',
+        issuer: 'Upstash',
+        plan: 'paid',
+        log: 'json',
+        region: 'eu-central-1',
+        timeScale: 0.01,
+      },
       appUrl: 'https://app.test:8443/base',
     });
     expect(parseCliArgs(['dev'], { MAILROOM_APP_URL: 'http://127.0.0.1:4000' })).toMatchObject({ appUrl: 'http://127.0.0.1:4000' });
@@ -58,6 +72,8 @@ describe('mailroom CLI', () => {
     for (const argv of [
       [],
       ['serve'],
+      ['dev', '--time-scale', 'fast'],
+      ['dev', '--time-scale', '-1'],
       ['dev', '--port', 'abc'],
       ['dev', '--port', '70000'],
       ['dev', '--plan', 'gold'],

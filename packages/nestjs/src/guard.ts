@@ -1,6 +1,6 @@
 import { checkRoute, decoratorName, readRouteMetadata, type MailroomRoute } from './metadata';
 import { MAILROOM_RECEIVER } from './providers';
-import { type InboundRequest, type OutboundResponse, type Receiver } from '@mailroom/core';
+import type { InboundRequest, OutboundResponse, Receiver } from '@mailroom/core';
 import { readInbound, writeOutbound } from '@mailroom/core/adapter';
 import { Catch, HttpException, Inject, Injectable, type ArgumentsHost, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { BaseExceptionFilter, Reflector } from '@nestjs/core';

@@ -1,5 +1,13 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ENV_VARIABLES, processEnvironment, resolveHeaderPrefix, optionalSetting, checkBaseUrl } from '../config';
+import {
+  ENV_VARIABLES,
+  processEnvironment,
+  resolveHeaderPrefix,
+  optionalSetting,
+  checkBaseUrl,
+  normalizeRegion,
+  regionalSetting,
+} from '../config';
 import { type BodyOf, type DestinationDefinition, isDestinationDefinition } from '../contract';
 import { expectObject, BodyTooLargeError, ConfigError, MethodNotAllowedError, SignatureError, ValidationError } from '../errors';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
@@ -87,6 +95,8 @@ interface Context {
   readDelivery: DeliveryHeaderReader;
   /** Verifies a delivery's token; a ConfigError when no key is configured, `undefined` with `verify: false`. */
   verify: VerifyDelivery | ConfigError | undefined;
+  /** The verifier of a region's own keys (`EU_CENTRAL_1`), when it has any. */
+  regional: (region: string) => VerifyDelivery | undefined;
 }
 
 type VerifyDelivery = (input: VerifyInput) => VerifiedSignature | Promise<VerifiedSignature>;
@@ -187,6 +197,52 @@ function resolveContext(options: ReceiverOptions): Context {
     checkSignedPath: publicUrl === undefined && options.allowAnyPath !== true ? signedPathChecker() : undefined,
     readDelivery: deliveryHeaderReader(headerPrefix),
     verify: options.verify === false ? undefined : verifyFunction(makeVerifier(options, env)),
+    regional: regionalVerifiers(options, env),
+  };
+}
+
+/**
+ * A verifier per region, made on the first delivery from it: the region's pair from `regions`, else
+ * from `MAILROOM_<REGION>_CURRENT_SIGNING_KEY` / `..._NEXT_SIGNING_KEY`; `undefined` without either.
+ */
+function regionalVerifiers(options: ReceiverOptions, env: ReceiverOptions['env'] & object): (region: string) => VerifyDelivery | undefined {
+  const given = new Map<string, { currentSigningKey?: string; nextSigningKey?: string }>();
+  if (options.regions !== undefined) {
+    expectObject(options.regions, 'regions', 'an object of region -> { currentSigningKey, nextSigningKey }');
+    for (const [region, keys] of Object.entries(options.regions)) {
+      expectObject(keys, `regions.${region}`, '{ currentSigningKey, nextSigningKey }');
+      given.set(normalizeRegion(region)!, keys);
+    }
+  }
+  const made = new Map<string, VerifyDelivery | undefined>();
+  return (header) => {
+    let region: string | undefined;
+    try {
+      region = normalizeRegion(header);
+    } catch {
+      return undefined;
+    }
+    if (region === undefined) return undefined;
+    if (made.has(region)) return made.get(region);
+    const keys = given.get(region);
+    const currentSigningKey = keys?.currentSigningKey ?? regionalSetting('currentSigningKey', region, env);
+    const nextSigningKey = keys?.nextSigningKey ?? regionalSetting('nextSigningKey', region, env);
+    const verifier =
+      currentSigningKey === undefined && nextSigningKey === undefined
+        ? undefined
+        : (verifyFunction(
+            createVerifier({
+              currentSigningKey,
+              nextSigningKey,
+              issuer: options.issuer,
+              clockToleranceSeconds: options.clockToleranceSeconds,
+              now: options.now,
+              implementation: options.implementation,
+            }),
+          ) as VerifyDelivery);
+    // Bounded by the regions that have keys plus a handful of others: the header comes from requests.
+    if (made.size < 64) made.set(region, verifier);
+    return verifier;
   };
 }
 
@@ -234,11 +290,13 @@ function receiveMessage<T>(
   if (!context.methods.includes(method)) throw new MethodNotAllowedError(method, context.methods);
   if (input.rawBody.byteLength > context.maxBodyBytes) throw new BodyTooLargeError(context.maxBodyBytes);
   const delivery = context.readDelivery(input.headers);
-  if (context.verify instanceof ConfigError) throw context.verify;
+  const regional = delivery.region === undefined || !context.verify ? undefined : context.regional(delivery.region);
+  const verify = regional ?? context.verify;
+  if (verify instanceof ConfigError) throw verify;
   const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
-  if (!context.verify) return finish(undefined);
+  if (!verify) return finish(undefined);
   const url = context.signedUrl(input.url);
-  const verified = context.verify({ signature: delivery.signature, rawBody: input.rawBody, url });
+  const verified = verify({ signature: delivery.signature, rawBody: input.rawBody, url });
   const { checkSignedPath } = context;
   if (!checkSignedPath) return whenReady(verified, finish);
   return whenReady(verified, (signature) => {

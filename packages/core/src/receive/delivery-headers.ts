@@ -13,6 +13,8 @@ export interface DeliveryHeaders {
   callerIp: string | undefined;
   workflowRunId: string | undefined;
   workflowUrl: string | undefined;
+  /** `<Prefix>-Region` as sent (`eu-central-1`), when the delivery names one. */
+  region: string | undefined;
   contentType: string | undefined;
   /** The headers the sender forwarded; built on first read. */
   readonly forwarded: Record<string, string>;
@@ -71,6 +73,7 @@ export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader
     callerIp: wire.callerIp.toLowerCase(),
     workflowRunId: wire.workflowRunId.toLowerCase(),
     workflowUrl: wire.workflowUrl.toLowerCase(),
+    region: wire.region.toLowerCase(),
   };
 
   return (headers) => {
@@ -83,6 +86,7 @@ export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader
     let callerIp: string | undefined;
     let workflowRunId: string | undefined;
     let workflowUrl: string | undefined;
+    let region: string | undefined;
     let contentType: string | undefined;
     // A later header of the same name wins, as it does in Object.fromEntries (the `all` record).
     for (const [name, value] of entries) {
@@ -96,6 +100,7 @@ export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader
         else if (name === names.callerIp) callerIp = value;
         else if (name === names.workflowRunId) workflowRunId = value;
         else if (name === names.workflowUrl) workflowUrl = value;
+        else if (name === names.region) region = value;
       }
     }
     const retriedCount = Number(retried ?? '0');
@@ -108,6 +113,7 @@ export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader
       callerIp,
       workflowRunId,
       workflowUrl,
+      region,
       contentType,
     });
   };
@@ -128,6 +134,7 @@ class Delivery implements DeliveryHeaders {
   callerIp: string | undefined;
   workflowRunId: string | undefined;
   workflowUrl: string | undefined;
+  region: string | undefined;
   contentType: string | undefined;
   #all: Record<string, string> | undefined;
   #forwarded: Record<string, string> | undefined;
@@ -146,6 +153,7 @@ class Delivery implements DeliveryHeaders {
     this.callerIp = fields.callerIp;
     this.workflowRunId = fields.workflowRunId;
     this.workflowUrl = fields.workflowUrl;
+    this.region = fields.region;
     this.contentType = fields.contentType;
   }
 

@@ -40,6 +40,12 @@ export interface ReceiverOptions {
   currentSigningKey?: string;
   /** Env: `MAILROOM_NEXT_SIGNING_KEY`. Tried when the current key does not match (rotation). */
   nextSigningKey?: string;
+  /**
+   * Key pairs per region, for deliveries that name one in `<Prefix>-Region` (`eu-central-1`): keyed
+   * by region in either spelling (`EU_CENTRAL_1`). Env: `MAILROOM_<REGION>_CURRENT_SIGNING_KEY` and
+   * `..._NEXT_SIGNING_KEY`. A delivery from a region without keys is checked with the default pair.
+   */
+  regions?: Readonly<Record<string, { currentSigningKey?: string; nextSigningKey?: string }>>;
   /** Vendor header prefix. Env: `MAILROOM_HEADER_PREFIX`; default `Service`. */
   headerPrefix?: string;
   /** Expected `iss` claim. Default `Service`; the real service uses `Upstash`. */

@@ -20,6 +20,8 @@ Options:
   --header-prefix <p>    Header prefix, e.g. Upstash (default Service)
   --issuer <name>        Issuer of delivery signatures (default Service)
   --plan <free|paid>     Plan whose limits are enforced and reported (default free)
+  --region <name>        Play a region: deliveries carry <Prefix>-Region (e.g. eu-central-1)
+  --time-scale <n>       Multiply every wait (delays, backoff, cron) by n, e.g. 0.01 (default 1)
   --log <text|json>      Log format (default text)
   --app-url <url>        Base URL of your app, printed as MAILROOM_APP_URL so client.send(def)
                          knows where to deliver (default $MAILROOM_APP_URL or http://localhost:3000)
@@ -47,6 +49,8 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
         issuer: { type: 'string' },
         plan: { type: 'string' },
         log: { type: 'string' },
+        region: { type: 'string' },
+        'time-scale': { type: 'string' },
         'app-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -79,6 +83,13 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
       return { kind: 'error', message: `--log must be text or json, got "${values.log}"` };
     options.log = values.log;
   }
+  if (values['time-scale'] !== undefined) {
+    const scale = Number(values['time-scale']);
+    if (values['time-scale'].trim() === '' || !Number.isFinite(scale) || scale < 0)
+      return { kind: 'error', message: `--time-scale must be a number >= 0, got "${values['time-scale']}"` };
+    options.timeScale = scale;
+  }
+  if (values.region !== undefined) options.region = values.region;
   const appUrl = values['app-url'] ?? (env.MAILROOM_APP_URL?.trim() || DEFAULT_APP_URL);
   if (!isHttpUrl(appUrl)) {
     const source = values['app-url'] !== undefined ? '--app-url' : 'MAILROOM_APP_URL';
