@@ -1,10 +1,21 @@
-// Delivery options -> `<Prefix>-*` request headers, checked before anything is sent; durations;
-// forwarded headers on the receiving side.
+// Delivery options -> `<Prefix>-*` request headers, checked before anything is sent; durations.
 
 import { resolveHeaderPrefix } from './config';
 import { expectObject, describeValue, ValidationError } from './errors';
 import { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type ProtocolHeaderNames } from './protocol';
 import { parseRetryDelay, type RetryDelayExpression } from './retry-delay';
+import type {
+  CallbackTarget,
+  DeliverySettings,
+  EnqueueOptions,
+  FlowControl,
+  HeaderPrefixOptions,
+  HeaderRecord,
+  RedactFields,
+  WorkflowTarget,
+} from './delivery-options';
+
+export type * from './delivery-options';
 
 /**
  * A duration as the service writes it: `<n>s`, `<n>m`, `<n>h`, `<n>d`, combinable largest first
@@ -68,98 +79,6 @@ export function parseDuration(path: string, value: Duration, units: readonly Dur
 export function formatDuration(path: string, value: Duration, units?: readonly DurationUnit[]): string {
   parseDuration(path, value, units);
   return typeof value === 'number' ? `${value}s` : value;
-}
-
-/** Methods the service may use to call a destination. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
-
-/** Header values as users hold them: a plain record or a `Headers` object. */
-export type HeaderRecord = Readonly<Record<string, string>> | Headers;
-
-/** How the service calls one target: the destination itself, the callback, or the failure callback. */
-export interface DeliverySettings {
-  /** HTTP method the service uses to call the target. Default `POST`. */
-  method?: HttpMethod;
-  /** Shortens the plan's timeout for each attempt: `30s`, `5m`, `1h` or seconds as a number. */
-  timeout?: Duration;
-  /** Retries after the first attempt (total attempts = 1 + retries). Plan default when omitted. */
-  retries?: number;
-  /** Milliseconds between retries as an expression of `retried`, e.g. `pow(2, retried) * 1000`. */
-  retryDelay?: string | RetryDelayExpression;
-  /** Wait before the first attempt: `30s`, `1d10h30m` or seconds as a number. */
-  delay?: Duration;
-  /** Headers the service forwards to the target under their own names. */
-  headers?: HeaderRecord;
-}
-
-/** A callback or failure-callback target with its own delivery settings. */
-export interface CallbackTarget extends DeliverySettings {
-  /** Must start with http:// or https://. */
-  url: string;
-}
-
-/** Every setting of an enqueue request (spec endpoint 8), typed. */
-export interface EnqueueOptions extends DeliverySettings {
-  /** MIME type of the body; it reaches the destination unchanged. */
-  contentType?: string;
-  /** Deliver no earlier than this instant: a `Date` or Unix seconds. Cannot be combined with `delay`. */
-  notBefore?: Date | number;
-  /** Called after every attempt: a URL, or a URL with its own settings. */
-  callback?: string | CallbackTarget;
-  /** Called once delivery has failed for good: a URL, or a URL with its own settings. */
-  failureCallback?: string | CallbackTarget;
-  /** Only one message with this id is accepted within the deduplication window. */
-  deduplicationId?: string;
-  /** Deduplicate by destination, body and headers. */
-  contentBasedDeduplication?: boolean;
-  /** Labels to find the message by later (logs, DLQ and cancel filters); several are sent comma-separated. */
-  label?: string | readonly string[];
-  /**
-   * Limits shared by every message with the same `key`, across queues and publishes: at most
-   * `parallelism` attempts at once, at most `rate` attempts per `period` (default one second).
-   */
-  flowControl?: FlowControl;
-  /** Keeps the body and/or headers out of logs, the DLQ and the console (delivery is unaffected). */
-  redact?: RedactFields;
-  /**
-   * Marks the message as a step of a workflow run (`<Prefix>-Workflow-RunId`, `-Url`, `-CreatedAt`):
-   * if it fails for good it becomes a workflow DLQ entry, listable and re-triggerable.
-   */
-  workflow?: WorkflowTarget;
-}
-
-/** A flow-control key and its limits; at least one of `parallelism` and `rate`. */
-export interface FlowControl {
-  /** Letters, digits, `-`, `_` and `.`. */
-  key: string;
-  /** Attempts of this key running at once. */
-  parallelism?: number;
-  /** Attempts of this key started per `period`. */
-  rate?: number;
-  /** The period of `rate`: `1m`, `1h`, or seconds as a number. Default one second. */
-  period?: Duration;
-}
-
-/** What to redact: the whole body, every header, or the named headers. */
-export interface RedactFields {
-  body?: boolean;
-  headers?: true | readonly string[];
-}
-
-/** The workflow run a message belongs to. */
-export interface WorkflowTarget {
-  /** Run id, e.g. `wfr_...`. */
-  runId: string;
-  /** The workflow's URL (http:// or https://). */
-  url: string;
-  /** When the run started, Unix milliseconds. */
-  createdAt?: number;
-}
-
-/** Settings of the header builder. */
-export interface HeaderPrefixOptions {
-  /** Vendor header prefix; default `Service` (the real service uses `Upstash`). */
-  headerPrefix?: string;
 }
 
 // RFC 9110 token characters. Anything else in a name is either rejected by fetch at send time or,
@@ -453,69 +372,4 @@ function rejectUnknownKeys(path: string, value: object, known: ReadonlySet<strin
       throw new ValidationError(where, `unknown option; known options are ${[...known].join(', ')}`);
     }
   }
-}
-
-/**
- * Headers as frameworks hand them to us: a Web `Headers`, Node's `IncomingHttpHeaders` (lower-case
- * keys, arrays for repeated headers) or a plain record in any letter case.
- */
-export type HeaderLookup = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
-
-/** Every header as `[lower-case name, value]`, repeated values joined the way HTTP folds them. */
-export function headerEntries(headers: HeaderLookup): Array<[string, string]> {
-  if (typeof (headers as Headers).forEach === 'function' && typeof (headers as Headers).get === 'function') {
-    const out: Array<[string, string]> = [];
-    (headers as Headers).forEach((value, name) => {
-      out.push([name, value]);
-    });
-    return out;
-  }
-  // Object.keys and an index loop rather than Object.entries: no intermediate pair per header, which
-  // made this a measurable part of every delivery. Own keys only, like Object.entries.
-  const record = headers as Record<string, unknown>;
-  const names = Object.keys(record);
-  const out: Array<[string, string]> = [];
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    const value = record[name];
-    if (value === undefined || value === null) continue;
-    out.push([name.toLowerCase(), typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : String(value)]);
-  }
-  return out;
-}
-
-/** One header by name, case-insensitively; `undefined` when absent. */
-export function getHeader(headers: HeaderLookup, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  const record = headers as Record<string, string | readonly string[] | undefined>;
-  const direct = record[name] ?? record[name.toLowerCase()];
-  if (direct !== undefined) return Array.isArray(direct) ? direct.join(', ') : (direct as string);
-  const lower = name.toLowerCase();
-  for (const key of Object.keys(record)) {
-    if (key.toLowerCase() === lower) {
-      const value = record[key];
-      if (value !== undefined) return Array.isArray(value) ? value.join(', ') : (value as string);
-    }
-  }
-  return undefined;
-}
-
-/**
- * The destination's view of the forwarded headers: every `<Prefix>-Forward-X: v` becomes `X: v`
- * (names lower-cased, as HTTP treats them), and nothing else passes: not the service's own headers,
- * and not `<Prefix>-Callback-Forward-*`, which are meant for the callback.
- *
- * @example
- * forwardedHeaders({ 'Service-Forward-X-Tenant': 'acme', 'Service-Retries': '3' })
- * // { 'x-tenant': 'acme' }
- */
-export function forwardedHeaders(headers: HeaderLookup, settings: HeaderPrefixOptions = {}): Record<string, string> {
-  const marker = headerNames(resolveHeaderPrefix(settings.headerPrefix)).delivery.forwardPrefix.toLowerCase();
-  const out: Array<[string, string]> = [];
-  for (const [name, value] of headerEntries(headers)) {
-    if (name.startsWith(marker) && name.length > marker.length) out.push([name.slice(marker.length), value]);
-  }
-  // fromEntries defines own properties, so a header named `__proto__` is kept like any other instead
-  // of being swallowed by the prototype setter.
-  return Object.fromEntries(out);
 }

@@ -22,13 +22,13 @@ export type {
   DurationUnit,
   EnqueueOptions,
   FlowControl,
-  HeaderLookup,
   HeaderPrefixOptions,
   HeaderRecord,
   HttpMethod,
   RedactFields,
   WorkflowTarget,
 } from './headers';
+export type { HeaderLookup } from './receive/delivery-headers';
 export type { RetryDelayExpression } from './retry-delay';
 export type * from './messaging';
 export type { RetryOptions } from './http';

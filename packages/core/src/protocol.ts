@@ -124,7 +124,8 @@ export { MAX_TOKEN_LENGTH } from './signature/token';
 
 // Reading the wire the way the service does, shared by the clients and the dev server.
 export { ENV_VARIABLES, resolveHeaderPrefix } from './config';
-export { forwardedHeaders, parseDuration } from './headers';
+export { parseDuration } from './headers';
+export { forwardedHeaders } from './receive/delivery-headers';
 export { defaultBackoffMs, parseRetryDelay } from './retry-delay';
 export { parseRetryAfter } from './http/failures';
 export { formatServiceTimestamp, parseServiceTimestamp } from './schemas/management';

@@ -1,4 +1,4 @@
-import { expectObject, ValidationError } from '../errors';
+import { ValidationError } from '../errors';
 import { checkHttpUrl } from '../headers';
 import { urlGroupListSchema, urlGroupSchema, type UrlGroup } from '../schemas';
 import { parseResponse } from '../schemas/primitives';

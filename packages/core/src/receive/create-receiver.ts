@@ -1,17 +1,10 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import {
-  ENV_VARIABLES,
-  processEnvironment,
-  resolveHeaderPrefix,
-  optionalSetting,
-  checkBaseUrl,
-  normalizeRegion,
-  regionalSetting,
-} from '../config';
+import { processEnvironment, resolveHeaderPrefix, optionalSetting, checkBaseUrl } from '../config';
 import { type BodyOf, type DestinationDefinition, isDestinationDefinition } from '../contract';
 import { expectObject, BodyTooLargeError, ConfigError, MethodNotAllowedError, SignatureError, ValidationError } from '../errors';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
-import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
+import type { VerifiedSignature } from '../signature';
+import { defaultVerifier, regionalVerifiers, type VerifyDelivery } from './keys';
 import {
   toCallbackMessage,
   type CallbackMessage,
@@ -98,8 +91,6 @@ interface Context {
   /** The verifier of a region's own keys (`EU_CENTRAL_1`), when it has any. */
   regional: (region: string) => VerifyDelivery | undefined;
 }
-
-type VerifyDelivery = (input: VerifyInput) => VerifiedSignature | Promise<VerifiedSignature>;
 
 /**
  * The framework-neutral receiving pipeline: method -> body size -> signature -> URL -> parse -> schema
@@ -196,85 +187,9 @@ function resolveContext(options: ReceiverOptions): Context {
     signedUrl: publicUrl === undefined ? () => undefined : signedUrlOf(publicUrl),
     checkSignedPath: publicUrl === undefined && options.allowAnyPath !== true ? signedPathChecker() : undefined,
     readDelivery: deliveryHeaderReader(headerPrefix),
-    verify: options.verify === false ? undefined : verifyFunction(makeVerifier(options, env)),
+    verify: options.verify === false ? undefined : defaultVerifier(options, env),
     regional: regionalVerifiers(options, env),
   };
-}
-
-/**
- * A verifier per region, made on the first delivery from it: the region's pair from `regions`, else
- * from `MAILROOM_<REGION>_CURRENT_SIGNING_KEY` / `..._NEXT_SIGNING_KEY`; `undefined` without either.
- */
-function regionalVerifiers(options: ReceiverOptions, env: ReceiverOptions['env'] & object): (region: string) => VerifyDelivery | undefined {
-  const given = new Map<string, { currentSigningKey?: string; nextSigningKey?: string }>();
-  if (options.regions !== undefined) {
-    expectObject(options.regions, 'regions', 'an object of region -> { currentSigningKey, nextSigningKey }');
-    for (const [region, keys] of Object.entries(options.regions)) {
-      expectObject(keys, `regions.${region}`, '{ currentSigningKey, nextSigningKey }');
-      given.set(normalizeRegion(region)!, keys);
-    }
-  }
-  const made = new Map<string, VerifyDelivery | undefined>();
-  return (header) => {
-    let region: string | undefined;
-    try {
-      region = normalizeRegion(header);
-    } catch {
-      return undefined;
-    }
-    if (region === undefined) return undefined;
-    if (made.has(region)) return made.get(region);
-    const keys = given.get(region);
-    const currentSigningKey = keys?.currentSigningKey ?? regionalSetting('currentSigningKey', region, env);
-    const nextSigningKey = keys?.nextSigningKey ?? regionalSetting('nextSigningKey', region, env);
-    const verifier =
-      currentSigningKey === undefined && nextSigningKey === undefined
-        ? undefined
-        : (verifyFunction(
-            createVerifier({
-              currentSigningKey,
-              nextSigningKey,
-              issuer: options.issuer,
-              clockToleranceSeconds: options.clockToleranceSeconds,
-              now: options.now,
-              implementation: options.implementation,
-            }),
-          ) as VerifyDelivery);
-    // Bounded by the regions that have keys plus a handful of others: the header comes from requests.
-    if (made.size < 64) made.set(region, verifier);
-    return verifier;
-  };
-}
-
-/**
- * The node:crypto verifier's synchronous form where there is one: the same checks and errors as
- * `verify`, without a promise to toPromise and await on every delivery.
- */
-function verifyFunction(verifier: Verifier | ConfigError): VerifyDelivery | ConfigError {
-  if (verifier instanceof ConfigError) return verifier;
-  const { verifySync } = verifier as Partial<NodeVerifier>;
-  return typeof verifySync === 'function' ? verifySync : (input) => verifier.verify(input);
-}
-
-function makeVerifier(options: ReceiverOptions, env: ReceiverOptions['env'] & object): Verifier | ConfigError {
-  const currentSigningKey = optionalSetting('currentSigningKey', options.currentSigningKey, env);
-  const nextSigningKey = optionalSetting('nextSigningKey', options.nextSigningKey, env);
-  if (currentSigningKey === undefined && nextSigningKey === undefined) {
-    // Not thrown here: an app must still boot (and answer 500 loudly) rather than crash at import.
-    return new ConfigError(
-      'currentSigningKey',
-      ENV_VARIABLES.currentSigningKey,
-      `No signing key is configured, so no message can be verified. Set ${ENV_VARIABLES.currentSigningKey} and ${ENV_VARIABLES.nextSigningKey} (or pass currentSigningKey / nextSigningKey).`,
-    );
-  }
-  return createVerifier({
-    currentSigningKey,
-    nextSigningKey,
-    issuer: options.issuer,
-    clockToleranceSeconds: options.clockToleranceSeconds,
-    now: options.now,
-    implementation: options.implementation,
-  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors';
 import type { Environment } from '../config';
 import type { DestinationDefinition } from '../contract';
-import type { HeaderLookup } from '../headers';
+import type { HeaderLookup } from './delivery-headers';
 import type { CallbackOptions } from './messages';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 

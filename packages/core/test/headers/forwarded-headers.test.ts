@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildEnqueueHeaders, forwardedHeaders, getHeader } from '../../src/headers';
+import { buildEnqueueHeaders } from '../../src/headers';
+import { forwardedHeaders, getHeader } from '../../src/receive/delivery-headers';
 
 describe('forwardedHeaders', () => {
   it('strips the forward prefix and drops every service header', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyReadError, ValidationError } from '../../src/errors';
-import { getHeader } from '../../src/headers';
+import { getHeader } from '../../src/receive/delivery-headers';
 import { readInbound } from '../../src/adapter';
 import { send } from './support/raw-client';
 import { createRecorder, readerHandler, startServer, type Recorder, type TestServer } from './support/reader-server';

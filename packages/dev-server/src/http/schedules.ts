@@ -10,7 +10,7 @@ import { readBody } from './read-body';
 import { empty, json, type Reply } from './reply';
 import type { Route, RouteRequest } from './router';
 import { accept, callerIpOf, deliverable, readQueue } from './sending';
-import { bodyFields } from './views';
+import { bodyFields, flowFields, labelFields } from './views';
 
 // Schedules: `POST /v2/schedules/{destination}` with `<P>-Cron` (and `<P>-Schedule-Id` to replace
 // one), listing, pause, resume, delete; and each firing, which is a publish of the stored request.
@@ -144,7 +144,6 @@ function view(ctx: ServerContext, schedule: ScheduleRecord): Record<string, unkn
   const names = headerNames(ctx.config.headerPrefix);
   const queue = source.headers[names.queueName.toLowerCase()];
   const next = ctx.scheduler.nextFiring(schedule);
-  const flow = settings.flowControl;
   return {
     scheduleId: schedule.scheduleId,
     cron: schedule.cron,
@@ -162,15 +161,8 @@ function view(ctx: ServerContext, schedule: ScheduleRecord): Record<string, unkn
     callerIP: schedule.callerIp,
     isPaused: schedule.paused,
     ...(typeof queue === 'string' && queue !== '' ? { queueName: queue } : {}),
-    ...(flow
-      ? {
-          flowControlKey: flow.key,
-          ...(flow.parallelism !== undefined ? { parallelism: flow.parallelism } : {}),
-          ...(flow.rate !== undefined ? { rate: flow.rate } : {}),
-          ...(flow.periodSeconds !== undefined ? { period: flow.periodSeconds } : {}),
-        }
-      : {}),
-    ...(settings.label !== undefined ? { label: settings.label, labels: settings.label.split(',') } : {}),
+    ...flowFields(settings.flowControl),
+    ...labelFields(settings.label),
     ...(schedule.lastScheduleTime !== undefined ? { lastScheduleTime: schedule.lastScheduleTime } : {}),
     ...(next !== undefined ? { nextScheduleTime: next } : {}),
     ...(schedule.lastScheduleStates ? { lastScheduleStates: schedule.lastScheduleStates } : {}),

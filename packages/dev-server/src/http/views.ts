@@ -1,5 +1,5 @@
 import type { DevState } from '../state/dev-state';
-import type { DlqEntry, HeaderValues, LogRecord, MessageRecord, RedactSettings } from '../state/records';
+import type { DlqEntry, FlowControlSettings, HeaderValues, LogRecord, MessageRecord, RedactSettings } from '../state/records';
 import { canonicalHeaderName } from './header-names';
 
 // How the interface shows what the state holds: pending messages, DLQ entries and log events, each
@@ -31,15 +31,19 @@ export function messageFields(message: MessageRecord): Record<string, unknown> {
     ...(message.scheduleId !== undefined ? { scheduleId: message.scheduleId } : {}),
     callerIP: message.callerIp,
     callerIp: message.callerIp,
-    ...(flow
-      ? {
-          flowControlKey: flow.key,
-          ...(flow.parallelism !== undefined ? { parallelism: flow.parallelism } : {}),
-          ...(flow.rate !== undefined ? { rate: flow.rate } : {}),
-          ...(flow.periodSeconds !== undefined ? { period: flow.periodSeconds } : {}),
-        }
-      : {}),
+    ...flowFields(flow),
     ...labelFields(message.label),
+  };
+}
+
+/** A message's or schedule's flow control, in the service's field names. */
+export function flowFields(flow: FlowControlSettings | undefined): Record<string, unknown> {
+  if (!flow) return {};
+  return {
+    flowControlKey: flow.key,
+    ...(flow.parallelism !== undefined ? { parallelism: flow.parallelism } : {}),
+    ...(flow.rate !== undefined ? { rate: flow.rate } : {}),
+    ...(flow.periodSeconds !== undefined ? { period: flow.periodSeconds } : {}),
   };
 }
 
@@ -107,7 +111,7 @@ export function logView(entry: LogRecord, state: DevState): Record<string, unkno
   };
 }
 
-function labelFields(label: string | undefined): Record<string, unknown> {
+export function labelFields(label: string | undefined): Record<string, unknown> {
   return label === undefined ? {} : { label, labels: label.split(',') };
 }
 

@@ -1,0 +1,81 @@
+import { ENV_VARIABLES, normalizeRegion, optionalSetting, regionalSetting } from '../config';
+import { ConfigError, expectObject } from '../errors';
+import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
+import type { ReceiverOptions } from './options';
+
+// Which keys verify a delivery: the default pair (options or MAILROOM_*_SIGNING_KEY), or the pair of
+// the region the delivery names in `<Prefix>-Region`.
+
+/** Verifies one delivery's token: synchronously where node:crypto allows, else with a promise. */
+export type VerifyDelivery = (input: VerifyInput) => VerifiedSignature | Promise<VerifiedSignature>;
+
+type KeyPair = { currentSigningKey?: string | undefined; nextSigningKey?: string | undefined };
+
+function verifierFor(options: ReceiverOptions, keys: KeyPair): VerifyDelivery {
+  const verifier = createVerifier({
+    currentSigningKey: keys.currentSigningKey,
+    nextSigningKey: keys.nextSigningKey,
+    issuer: options.issuer,
+    clockToleranceSeconds: options.clockToleranceSeconds,
+    now: options.now,
+    implementation: options.implementation,
+  });
+  // The node:crypto verifier's synchronous form where there is one: the same checks and errors,
+  // without a promise to await on every delivery.
+  const { verifySync } = verifier as Partial<NodeVerifier>;
+  return typeof verifySync === 'function' ? verifySync : (input) => (verifier as Verifier).verify(input);
+}
+
+/** The default pair's verifier, or the `ConfigError` every delivery is answered with when there is none. */
+export function defaultVerifier(options: ReceiverOptions, env: ReceiverOptions['env'] & object): VerifyDelivery | ConfigError {
+  const currentSigningKey = optionalSetting('currentSigningKey', options.currentSigningKey, env);
+  const nextSigningKey = optionalSetting('nextSigningKey', options.nextSigningKey, env);
+  if (currentSigningKey === undefined && nextSigningKey === undefined) {
+    // Not thrown here: an app must still boot (and answer 500 loudly) rather than crash at import.
+    return new ConfigError(
+      'currentSigningKey',
+      ENV_VARIABLES.currentSigningKey,
+      `No signing key is configured, so no message can be verified. Set ${ENV_VARIABLES.currentSigningKey} and ${ENV_VARIABLES.nextSigningKey} (or pass currentSigningKey / nextSigningKey).`,
+    );
+  }
+  return verifierFor(options, { currentSigningKey, nextSigningKey });
+}
+
+/**
+ * A verifier per region, made on the first delivery from it: the region's pair from `regions`, else
+ * from `MAILROOM_<REGION>_CURRENT_SIGNING_KEY` / `..._NEXT_SIGNING_KEY`; `undefined` without either.
+ */
+export function regionalVerifiers(
+  options: ReceiverOptions,
+  env: ReceiverOptions['env'] & object,
+): (region: string) => VerifyDelivery | undefined {
+  const given = new Map<string, { currentSigningKey?: string; nextSigningKey?: string }>();
+  if (options.regions !== undefined) {
+    expectObject(options.regions, 'regions', 'an object of region -> { currentSigningKey, nextSigningKey }');
+    for (const [region, keys] of Object.entries(options.regions)) {
+      expectObject(keys, `regions.${region}`, '{ currentSigningKey, nextSigningKey }');
+      given.set(normalizeRegion(region)!, keys);
+    }
+  }
+  const made = new Map<string, VerifyDelivery | undefined>();
+  return (header) => {
+    let region: string | undefined;
+    try {
+      region = normalizeRegion(header);
+    } catch {
+      return undefined;
+    }
+    if (region === undefined) return undefined;
+    if (made.has(region)) return made.get(region);
+    const keys = given.get(region);
+    const currentSigningKey = keys?.currentSigningKey ?? regionalSetting('currentSigningKey', region, env);
+    const nextSigningKey = keys?.nextSigningKey ?? regionalSetting('nextSigningKey', region, env);
+    const verifier =
+      currentSigningKey === undefined && nextSigningKey === undefined
+        ? undefined
+        : verifierFor(options, { currentSigningKey, nextSigningKey });
+    // Bounded by the regions that have keys plus a handful of others: the header comes from requests.
+    if (made.size < 64) made.set(region, verifier);
+    return verifier;
+  };
+}
