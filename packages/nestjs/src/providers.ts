@@ -153,26 +153,27 @@ const UNCONFIGURED = Symbol.for('@mailroom/nestjs.unconfigured');
  * (`onModuleInit` ...), and a Proxy that throws on any property would crash that probe.
  */
 export function unconfiguredMessagingClient(error: ConfigError, headerPrefix: string): MessagingClient {
+  // The shape of a real client (never used to send), every method replaced: nothing to keep in step
+  // when the client grows a method.
+  const shape = createMessagingClient({ baseUrl: 'http://unconfigured.invalid', token: 'unconfigured', headerPrefix, env: {} });
+  return mark(failingCopy(shape, error), error);
+}
+
+function failingCopy<T extends object>(shape: T, error: ConfigError): T {
   const fail = (): never => {
     throw error;
   };
-  const client: MessagingClient = {
-    enqueue: fail,
-    enqueueJSON: fail,
-    send: fail,
-    urlGroups: { list: fail, addEndpoints: fail, removeEndpoints: fail },
-    workflowDlq: { list: fail, iterate: fail, retriggerFailureCallback: fail },
-    headerPrefix,
-  };
-  return mark(client, error);
+  const copy: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(shape)) {
+    copy[name] = typeof value === 'function' ? fail : typeof value === 'object' && value !== null ? failingCopy(value, error) : value;
+  }
+  return copy as T;
 }
 
 /** Like {@link unconfiguredMessagingClient}, for the management interface. */
 export function unconfiguredManagementClient(error: ConfigError): ManagementClient {
-  const fail = (): never => {
-    throw error;
-  };
-  return mark({ users: fail, stats: fail, searchIndexes: { create: fail, get: fail } }, error);
+  const shape = createManagementClient({ baseUrl: 'http://unconfigured.invalid', user: 'unconfigured', password: 'unconfigured', env: {} });
+  return mark(failingCopy(shape, error), error);
 }
 
 /** The reason a client is a stand-in, or `undefined` for a real client. */

@@ -76,7 +76,7 @@ describe('start-up checks: signing keys', () => {
 
 /** A module whose receiver reports into `reports`, as the app's onError would. */
 function reporting(reports: string[]) {
-  return mailroom({ onError: (error) => reports.push(error.message) });
+  return mailroom({ onError: (error) => reports.push((error as Error).message) });
 }
 
 // Whether the parsers keep `req.rawBody` is not public in Nest or Express, so the first delivery
