@@ -112,4 +112,47 @@ describe('a dev server killed mid-stream', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 20_000);
+
+  it('keeps every answered change of the new groups (schedules, queues, flow control, keys, cancels, DLQ deletes)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-dev-crash-groups-'));
+    const destination = await startDestination();
+    try {
+      destination.script('/dead', () => ({ status: 500 }));
+      const { child, url, token } = await startChild(dataDir);
+      const client = createMessagingClient({ baseUrl: url, token, retry: false, env: {} });
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      await client.schedules.create({ destination: `${destination.url}/never`, cron: '0 0 1 1 *', scheduleId: 'kept' });
+      await client.queues.upsert({ name: 'held', parallelism: 2, paused: true });
+      await client.flowControl.pause('fk');
+      const keys = await client.signingKeys.rotate();
+      const { messageId: cancelled } = await client.publish({ destination: `${destination.url}/later`, body: 'x', delay: '1h' });
+      await client.messages.cancel(cancelled);
+      for (const body of ['a', 'b']) await client.publish({ destination: `${destination.url}/dead`, body, retries: 0 });
+      let dlq = (await client.dlq.list()).messages;
+      for (let tries = 0; dlq.length < 2 && tries < 200; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        dlq = (await client.dlq.list()).messages;
+      }
+      await client.dlq.delete(dlq[0]!.dlqId);
+      // No close, no compaction: what survives is what the journal had when each answer went out.
+      child.kill('SIGKILL');
+      await exited;
+
+      const restarted = await startTestServer({ dataDir });
+      try {
+        const after = restarted.messaging;
+        expect((await after.schedules.get('kept')).cron).toBe('0 0 1 1 *');
+        expect(await after.queues.get('held')).toMatchObject({ parallelism: 2, paused: true });
+        expect((await after.flowControl.get('fk')).isPaused).toBe(true);
+        expect(await after.signingKeys.get()).toEqual(keys);
+        expect((await after.logs.list({ messageId: cancelled })).events.map((event) => event.state)).toContain('CANCELED');
+        expect((await after.dlq.list()).messages.map((entry) => entry.dlqId)).toEqual([dlq[1]!.dlqId]);
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      await destination.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });
