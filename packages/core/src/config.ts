@@ -23,6 +23,8 @@ export const ENV_VARIABLES = {
   publicUrl: 'MAILROOM_PUBLIC_URL',
   // The region a client sends through; each region's settings are `MAILROOM_<REGION>_<SETTING>`.
   region: 'MAILROOM_REGION',
+  // Dev mode: talk to `mailroom dev` with its documented credentials, starting it when needed.
+  dev: 'MAILROOM_DEV',
 } as const;
 
 export type ConfigOption = keyof typeof ENV_VARIABLES;

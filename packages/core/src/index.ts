@@ -15,6 +15,7 @@ export { SchemaValidationError } from './contract';
 
 // The types of options, results, resources and messages, for annotating app code.
 export type { ConfigOption, Environment } from './config';
+export type { DevOption } from './dev-mode';
 export type {
   CallbackTarget,
   DeliverySettings,

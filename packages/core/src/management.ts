@@ -1,5 +1,6 @@
 import { requesterSettings, type SharedClientOptions } from './http/options';
 import { checkBaseUrl, processEnvironment, requiredSetting } from './config';
+import { DEV_CREDENTIALS, devServerUrl, type DevOption } from './dev-mode';
 import { ValidationError } from './errors';
 import { createRequester, type HttpTransport, type Requester } from './http';
 import { transportOption } from './messaging/client';
@@ -24,6 +25,8 @@ export interface ManagementClientOptions extends SharedClientOptions {
   user?: string;
   /** Management API key. Env: `MAILROOM_MANAGEMENT_PASSWORD`. */
   password?: string;
+  /** Dev mode (env `MAILROOM_DEV=1`): the management interface of `mailroom dev` with its documented credentials. */
+  dev?: DevOption;
   /** Sends the requests instead of `fetch`, e.g. `createUndiciTransport()` on Node. Exclusive with `fetch`. */
   transport?: HttpTransport;
 }
@@ -49,6 +52,16 @@ export interface ManagementClient {
  */
 export function createManagementClient(options: ManagementClientOptions = {}): ManagementClient {
   const env = options.env ?? processEnvironment();
+  const devUrl = devServerUrl(options.dev, env);
+  if (devUrl !== undefined) {
+    return createManagementClient({
+      ...options,
+      dev: false,
+      baseUrl: `${devUrl}/management/v2`,
+      user: DEV_CREDENTIALS.managementUser,
+      password: DEV_CREDENTIALS.managementPassword,
+    });
+  }
   const baseUrl = checkBaseUrl(
     'baseUrl',
     requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'),

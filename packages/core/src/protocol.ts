@@ -130,3 +130,6 @@ export { defaultBackoffMs, parseRetryDelay } from './retry-delay';
 export { parseRetryAfter } from './http/failures';
 export { formatServiceTimestamp, parseServiceTimestamp } from './schemas/management';
 export { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED, STATS_PERIODS } from './schemas';
+
+// Dev mode: the dev server's documented credentials, shared with it, and its start in this process.
+export { closeStartedDevServers, DEV_CREDENTIALS, DEV_SERVER_URL } from './dev-mode';

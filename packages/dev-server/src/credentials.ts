@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEV_CREDENTIALS } from '@mailroom/core/protocol';
 
 /** Everything a client needs to talk to the dev server, and the keys its receivers verify with. */
 export interface DevCredentials {
@@ -22,18 +23,19 @@ export interface DevCredentials {
   createdAt: number;
 }
 
+// The fixed credentials live in core's protocol module: dev mode (MAILROOM_DEV=1) uses the same ones.
 /** Token of a dev server without a data directory. Not a secret: it only opens a local emulator. */
-export const DEV_TOKEN = 'mailroom_dev_token';
+export const DEV_TOKEN = DEV_CREDENTIALS.token;
 /** Read-only token of a dev server without a data directory. */
-export const DEV_READ_ONLY_TOKEN = 'mailroom_dev_read_only_token';
+export const DEV_READ_ONLY_TOKEN = DEV_CREDENTIALS.readOnlyToken;
 /** Management user of a dev server without a data directory. */
-export const DEV_MANAGEMENT_USER = 'dev@mailroom.local';
+export const DEV_MANAGEMENT_USER = DEV_CREDENTIALS.managementUser;
 /** Management password of a dev server without a data directory. */
-export const DEV_MANAGEMENT_PASSWORD = 'mailroom_dev_management_key';
+export const DEV_MANAGEMENT_PASSWORD = DEV_CREDENTIALS.managementPassword;
 /** Current signing key of a dev server without a data directory. */
-export const DEV_CURRENT_SIGNING_KEY = 'sig_mailroom_dev_current';
+export const DEV_CURRENT_SIGNING_KEY = DEV_CREDENTIALS.currentSigningKey;
 /** Next signing key of a dev server without a data directory. */
-export const DEV_NEXT_SIGNING_KEY = 'sig_mailroom_dev_next';
+export const DEV_NEXT_SIGNING_KEY = DEV_CREDENTIALS.nextSigningKey;
 /** Messaging user id of a dev server without a data directory. */
 export const DEV_USER_ID = '00000000-0000-4000-8000-000000000001';
 

@@ -1,6 +1,7 @@
 import type { Environment } from '../config';
 import { expectObject, ValidationError } from '../errors';
 import { defaultSleep, type RetryPolicy } from './failures';
+import { devModeTransport, type DevServerLocator } from '../dev-mode';
 import { createFetchTransport, type HttpTransport } from './transport';
 import { authorizationHeader } from './requester';
 
@@ -48,6 +49,8 @@ export interface RequesterOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Jitter source in [0, 1). Default `Math.random`. */
   random?: () => number;
+  /** Dev mode: make sure this dev server answers (or start it) before the first request goes out. */
+  devServer?: DevServerLocator;
   /** Clock in Unix milliseconds, used to turn rate-limit reset times into waits. Default `Date.now`. */
   now?: () => number;
 }
@@ -163,7 +166,9 @@ export function resolveRequesterOptions(options: RequesterOptions): ResolvedRequ
   return {
     baseUrl: normaliseBaseUrl(options.baseUrl),
     authorization: authorizationHeader(options.auth),
-    http: resolveHttpTransport(options.fetch, options.transport),
+    http: options.devServer
+      ? devModeTransport(resolveHttpTransport(options.fetch, options.transport), options.devServer)
+      : resolveHttpTransport(options.fetch, options.transport),
     timeoutMs: options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : positiveMs('timeoutMs', options.timeoutMs, 1),
     retry: resolveRetry(options.retry),
     userAgent: resolveUserAgent(options.userAgent),

@@ -1,4 +1,4 @@
-import { NetworkError, ResponseValidationError, ValidationError, type ApiError } from '../errors';
+import { ConfigError, NetworkError, ResponseValidationError, ValidationError, type ApiError } from '../errors';
 import { sleepUnlessAborted, mapErrorResponse, retryAfterMs, isRetryableError, retryDelay } from './failures';
 import type { HttpTransportRequest, HttpTransportResponse } from './transport';
 import {
@@ -381,6 +381,8 @@ async function attempt(request: PreparedRequest, options: ResolvedRequesterOptio
     // The caller's abort is a decision, not a failure: their reason goes back as it is, never retried.
     if (request.signal?.aborted) throw request.signal.reason;
     if (error instanceof NetworkError) return { error, retryAfter: undefined };
+    // A setting that cannot work (dev mode finding no dev server) is the user's to fix, not a network failure.
+    if (error instanceof ConfigError) throw error;
     return { error: new NetworkError({ method: request.method, url: request.url, timedOut: false, cause: error }), retryAfter: undefined };
   }
   if (result.status >= 200 && result.status < 300) {

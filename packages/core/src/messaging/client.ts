@@ -1,5 +1,8 @@
+import { DEV_CREDENTIALS, devServerUrl, nodeDevServerLocator, type DevOption, type DevServerLocator } from '../dev-mode';
 import {
   checkBaseUrl,
+  ENV_VARIABLES,
+  type Environment,
   normalizeRegion,
   optionalSetting,
   processEnvironment,
@@ -123,6 +126,13 @@ export interface MessagingClientOptions extends SharedClientOptions {
    */
   region?: string;
   /**
+   * Dev mode (env `MAILROOM_DEV=1`): send to `mailroom dev` on `http://127.0.0.1:8288` with its
+   * documented credentials, starting one in this process (Node, with `@mailroom/dev-server`
+   * installed) when none answers; `{ url }` for another port. Refused with `NODE_ENV=production` and
+   * during `next build`. `appUrl` then defaults to `http://localhost:$PORT` (3000).
+   */
+  dev?: DevOption;
+  /**
    * Sends the requests instead of `fetch`. On Node, `createUndiciTransport()` from
    * `@mailroom/core/undici` (needs the `undici` package) is several times faster than the global
    * fetch; leave it out on edge runtimes. Exclusive with `fetch`.
@@ -234,6 +244,24 @@ export interface MessagingClient {
   readonly region: string | undefined;
 }
 
+// The locator of a dev-mode client's options, kept off the public options type.
+const devServers = new WeakMap<MessagingClientOptions, DevServerLocator>();
+
+/** The options of a dev-mode client: the dev server's URL and token, the app on $PORT. */
+function devModeOptions(options: MessagingClientOptions, url: string, env: Environment): MessagingClientOptions {
+  const port = env.PORT?.trim() || '3000';
+  const resolved: MessagingClientOptions = {
+    ...options,
+    dev: false,
+    baseUrl: url,
+    token: DEV_CREDENTIALS.token,
+    appUrl: options.appUrl ?? env[ENV_VARIABLES.appUrl] ?? `http://localhost:${port}`,
+    env,
+  };
+  devServers.set(resolved, nodeDevServerLocator(url));
+  return resolved;
+}
+
 /**
  * A client of the messaging interface. Every setting falls back to its `MAILROOM_*` variable.
  *
@@ -243,6 +271,8 @@ export interface MessagingClient {
  */
 export function createMessagingClient(options: MessagingClientOptions = {}): MessagingClient {
   const env = options.env ?? processEnvironment();
+  const devUrl = devServerUrl(options.dev, env);
+  if (devUrl !== undefined) return createMessagingClient(devModeOptions(options, devUrl, env));
   const region = normalizeRegion(optionalSetting('region', options.region, env));
   // A region's own variables (MAILROOM_EU_CENTRAL_1_URL) win over the default ones; code wins over both.
   const baseUrlSetting = options.baseUrl ?? regionalSetting('baseUrl', region, env);
@@ -254,6 +284,7 @@ export function createMessagingClient(options: MessagingClientOptions = {}): Mes
     transport: createRequester({
       ...requesterSettings(options),
       ...transportOption(options.transport),
+      ...(devServers.has(options) ? { devServer: devServers.get(options)! } : {}),
       baseUrl,
       auth: { kind: 'bearer', token },
     }),

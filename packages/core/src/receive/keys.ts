@@ -1,6 +1,7 @@
 import { ENV_VARIABLES, normalizeRegion, optionalSetting, regionalSetting } from '../config';
 import { ConfigError, expectObject } from '../errors';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
+import { DEV_CREDENTIALS, devServerUrl } from '../dev-mode';
 import type { ReceiverOptions } from './options';
 
 // Which keys verify a delivery: the default pair (options or MAILROOM_*_SIGNING_KEY), or the pair of
@@ -28,6 +29,13 @@ function verifierFor(options: ReceiverOptions, keys: KeyPair): VerifyDelivery {
 
 /** The default pair's verifier, or the `ConfigError` every delivery is answered with when there is none. */
 export function defaultVerifier(options: ReceiverOptions, env: ReceiverOptions['env'] & object): VerifyDelivery | ConfigError {
+  // Dev mode: the dev server's documented keys, unless keys are passed in code.
+  if (devServerUrl(options.dev, env) !== undefined) {
+    return verifierFor(options, {
+      currentSigningKey: options.currentSigningKey ?? DEV_CREDENTIALS.currentSigningKey,
+      nextSigningKey: options.nextSigningKey ?? DEV_CREDENTIALS.nextSigningKey,
+    });
+  }
   const currentSigningKey = optionalSetting('currentSigningKey', options.currentSigningKey, env);
   const nextSigningKey = optionalSetting('nextSigningKey', options.nextSigningKey, env);
   if (currentSigningKey === undefined && nextSigningKey === undefined) {

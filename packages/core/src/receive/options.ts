@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors';
 import type { Environment } from '../config';
 import type { DestinationDefinition } from '../contract';
+import type { DevOption } from '../dev-mode';
 import type { HeaderLookup } from './delivery-headers';
 import type { CallbackOptions } from './messages';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
@@ -46,6 +47,12 @@ export interface ReceiverOptions {
    * `..._NEXT_SIGNING_KEY`. A delivery from a region without keys is checked with the default pair.
    */
   regions?: Readonly<Record<string, { currentSigningKey?: string; nextSigningKey?: string }>>;
+  /**
+   * Dev mode (env `MAILROOM_DEV=1`): verify with the documented keys of `mailroom dev`, so a local
+   * app needs no `.env`. Keys passed in code still win. Refused with `NODE_ENV=production` and
+   * during `next build`.
+   */
+  dev?: DevOption;
   /** Vendor header prefix. Env: `MAILROOM_HEADER_PREFIX`; default `Service`. */
   headerPrefix?: string;
   /** Expected `iss` claim. Default `Service`; the real service uses `Upstash`. */

@@ -1,0 +1,78 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMessagingClient, createReceiver, defineDestination } from '@mailroom/core';
+import { handleNodeRequest, writeOutbound } from '@mailroom/core/adapter';
+import { closeStartedDevServers } from '@mailroom/core/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startDevServer } from '../src/index';
+import { waitUntil } from './helpers/wait';
+
+// Dev mode end to end: no settings at all. The client starts a dev server in this process on first
+// use (this package is what it imports), and a receiver in dev mode verifies what it delivers.
+
+const ping = defineDestination({ name: 'ping', schema: z.object({ n: z.number() }) });
+let servers: Server[] = [];
+
+afterEach(async () => {
+  await closeStartedDevServers();
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  servers = [];
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function app(): Promise<{ url: string; received: number[] }> {
+  const received: number[] = [];
+  const receiver = createReceiver({ dev: true, env: {}, onError: () => {} });
+  const endpoint = receiver.destination(ping, (message) => void received.push(message.body.n));
+  const server = createServer(async (req, res) => writeOutbound(res, await handleNodeRequest(endpoint, req)));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+}
+
+describe('dev mode', () => {
+  it('starts a dev server on first use and delivers to a receiver in dev mode, with no settings', async () => {
+    const port = await freePort();
+    const target = await app();
+    const client = createMessagingClient({ env: {}, dev: { url: `http://127.0.0.1:${port}` }, appUrl: target.url });
+    await client.send(ping, { n: 1 });
+    await waitUntil(() => target.received.length === 1, 'the delivery');
+    // A second client of the process reuses the running server.
+    const again = createMessagingClient({ env: {}, dev: { url: `http://127.0.0.1:${port}` }, appUrl: target.url });
+    await again.send(ping, { n: 2 });
+    await waitUntil(() => target.received.length === 2, 'the second delivery');
+    expect(target.received).toEqual([1, 2]);
+  });
+
+  it('uses a dev server that already runs, and refuses one started with other credentials', async () => {
+    const running = await startDevServer({ port: 0, log: 'silent' });
+    const target = await app();
+    try {
+      const client = createMessagingClient({ env: {}, dev: { url: running.url }, appUrl: target.url });
+      await client.send(ping, { n: 3 });
+      await waitUntil(() => target.received.length === 1, 'the delivery');
+    } finally {
+      await running.close();
+    }
+    const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-dev-mode-'));
+    const other = await startDevServer({ port: 0, log: 'silent', dataDir });
+    try {
+      const client = createMessagingClient({ env: {}, dev: { url: other.url }, appUrl: target.url, retry: false });
+      await expect(client.send(ping, { n: 4 })).rejects.toThrow(/other credentials \(started with --data-dir\?\)/);
+    } finally {
+      await other.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
