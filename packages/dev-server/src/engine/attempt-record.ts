@@ -20,6 +20,8 @@ export interface AttemptRecordInput {
   wait: RetryWait | undefined;
   at: number;
   startedAt?: number;
+  /** The headers the attempt was sent with (signature included), for the logs and the console. */
+  requestHeaders?: Record<string, string>;
 }
 
 /**
@@ -66,6 +68,8 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
     id: message.id,
     at,
     ...(input.startedAt !== undefined ? { startedAt: input.startedAt } : {}),
+    ...(input.requestHeaders ? { requestHeaders: input.requestHeaders } : {}),
+    ...(input.wait ? { delaySource: input.wait.source } : {}),
     retried,
     outcome: classified.outcome,
     ...(response ? { response } : {}),

@@ -113,18 +113,20 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     }
     const { record: message, retried } = pending;
     const startedAt = config.now();
-    const result = await deliver(message, retried);
+    const sent: { headers?: Record<string, string> } = {};
+    const result = await deliver(message, retried, sent);
     if (closing || (!result.ok && result.aborted)) {
       dispatcher.finished(id, false);
       return;
     }
-    const settled = await settleAttempt(message, retried, result, startedAt);
+    const settled = await settleAttempt(message, retried, result, { startedAt, requestHeaders: sent.headers ?? {} });
     dispatcher.finished(id, settled);
   }
 
-  function deliver(message: MessageRecord, retried: number): Promise<RequestResult> {
+  function deliver(message: MessageRecord, retried: number, sent: { headers?: Record<string, string> }): Promise<RequestResult> {
     try {
       const request = buildDeliveryRequest(message, retried, config, signer());
+      sent.headers = request.headers;
       return sender.send({ ...request, timeoutMs: message.timeoutSeconds * 1000 });
     } catch (error) {
       return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false });
@@ -132,12 +134,17 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   }
 
   /** Commits the attempt and what follows from it; true when the message is settled. */
-  async function settleAttempt(message: MessageRecord, retried: number, result: RequestResult, startedAt: number): Promise<boolean> {
+  async function settleAttempt(
+    message: MessageRecord,
+    retried: number,
+    result: RequestResult,
+    request: { startedAt: number; requestHeaders: Record<string, string> },
+  ): Promise<boolean> {
     const at = config.now();
     const classified = classifyAttempt(result, retried, message.maxRetries, config.headerPrefix);
     const wait =
       classified.outcome === 'retry' ? retryWait(message.retryDelay, retried, result.ok ? result.headers : undefined, at) : undefined;
-    const record = attemptRecord({ state: store.state, message, retried, result, classified, wait, at, startedAt }, config);
+    const record = attemptRecord({ state: store.state, message, retried, result, classified, wait, at, ...request }, config);
     try {
       await store.commit(record);
     } catch (error) {

@@ -1,5 +1,13 @@
 import type { DevState } from '../state/dev-state';
-import type { DlqEntry, FlowControlSettings, HeaderValues, LogRecord, MessageRecord, RedactSettings } from '../state/records';
+import type {
+  AttemptDetail,
+  DlqEntry,
+  FlowControlSettings,
+  HeaderValues,
+  LogRecord,
+  MessageRecord,
+  RedactSettings,
+} from '../state/records';
 import { canonicalHeaderName } from './header-names';
 
 // How the interface shows what the state holds: pending messages, DLQ entries and log events, each
@@ -95,8 +103,14 @@ export function logView(entry: LogRecord, state: DevState): Record<string, unkno
     ...(entry.nextDeliveryTime !== undefined ? { nextDeliveryTime: entry.nextDeliveryTime } : {}),
     ...(entry.error !== undefined ? { error: entry.error } : {}),
     ...(entry.responseStatus !== undefined ? { responseStatus: entry.responseStatus } : {}),
+    ...(entry.delaySource !== undefined ? { delaySource: entry.delaySource } : {}),
+    // Beyond the service's fields, for the console: what each attempt sent and got back.
+    ...(entry.attempt ? { attempt: attemptView(entry.attempt, message?.redact) } : {}),
     ...(message
       ? {
+          kind: message.kind,
+          ...(message.sourceMessageId !== undefined ? { sourceMessageId: message.sourceMessageId } : {}),
+          method: message.method,
           url: message.url,
           ...(message.topicName !== undefined ? { topicName: message.topicName } : {}),
           ...(message.endpointName !== undefined ? { endpointName: message.endpointName } : {}),
@@ -108,6 +122,30 @@ export function logView(entry: LogRecord, state: DevState): Record<string, unkno
           ...labelFields(message.label),
         }
       : {}),
+  };
+}
+
+function attemptView(attempt: AttemptDetail, redact: RedactSettings | undefined): Record<string, unknown> {
+  const headers =
+    redact?.headers === true
+      ? Object.fromEntries(Object.keys(attempt.requestHeaders).map((name) => [name, REDACTED]))
+      : attempt.requestHeaders;
+  return {
+    retried: attempt.retried,
+    startedAt: attempt.startedAt,
+    durationMs: attempt.durationMs,
+    requestHeaders: headers,
+    ...(attempt.response
+      ? {
+          response: {
+            status: attempt.response.status,
+            headers: attempt.response.headers,
+            body: attempt.response.bodyBase64,
+            truncated: attempt.response.truncated,
+          },
+        }
+      : {}),
+    ...(attempt.error !== undefined ? { error: attempt.error } : {}),
   };
 }
 

@@ -139,6 +139,20 @@ export interface LogRecord {
   nextDeliveryTime?: number;
   error?: string;
   responseStatus?: number;
+  /** `RETRY`: what decided the wait. */
+  delaySource?: 'retry-delay' | 'default-backoff' | 'retry-after';
+  /** `ERROR` and `DELIVERED`: the attempt they end, as sent and as answered. */
+  attempt?: AttemptDetail;
+}
+
+/** One attempt as the logs and the console show it. Response bodies are cut at 4 KiB. */
+export interface AttemptDetail {
+  retried: number;
+  startedAt: number;
+  durationMs: number;
+  requestHeaders: Record<string, string>;
+  response?: { status: number; headers: HeaderValues; bodyBase64: string; truncated: boolean };
+  error?: string;
 }
 
 /** What a destination answered to one attempt. */
@@ -224,6 +238,10 @@ export type DevRecord =
       dueAt?: number;
       /** When the attempt started (its `ACTIVE` log entry). */
       startedAt?: number;
+      /** What was sent: the delivery's headers, the signature among them. */
+      requestHeaders?: Record<string, string>;
+      /** What decided the wait before the next attempt (outcome `retry`). */
+      delaySource?: 'retry-delay' | 'default-backoff' | 'retry-after';
       bytes: number;
       spawned: MessageRecord[];
       dlq?: DlqEntry;

@@ -1,5 +1,5 @@
 import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
-import type { DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
+import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
 /**
  * Applies one record to the state. The only place state changes, so replaying the journal on start
@@ -120,21 +120,27 @@ function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attem
   pending.started = true;
   log(state, message, { time: record.startedAt ?? record.at, state: 'ACTIVE' });
   const status = record.response ? { responseStatus: record.response.status } : {};
+  const attempt = attemptDetail(record);
   if (record.outcome !== 'delivered') {
     const error = record.error ?? (record.response ? `status ${record.response.status}` : 'no answer');
-    log(state, message, { time: record.at, state: 'ERROR', error, ...status });
+    log(state, message, { time: record.at, state: 'ERROR', error, ...status, attempt });
   }
   if (record.outcome === 'retry') {
     pending.retried = record.retried + 1;
     pending.dueAt = record.dueAt ?? record.at;
-    log(state, message, { time: record.at, state: 'RETRY', nextDeliveryTime: pending.dueAt });
+    log(state, message, {
+      time: record.at,
+      state: 'RETRY',
+      nextDeliveryTime: pending.dueAt,
+      ...(record.delaySource ? { delaySource: record.delaySource } : {}),
+    });
   } else {
     state.messages.delete(record.id);
     const workflow = message.workflow !== undefined;
     if (record.outcome === 'delivered') {
       bucket.delivered += 1;
       if (workflow) bucket.workflowDelivered += 1;
-      log(state, message, { time: record.at, state: 'DELIVERED', ...status });
+      log(state, message, { time: record.at, state: 'DELIVERED', ...status, attempt });
     } else {
       bucket.failed += 1;
       if (workflow) bucket.workflowFailed += 1;
@@ -165,6 +171,31 @@ function settleSchedule(state: DevState, message: MessageRecord, outcome: 'SUCCE
   if (message.scheduleId === undefined || message.kind !== 'message') return;
   const states = state.schedules.get(message.scheduleId)?.lastScheduleStates;
   if (states && message.id in states) states[message.id] = outcome;
+}
+
+/** Kept per attempt in the logs: enough to show a response, never a megabyte of it. */
+const LOGGED_BODY_BYTES = 4096;
+
+function attemptDetail(record: Extract<DevRecord, { type: 'attempt' }>): AttemptDetail {
+  const startedAt = record.startedAt ?? record.at;
+  let response: AttemptDetail['response'];
+  if (record.response) {
+    const body = Buffer.from(record.response.bodyBase64, 'base64');
+    response = {
+      status: record.response.status,
+      headers: record.response.headers,
+      bodyBase64: body.subarray(0, LOGGED_BODY_BYTES).toString('base64'),
+      truncated: body.length > LOGGED_BODY_BYTES,
+    };
+  }
+  return {
+    retried: record.retried,
+    startedAt,
+    durationMs: record.at - startedAt,
+    requestHeaders: record.requestHeaders ?? {},
+    ...(response ? { response } : {}),
+    ...(record.error !== undefined ? { error: record.error } : {}),
+  };
 }
 
 function addDlqEntry(state: DevState, entry: DlqEntry): void {
