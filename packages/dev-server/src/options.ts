@@ -10,6 +10,11 @@ export interface DevServerOptions {
   port?: number;
   /** Interface to listen on. Default `127.0.0.1`. */
   host?: string;
+  /**
+   * Host names requests may use besides loopback names and IP addresses (e.g. `host.docker.internal`).
+   * Anything else is refused, so a web page cannot reach the server through DNS rebinding.
+   */
+  allowedHosts?: string[];
   /** Keeps state (and generated credentials) here across restarts. Default: in memory, fixed credentials. */
   dataDir?: string;
   /**
@@ -43,6 +48,7 @@ export interface DevServerOptions {
 export interface ResolvedOptions {
   port: number;
   host: string;
+  allowedHosts: string[];
   dataDir: string | undefined;
   headerPrefix: string;
   issuer: string;
@@ -82,6 +88,7 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
   return {
     port,
     host: options.host ?? '127.0.0.1',
+    allowedHosts: checkHosts(options.allowedHosts),
     dataDir: options.dataDir,
     headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
     issuer,
@@ -92,4 +99,12 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
     now: options.now ?? Date.now,
     onEvent: options.onEvent,
   };
+}
+
+function checkHosts(hosts: unknown): string[] {
+  if (hosts === undefined) return [];
+  if (!Array.isArray(hosts) || !hosts.every((host) => typeof host === 'string' && /^[A-Za-z0-9.-]+$/.test(host))) {
+    throw new TypeError(`allowedHosts must be an array of host names such as "host.docker.internal", got ${JSON.stringify(hosts)}`);
+  }
+  return hosts;
 }

@@ -4,6 +4,7 @@ import { loadCredentials } from './credentials';
 import { createEngine } from './engine/create-engine';
 import type { EngineConfig } from './engine/engine-config';
 import { createEventBus, type DevServerEventListener } from './events';
+import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/create-http-server';
 import { createScheduler } from './engine/scheduler';
 import { signingKeyRoutes, signingKeys } from './http/auth';
@@ -24,6 +25,8 @@ import { openStore } from './state/store';
 export interface DevServer {
   /** The messaging `{base_url}`: `/v2/...` is appended to it. */
   url: string;
+  /** The dev console, with the token in its fragment: open it in a browser. */
+  consoleUrl: string;
   /** The management `{mgmt_base_url}`, already ending in `/v2`. */
   managementUrl: string;
   token: string;
@@ -82,6 +85,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     onCompactionError: (error) => events.emit({ type: 'error', message: `journal compaction failed: ${String(error)}` }),
   });
   const engine = createEngine(store, config, events);
+  const publicUrl = (): string => `http://${urlHost(resolved.host)}:${(server.address() as AddressInfo).port}`;
   // The scheduler fires through the same acceptance as a publish; it needs the context it is part of.
   const ctx: ServerContext = { store, engine, scheduler: undefined as never, events, credentials, plan, config };
   ctx.scheduler = createScheduler({ store, engine, config, events, fire: (schedule, time) => fireSchedule(ctx, schedule, time) });
@@ -96,8 +100,20 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       ...signingKeyRoutes(ctx),
       ...managementRoutes(ctx),
     ],
-    credentials,
-    events,
+    {
+      credentials,
+      events,
+      guard: createRequestGuard(() => (server.address() as AddressInfo | null)?.port ?? resolved.port, resolved.allowedHosts),
+      consoleSettings: () => ({
+        url: publicUrl(),
+        headerPrefix: resolved.headerPrefix,
+        issuer: resolved.issuer,
+        plan: resolved.plan,
+        region: resolved.region ?? null,
+        timeScale: resolved.timeScale,
+        dataDir: resolved.dataDir !== undefined,
+      }),
+    },
   );
   try {
     await listen(server, resolved.port, resolved.host);
@@ -106,7 +122,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${urlHost(resolved.host)}:${port}`;
+  const url = publicUrl();
   const managementUrl = `${url}${MANAGEMENT_BASE_PATH}`;
   engine.start();
   ctx.scheduler.start();
@@ -115,6 +131,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   let closing: Promise<void> | undefined;
   return {
     url,
+    consoleUrl: `${url}${CONSOLE_PATH}#token=${encodeURIComponent(credentials.token)}`,
     managementUrl,
     token: credentials.token,
     readOnlyToken: credentials.readOnlyToken,

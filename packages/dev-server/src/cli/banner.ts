@@ -24,6 +24,7 @@ export function environmentLines(server: DevServer, appUrl: string = DEFAULT_APP
 /** What `mailroom dev` prints on start: where it listens, the credentials, and the variables to paste. */
 export function startBanner(server: DevServer, appUrl: string): string {
   const rows: Array<[string, string]> = [
+    ['Console', server.consoleUrl],
     ['Messaging URL', server.url],
     ['Management URL', server.managementUrl],
     ['Token', server.token],

@@ -15,6 +15,8 @@ Starts a local emulator of the messaging and management interfaces.
 Options:
   --port <n>             Port of both interfaces (default 8288; 0 picks a free one)
   --host <addr>          Interface to listen on (default 127.0.0.1)
+  --allowed-host <name>  Also answer requests for this host name (repeatable); loopback names
+                         and IP addresses always work, other names are refused (DNS rebinding)
   --data-dir <dir>       Keep messages, URL groups, the DLQ and credentials here across restarts
                          (default: in memory, with fixed documented credentials)
   --header-prefix <p>    Header prefix, e.g. Upstash (default Service)
@@ -44,6 +46,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
         'data-dir': { type: 'string' },
         'header-prefix': { type: 'string' },
         issuer: { type: 'string' },
@@ -96,6 +99,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     return { kind: 'error', message: `${source} must be an http:// or https:// URL (the base URL of your app), got "${appUrl}"` };
   }
   if (values.host !== undefined) options.host = values.host;
+  if (values['allowed-host'] !== undefined) options.allowedHosts = values['allowed-host'];
   if (values['data-dir'] !== undefined) options.dataDir = values['data-dir'];
   if (values['header-prefix'] !== undefined) options.headerPrefix = values['header-prefix'];
   if (values.issuer !== undefined) options.issuer = values.issuer;

@@ -2,15 +2,27 @@ import http from 'node:http';
 import type { EventBus } from '../events';
 import type { DevCredentials } from '../credentials';
 import { checkManagementAuth, checkMessagingAuth } from './auth';
+import { serveConsole, type RequestGuard } from './console';
 import { HttpError } from './http-error';
 import { writeError, writeReply } from './reply';
 import { matchRoute, type Route } from './router';
 
+/** What the server needs beyond its routes: who may call, and the console's settings. */
+export interface HttpServerOptions {
+  credentials: DevCredentials;
+  events: EventBus;
+  guard: RequestGuard;
+  /** The console's non-secret settings (`/console/settings.json`). */
+  consoleSettings: () => unknown;
+}
+
 /**
- * The one HTTP server of the dev server: both interfaces on one port, each route behind its
- * interface's auth, every failure answered as `{"error": "..."}`.
+ * The one HTTP server of the dev server: both interfaces and the console on one port, every request
+ * checked by the guard (host names, origins), each route behind its interface's auth, every failure
+ * answered as `{"error": "..."}`.
  */
-export function createHttpServer(routes: readonly Route[], credentials: DevCredentials, events: EventBus): http.Server {
+export function createHttpServer(routes: readonly Route[], options: HttpServerOptions): http.Server {
+  const { credentials, events, guard } = options;
   return http.createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
       events.emit({
@@ -24,6 +36,8 @@ export function createHttpServer(routes: readonly Route[], credentials: DevCrede
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     try {
+      guard.check(req);
+      if (await serveConsole(req, res, options.consoleSettings)) return;
       const method = req.method ?? 'GET';
       const match = matchRoute(routes, method, req.url ?? '/');
       if (match.route.auth === 'messaging') checkMessagingAuth(req, credentials);

@@ -1,0 +1,146 @@
+import { createMessagingClient, type LogEvent, type MessagingClient } from '@mailroom/core';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+// The console talks to the dev server through Mailroom's own client, with the token the server
+// printed: what the console can do, any client can. The token lives in this tab's sessionStorage.
+
+const TOKEN_KEY = 'mailroom-console-token';
+
+/** The server's non-secret settings (`/console/settings.json`). */
+export interface ConsoleSettings {
+  url: string;
+  headerPrefix: string;
+  issuer: string;
+  plan: string;
+  region: string | null;
+  timeScale: number;
+  dataDir: boolean;
+}
+
+/** A log event with the dev server's extra fields for the console. */
+export type ConsoleEvent = LogEvent & {
+  kind?: 'message' | 'callback' | 'failure-callback';
+  sourceMessageId?: string;
+  method?: string;
+  delaySource?: 'retry-delay' | 'default-backoff' | 'retry-after';
+  attempt?: {
+    retried: number;
+    startedAt: number;
+    durationMs: number;
+    requestHeaders: Record<string, string>;
+    response?: { status: number; headers: Record<string, string[]>; body: string; truncated: boolean };
+    error?: string;
+  };
+};
+
+/** Reads the token from `#token=...` (then removes it from the address bar) or from this tab's storage. */
+export function takeToken(): string | undefined {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (match?.[1]) {
+    const token = decodeURIComponent(match[1]);
+    sessionStorage.setItem(TOKEN_KEY, token);
+    history.replaceState(null, '', `${location.pathname}#/messages`);
+    return token;
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+}
+
+export function saveToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function forgetToken(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+export function makeClient(token: string, settings: ConsoleSettings): MessagingClient {
+  return createMessagingClient({ baseUrl: location.origin, token, headerPrefix: settings.headerPrefix, retry: false, env: {} });
+}
+
+export async function loadSettings(): Promise<ConsoleSettings> {
+  const response = await fetch('/console/settings.json');
+  return (await response.json()) as ConsoleSettings;
+}
+
+/** The newest log events (up to 1000), polled: the console's live view of everything. */
+export async function recentEvents(client: MessagingClient): Promise<ConsoleEvent[]> {
+  const page = await client.logs.list({ count: 1000 });
+  return page.events as ConsoleEvent[];
+}
+
+/** Calls `load` now and every `intervalMs` while mounted; `refresh` runs it at once (after an action). */
+export function usePoll<T>(
+  load: () => Promise<T>,
+  intervalMs = 1000,
+): { data: T | undefined; error: string | undefined; refresh: () => void } {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const loader = useRef(load);
+  loader.current = load;
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let alive = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const run = async () => {
+      try {
+        const value = await loader.current();
+        if (alive) {
+          setData(value);
+          setError(undefined);
+        }
+      } catch (failure) {
+        if (alive) setError(failure instanceof Error ? failure.message : String(failure));
+      }
+      if (alive) timer = setTimeout(run, intervalMs);
+    };
+    void run();
+    return () => {
+      alive = false;
+      if (timer) clearTimeout(timer);
+    };
+  }, [intervalMs, tick]);
+  return { data, error, refresh: () => setTick((value) => value + 1) };
+}
+
+/** Decodes a body the interface gives as base64 into text, pretty-printed when it is JSON. */
+export function decodeBody(base64: string | undefined): string {
+  if (base64 === undefined || base64 === '') return '';
+  if (base64 === 'REDACTED') return 'REDACTED';
+  let text: string;
+  try {
+    text = new TextDecoder().decode(Uint8Array.from(atob(base64), (char) => char.charCodeAt(0)));
+  } catch {
+    return base64;
+  }
+  return pretty(text);
+}
+
+export function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** The claims of a signature token (shown, not verified: the receiver verifies). */
+export function decodeClaims(token: string | undefined): Record<string, unknown> | undefined {
+  const payload = token?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    return JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+export function time(ms: number | undefined): string {
+  if (ms === undefined || ms === 0) return '';
+  return new Date(ms).toLocaleTimeString(undefined, { hour12: false }) + `.${String(ms % 1000).padStart(3, '0')}`;
+}
+
+export function dateTime(ms: number | undefined): string {
+  if (ms === undefined || ms === 0) return '';
+  return new Date(ms).toLocaleString(undefined, { hour12: false });
+}

@@ -1,0 +1,218 @@
+import type { MessagingClient } from '@mailroom/core';
+import { render } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { forgetToken, loadSettings, makeClient, saveToken, takeToken, type ConsoleSettings } from './api';
+import { MessagesView } from './messages';
+import { DlqView, LogsView, QueuesView, SchedulesView, UrlGroupsView } from './resources';
+import { SendView, SettingsView, StatsView } from './send';
+import './styles.css';
+
+// The console's shell: sign-in with the printed token, the views in the URL's hash (so back and
+// forward work, and a link opens the same view), light and dark themes.
+
+const VIEWS = [
+  ['messages', 'Messages'],
+  ['dlq', 'DLQ'],
+  ['queues', 'Queues'],
+  ['schedules', 'Schedules'],
+  ['url-groups', 'URL groups'],
+  ['logs', 'Logs'],
+  ['stats', 'Statistics'],
+  ['send', 'Send'],
+  ['settings', 'Settings'],
+] as const;
+
+type View = (typeof VIEWS)[number][0];
+
+function route(): { view: View; id: string | undefined } {
+  const [, view, id] = /^#\/([a-z-]+)(?:\/(.+))?$/.exec(location.hash) ?? [];
+  const known = VIEWS.some(([name]) => name === view);
+  return { view: known ? (view as View) : 'messages', id: id ? decodeURIComponent(id) : undefined };
+}
+
+function useRoute() {
+  const [current, setCurrent] = useState(route);
+  useEffect(() => {
+    const update = () => setCurrent(route());
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return current;
+}
+
+function useTheme(): [string, () => void] {
+  const [theme, setTheme] = useState(
+    () => localStorage.getItem('mailroom-console-theme') ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
+  );
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem('mailroom-console-theme', theme);
+  }, [theme]);
+  return [theme, () => setTheme(theme === 'dark' ? 'light' : 'dark')];
+}
+
+function SignIn({ onToken, error }: { onToken: (token: string) => void; error: string | undefined }) {
+  const [value, setValue] = useState('');
+  return (
+    <main class="signin">
+      <h1>Mailroom dev console</h1>
+      <p>
+        Open the console link <code>mailroom dev</code> printed (it carries the token), or paste the token it printed. The console never
+        opens without it: a page on another site must not be able to send or delete here.
+      </p>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          onToken(value.trim());
+        }}
+      >
+        <label class="field">
+          <span>Token</span>
+          <input
+            name="token"
+            type="password"
+            autocomplete="off"
+            value={value}
+            onInput={(event) => setValue((event.target as HTMLInputElement).value)}
+            required
+          />
+        </label>
+        <button type="submit" class="primary">
+          Open the console
+        </button>
+      </form>
+      {error && (
+        <p class="error-text" role="alert">
+          {error}
+        </p>
+      )}
+    </main>
+  );
+}
+
+function Console({
+  client,
+  settings,
+  token,
+  onSignOut,
+}: {
+  client: MessagingClient;
+  settings: ConsoleSettings;
+  token: string;
+  onSignOut: () => void;
+}) {
+  const { view, id } = useRoute();
+  const [theme, toggleTheme] = useTheme();
+  const title = VIEWS.find(([name]) => name === view)?.[1] ?? 'Messages';
+  useEffect(() => {
+    document.title = `${title} · Mailroom dev console`;
+  }, [title]);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && view === 'messages' && id) location.hash = '#/messages';
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [view, id]);
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <nav aria-label="Views">
+        <div class="brand">
+          <span class="logo" aria-hidden="true">
+            ✉
+          </span>{' '}
+          Mailroom <small>dev</small>
+        </div>
+        <ul>
+          {VIEWS.map(([name, label]) => (
+            <li>
+              <a href={`#/${name}`} aria-current={view === name ? 'page' : undefined}>
+                {label}
+              </a>
+            </li>
+          ))}
+        </ul>
+        <div class="nav-foot">
+          <button type="button" onClick={toggleTheme} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
+            {theme === 'dark' ? '☀ Light' : '☾ Dark'}
+          </button>
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <header class="page-head">
+          <h1>{title}</h1>
+          <span class="muted">
+            {settings.url} · prefix {settings.headerPrefix}
+            {settings.timeScale !== 1 ? ` · time ×${1 / settings.timeScale}` : ''}
+          </span>
+        </header>
+        {view === 'messages' && <MessagesView client={client} selected={id} />}
+        {view === 'dlq' && <DlqView client={client} />}
+        {view === 'queues' && <QueuesView client={client} />}
+        {view === 'schedules' && <SchedulesView client={client} />}
+        {view === 'url-groups' && <UrlGroupsView client={client} />}
+        {view === 'logs' && <LogsView client={client} />}
+        {view === 'stats' && <StatsView client={client} />}
+        {view === 'send' && <SendView client={client} />}
+        {view === 'settings' && <SettingsView client={client} settings={settings} token={token} />}
+      </main>
+    </div>
+  );
+}
+
+function App() {
+  const [token, setToken] = useState(takeToken);
+  const [settings, setSettings] = useState<ConsoleSettings | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [checked, setChecked] = useState(false);
+  useEffect(() => {
+    loadSettings().then(setSettings, (failure: unknown) => setError(String(failure)));
+  }, []);
+  const client = useMemo(() => (token && settings ? makeClient(token, settings) : undefined), [token, settings]);
+  useEffect(() => {
+    if (!client) return;
+    // One call that needs the token, so a wrong one is caught at sign-in, not on every view.
+    client.signingKeys.get().then(
+      () => setChecked(true),
+      (failure: unknown) => {
+        forgetToken();
+        setToken(undefined);
+        setChecked(false);
+        setError(failure instanceof Error ? `That token does not open this dev server: ${failure.message}` : String(failure));
+      },
+    );
+  }, [client]);
+  if (!token || !client || !settings) {
+    return (
+      <SignIn
+        error={error}
+        onToken={(value) => {
+          saveToken(value);
+          setError(undefined);
+          setToken(value);
+        }}
+      />
+    );
+  }
+  if (!checked) return <p class="loading">Opening the console…</p>;
+  return (
+    <Console
+      client={client}
+      settings={settings}
+      token={token}
+      onSignOut={() => {
+        forgetToken();
+        setToken(undefined);
+        setChecked(false);
+      }}
+    />
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,344 @@
+import type { MessagingClient } from '@mailroom/core';
+import { useMemo, useState } from 'preact/hooks';
+import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent, type ConsoleSettings } from './api';
+import { Action, Empty, ErrorLine, Field, State } from './ui';
+
+// Messages, live: one row per message from the logs, and a message's timeline: every attempt as sent
+// and answered, the wait before the next one and why, its callbacks with their own attempts.
+
+/** A message as the list shows it: its events, oldest first, folded into a summary. */
+export interface MessageSummary {
+  id: string;
+  events: ConsoleEvent[];
+  state: string;
+  url: string;
+  queue: string | undefined;
+  group: string | undefined;
+  label: string | undefined;
+  createdAt: number;
+  next: number | undefined;
+  kind: string;
+  sourceMessageId: string | undefined;
+}
+
+export function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
+  const byId = new Map<string, ConsoleEvent[]>();
+  // Events come newest first; a message's list is built oldest first.
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!;
+    const list = byId.get(event.messageId) ?? [];
+    list.push(event);
+    byId.set(event.messageId, list);
+  }
+  return [...byId.entries()]
+    .map(([id, list]) => {
+      const last = list.at(-1)!;
+      const first = list[0]!;
+      const retry = [...list].reverse().find((event) => event.state === 'RETRY');
+      return {
+        id,
+        events: list,
+        state: last.state,
+        url: last.url ?? '',
+        queue: last.queueName,
+        group: last.topicName,
+        label: last.label,
+        createdAt: first.time,
+        next: last.state === 'RETRY' ? retry?.nextDeliveryTime : undefined,
+        kind: last.kind ?? 'message',
+        sourceMessageId: last.sourceMessageId,
+      };
+    })
+    .sort((a, b) => b.createdAt - a.createdAt);
+}
+
+const STATES = ['', 'CREATED', 'ACTIVE', 'RETRY', 'DELIVERED', 'FAILED', 'CANCELED'];
+
+export function MessagesView({ client, selected }: { client: MessagingClient; selected: string | undefined }) {
+  const { data, error, refresh } = usePoll(() => recentEvents(client));
+  const [filter, setFilter] = useState({ state: '', queue: '', url: '', label: '', text: '' });
+  const all = useMemo(() => summarise(data ?? []), [data]);
+  const messages = all.filter(
+    (message) =>
+      message.kind === 'message' &&
+      (!filter.state || message.state === filter.state) &&
+      (!filter.queue || message.queue === filter.queue) &&
+      (!filter.url || message.url.includes(filter.url)) &&
+      (!filter.label || (message.label ?? '').split(',').includes(filter.label)) &&
+      (!filter.text || JSON.stringify(message.events).toLowerCase().includes(filter.text.toLowerCase())),
+  );
+  const current = selected ? all.find((message) => message.id === selected) : undefined;
+  const set = (key: keyof typeof filter) => (event: Event) => setFilter({ ...filter, [key]: (event.target as HTMLInputElement).value });
+  return (
+    <div class={current ? 'split' : ''}>
+      <section aria-label="Messages">
+        <div class="toolbar" role="search">
+          <Field label="State">
+            <select value={filter.state} onChange={set('state')}>
+              {STATES.map((state) => (
+                <option value={state}>{state || 'any'}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Queue">
+            <input value={filter.queue} onInput={set('queue')} placeholder="emails" />
+          </Field>
+          <Field label="URL contains">
+            <input value={filter.url} onInput={set('url')} placeholder="/orders" />
+          </Field>
+          <Field label="Label">
+            <input value={filter.label} onInput={set('label')} />
+          </Field>
+          <Field label="Text">
+            <input value={filter.text} onInput={set('text')} placeholder="anything in the message" />
+          </Field>
+        </div>
+        <ErrorLine error={error} />
+        {messages.length === 0 ? (
+          <Empty>No messages yet. Send one from the Send view or from your app; it appears here within a second.</Empty>
+        ) : (
+          <table class="list">
+            <thead>
+              <tr>
+                <th>State</th>
+                <th>Destination</th>
+                <th>Queue / group</th>
+                <th class="extra">Label</th>
+                <th>Created</th>
+                <th class="extra">Next delivery</th>
+              </tr>
+            </thead>
+            <tbody>
+              {messages.map((message) => (
+                <tr class={message.id === selected ? 'selected' : ''} data-message-id={message.id}>
+                  <td>
+                    <State state={message.state} />
+                  </td>
+                  <td class="url">
+                    <a href={`#/messages/${message.id}`}>{message.url}</a>
+                  </td>
+                  <td>{message.queue ?? message.group ?? ''}</td>
+                  <td class="extra">{message.label ?? ''}</td>
+                  <td>{time(message.createdAt)}</td>
+                  <td class="extra">{time(message.next)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {current && <MessageDetail client={client} message={current} all={all} refresh={refresh} />}
+    </div>
+  );
+}
+
+function MessageDetail({
+  client,
+  message,
+  all,
+  refresh,
+}: {
+  client: MessagingClient;
+  message: MessageSummary;
+  all: MessageSummary[];
+  refresh: () => void;
+}) {
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const callbacks = all.filter((other) => other.sourceMessageId === message.id);
+  const created = message.events[0];
+  const pending = !['DELIVERED', 'FAILED', 'CANCELED'].includes(message.state);
+  const run = (what: () => Promise<string>) => async () => {
+    try {
+      setNotice(await what());
+    } catch (error) {
+      setNotice(error instanceof Error ? error.message : String(error));
+    }
+    refresh();
+  };
+  return (
+    <aside class="detail" aria-label={`Message ${message.id}`}>
+      <header>
+        <h2>
+          <State state={message.state} /> <code>{message.id}</code>
+        </h2>
+        <a class="close" href="#/messages" aria-label="Close the message">
+          ×
+        </a>
+      </header>
+      <dl class="facts">
+        <dt>Destination</dt>
+        <dd class="url">
+          {created?.method ?? 'POST'} {message.url}
+        </dd>
+        {message.queue && (
+          <>
+            <dt>Queue</dt>
+            <dd>{message.queue}</dd>
+          </>
+        )}
+        {message.group && (
+          <>
+            <dt>URL group</dt>
+            <dd>{message.group}</dd>
+          </>
+        )}
+        {message.label && (
+          <>
+            <dt>Label</dt>
+            <dd>{message.label}</dd>
+          </>
+        )}
+      </dl>
+      <div class="actions">
+        {pending && (
+          <Action onClick={run(async () => `Cancelled ${(await client.messages.cancel(message.id)).cancelled} message`)}>Cancel</Action>
+        )}
+        {message.state === 'FAILED' && (
+          <Action
+            onClick={run(async () => {
+              const entry = (await client.dlq.list({ messageId: message.id })).messages[0];
+              if (!entry) return 'This message is no longer in the DLQ';
+              return `Retried as ${(await client.dlq.retry(entry.dlqId)).messageId}`;
+            })}
+          >
+            Retry from DLQ
+          </Action>
+        )}
+        <Action onClick={run(async () => `Replayed as ${await replay(client, message)}`)}>Replay</Action>
+      </div>
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <h3>Body</h3>
+      <pre class="body">{decodeBody(created?.body) || '(empty)'}</pre>
+      <h3>Timeline</h3>
+      <Timeline events={message.events} />
+      {callbacks.map((callback) => (
+        <section class="callback">
+          <h3>
+            {callback.kind === 'failure-callback' ? 'Failure callback' : 'Callback'} <State state={callback.state} />{' '}
+            <span class="muted">{callback.url}</span>
+          </h3>
+          <Timeline events={callback.events} />
+        </section>
+      ))}
+    </aside>
+  );
+}
+
+const WHY: Record<string, string> = {
+  'retry-delay': "the message's Retry-Delay expression",
+  'default-backoff': 'the default backoff',
+  'retry-after': "the destination's Retry-After",
+};
+
+function Timeline({ events }: { events: ConsoleEvent[] }) {
+  return (
+    <ol class="timeline">
+      {events.map((event) => (
+        <li class={`event state-${event.state.toLowerCase()}`}>
+          <div class="line">
+            <State state={event.state} /> <span class="muted">{time(event.time)}</span>
+            {event.state === 'RETRY' && event.nextDeliveryTime !== undefined && (
+              <span>
+                {' '}
+                next attempt at {time(event.nextDeliveryTime)}, in {Math.max(0, event.nextDeliveryTime - event.time)} ms, chosen by{' '}
+                {WHY[event.delaySource ?? ''] ?? 'the service'}
+              </span>
+            )}
+            {event.error && event.state === 'ERROR' && <span class="error-text"> {event.error}</span>}
+          </div>
+          {event.attempt && <Attempt attempt={event.attempt} />}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function Attempt({ attempt }: { attempt: NonNullable<ConsoleEvent['attempt']> }) {
+  const signature = Object.entries(attempt.requestHeaders).find(([name]) => name.toLowerCase().endsWith('-signature'))?.[1];
+  const claims = decodeClaims(signature);
+  return (
+    <details class="attempt">
+      <summary>
+        Attempt {attempt.retried + 1}: {attempt.response ? `answered ${attempt.response.status}` : (attempt.error ?? 'no answer')} in{' '}
+        {attempt.durationMs} ms
+      </summary>
+      <div class="columns">
+        <div>
+          <h4>Request sent</h4>
+          <Headers headers={Object.entries(attempt.requestHeaders).map(([name, value]) => [name, value])} />
+          {claims && (
+            <>
+              <h4>Signature claims</h4>
+              <pre>{pretty(JSON.stringify(claims))}</pre>
+            </>
+          )}
+        </div>
+        <div>
+          <h4>Answer</h4>
+          {attempt.response ? (
+            <>
+              <p>Status {attempt.response.status}</p>
+              <Headers
+                headers={Object.entries(attempt.response.headers).flatMap(([name, values]) =>
+                  values.map((value) => [name, value] as [string, string]),
+                )}
+              />
+              <pre class="body">
+                {decodeBody(attempt.response.body) || '(empty)'}
+                {attempt.response.truncated ? '\n… (first 4 KiB)' : ''}
+              </pre>
+            </>
+          ) : (
+            <p class="error-text">{attempt.error ?? 'no answer'}</p>
+          )}
+        </div>
+      </div>
+    </details>
+  );
+}
+
+function Headers({ headers }: { headers: Array<[string, string]> }) {
+  return (
+    <table class="headers">
+      <tbody>
+        {headers.map(([name, value]) => (
+          <tr>
+            <th>{name}</th>
+            <td>{value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Sends the same body and options again: a new message to the same destination. */
+async function replay(client: MessagingClient, message: MessageSummary): Promise<string> {
+  const created = message.events[0];
+  const header = created?.header ?? {};
+  const get = (suffix: string) => Object.entries(header).find(([name]) => name.toLowerCase().endsWith(suffix.toLowerCase()))?.[1]?.[0];
+  const forwarded: Record<string, string> = {};
+  for (const [name, values] of Object.entries(header)) {
+    const at = name.toLowerCase().indexOf('-forward-');
+    if (at !== -1 && !name.toLowerCase().includes('-callback-forward-')) forwarded[name.slice(at + '-forward-'.length)] = values[0] ?? '';
+  }
+  if (created?.body === 'REDACTED') throw new Error('The body of this message was redacted, so it cannot be replayed.');
+  const body = created?.body ? Uint8Array.from(atob(created.body), (char) => char.charCodeAt(0)) : '';
+  const retries = get('-Retries');
+  const contentType = get('Content-Type');
+  const result = await client.publish({
+    destination: message.url,
+    body,
+    ...(contentType ? { contentType } : {}),
+    ...(Object.keys(forwarded).length > 0 ? { headers: forwarded } : {}),
+    ...(retries !== undefined && /^\d+$/.test(retries) ? { retries: Number(retries) } : {}),
+    ...(message.label ? { label: message.label.split(',') } : {}),
+  });
+  return Array.isArray(result) ? result.map((item) => item.messageId).join(', ') : result.messageId;
+}
+
+export type { ConsoleSettings };

@@ -1,0 +1,309 @@
+import type { MessagingClient } from '@mailroom/core';
+import { useState } from 'preact/hooks';
+import { dateTime, decodeBody, recentEvents, time, usePoll } from './api';
+import { Action, Empty, ErrorLine, State } from './ui';
+
+// The resource views: both DLQs, queues, schedules, URL groups and the raw event stream, each with
+// the actions the interface offers.
+
+function useAct(refresh: () => void) {
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const act = (what: () => Promise<string | undefined>) => async () => {
+    try {
+      setNotice(await what());
+    } catch (error) {
+      setNotice(error instanceof Error ? error.message : String(error));
+    }
+    refresh();
+  };
+  return { notice, act };
+}
+
+function Notice({ text }: { text: string | undefined }) {
+  return text ? (
+    <p class="notice" role="status">
+      {text}
+    </p>
+  ) : null;
+}
+
+export function DlqView({ client }: { client: MessagingClient }) {
+  const [view, setView] = useState<'message' | 'workflow'>('message');
+  const messages = usePoll(() => client.dlq.list({ count: 100 }));
+  const workflow = usePoll(() => client.workflowDlq.list({ count: 100 }));
+  const { notice, act } = useAct(() => {
+    messages.refresh();
+    workflow.refresh();
+  });
+  return (
+    <section aria-label="Dead-letter queue">
+      <div class="tabs" role="tablist">
+        <button type="button" role="tab" aria-selected={view === 'message'} onClick={() => setView('message')}>
+          Messages ({messages.data?.messages.length ?? 0})
+        </button>
+        <button type="button" role="tab" aria-selected={view === 'workflow'} onClick={() => setView('workflow')}>
+          Workflow runs ({workflow.data?.messages.length ?? 0})
+        </button>
+        {view === 'message' && (messages.data?.messages.length ?? 0) > 0 && (
+          <Action danger onClick={act(async () => `Deleted ${(await client.dlq.deleteMany({ all: true })).deleted} entries`)}>
+            Delete all
+          </Action>
+        )}
+      </div>
+      <Notice text={notice} />
+      <ErrorLine error={messages.error ?? workflow.error} />
+      {view === 'message' ? (
+        (messages.data?.messages.length ?? 0) === 0 ? (
+          <Empty>The DLQ is empty: messages land here once they exhaust their retries.</Empty>
+        ) : (
+          <table class="list">
+            <thead>
+              <tr>
+                <th>Failed</th>
+                <th>Destination</th>
+                <th>Last answer</th>
+                <th>Body</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {messages.data!.messages.map((entry) => (
+                <tr data-dlq-id={entry.dlqId}>
+                  <td>
+                    <a href={`#/messages/${entry.messageId}`}>{dateTime(Number(entry.dlqId.split('-')[0]))}</a>
+                  </td>
+                  <td class="url">{entry.url}</td>
+                  <td>{entry.responseStatus ?? (entry as { error?: string }).error ?? 'no answer'}</td>
+                  <td class="clip">{entry.body ?? ''}</td>
+                  <td class="row-actions">
+                    <Action onClick={act(async () => `Retried as ${(await client.dlq.retry(entry.dlqId)).messageId}`)}>Retry</Action>
+                    <Action danger onClick={act(async () => (await client.dlq.delete(entry.dlqId), `Deleted ${entry.dlqId}`))}>
+                      Delete
+                    </Action>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      ) : (workflow.data?.messages.length ?? 0) === 0 ? (
+        <Empty>No failed workflow runs.</Empty>
+      ) : (
+        <table class="list">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Destination</th>
+              <th>Last answer</th>
+              <th>Failure callback</th>
+              <th>Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {workflow.data!.messages.map((entry) => (
+              <tr data-dlq-id={entry.dlqId}>
+                <td>
+                  <a href={`#/messages/${entry.messageId}`}>{entry.workflowRunId}</a>
+                </td>
+                <td class="url">{entry.url}</td>
+                <td>{entry.responseStatus ?? 'no answer'}</td>
+                <td>{entry.failureCallbackInfo?.state ? <State state={entry.failureCallbackInfo.state} /> : 'none'}</td>
+                <td class="row-actions">
+                  {entry.failureCallbackInfo?.state === 'CALLBACK_FAIL' && (
+                    <Action
+                      onClick={act(
+                        async () => (
+                          await client.workflowDlq.retriggerFailureCallback(entry.dlqId),
+                          `Re-triggered the failure callback of ${entry.dlqId}`
+                        ),
+                      )}
+                    >
+                      Re-trigger failure callback
+                    </Action>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function QueuesView({ client }: { client: MessagingClient }) {
+  const { data, error, refresh } = usePoll(() => client.queues.list());
+  const { notice, act } = useAct(refresh);
+  return (
+    <section aria-label="Queues">
+      <Notice text={notice} />
+      <ErrorLine error={error} />
+      {(data?.length ?? 0) === 0 ? (
+        <Empty>No queues yet: a queue is created by its first message, or with queues.upsert.</Empty>
+      ) : (
+        <table class="list">
+          <thead>
+            <tr>
+              <th>Queue</th>
+              <th>State</th>
+              <th>Parallelism</th>
+              <th>Waiting</th>
+              <th>Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data!.map((queue) => (
+              <tr data-queue={queue.name}>
+                <td>{queue.name}</td>
+                <td>
+                  <State state={queue.paused ? 'PAUSED' : 'ACTIVE'} />
+                </td>
+                <td>{queue.parallelism}</td>
+                <td>{queue.lag ?? 0}</td>
+                <td class="row-actions">
+                  {queue.paused ? (
+                    <Action onClick={act(async () => (await client.queues.resume(queue.name), `Resumed ${queue.name}`))}>Resume</Action>
+                  ) : (
+                    <Action onClick={act(async () => (await client.queues.pause(queue.name), `Paused ${queue.name}`))}>Pause</Action>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function SchedulesView({ client }: { client: MessagingClient }) {
+  const { data, error, refresh } = usePoll(() => client.schedules.list());
+  const { notice, act } = useAct(refresh);
+  return (
+    <section aria-label="Schedules">
+      <Notice text={notice} />
+      <ErrorLine error={error} />
+      {(data?.length ?? 0) === 0 ? (
+        <Empty>No schedules. Create one with client.schedules.create({'{ destination, cron }'}).</Empty>
+      ) : (
+        <table class="list">
+          <thead>
+            <tr>
+              <th>Schedule</th>
+              <th>Cron</th>
+              <th>Destination</th>
+              <th>Next firing</th>
+              <th>Last firing</th>
+              <th>Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data!.map((schedule) => (
+              <tr data-schedule={schedule.scheduleId}>
+                <td>
+                  {schedule.scheduleId} {schedule.isPaused && <State state="PAUSED" />}
+                </td>
+                <td>
+                  <code>{schedule.cron}</code>
+                </td>
+                <td class="url">{schedule.destination}</td>
+                <td>{schedule.isPaused ? 'paused' : dateTime(schedule.nextScheduleTime)}</td>
+                <td>{dateTime(schedule.lastScheduleTime)}</td>
+                <td class="row-actions">
+                  {schedule.isPaused ? (
+                    <Action
+                      onClick={act(async () => (await client.schedules.resume(schedule.scheduleId), `Resumed ${schedule.scheduleId}`))}
+                    >
+                      Resume
+                    </Action>
+                  ) : (
+                    <Action onClick={act(async () => (await client.schedules.pause(schedule.scheduleId), `Paused ${schedule.scheduleId}`))}>
+                      Pause
+                    </Action>
+                  )}
+                  <Action
+                    danger
+                    onClick={act(async () => (await client.schedules.delete(schedule.scheduleId), `Deleted ${schedule.scheduleId}`))}
+                  >
+                    Delete
+                  </Action>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function UrlGroupsView({ client }: { client: MessagingClient }) {
+  const { data, error } = usePoll(() => client.urlGroups.list(), 2000);
+  return (
+    <section aria-label="URL groups">
+      <ErrorLine error={error} />
+      {(data?.length ?? 0) === 0 ? (
+        <Empty>No URL groups. Add endpoints with client.urlGroups.addEndpoints(name, [...]).</Empty>
+      ) : (
+        data!.map((group) => (
+          <article class="card">
+            <h3>{group.name}</h3>
+            <ul>
+              {group.endpoints.map((endpoint) => (
+                <li class="url">
+                  {endpoint.name ? <strong>{endpoint.name}: </strong> : null}
+                  {endpoint.url}
+                </li>
+              ))}
+            </ul>
+          </article>
+        ))
+      )}
+    </section>
+  );
+}
+
+export function LogsView({ client }: { client: MessagingClient }) {
+  const { data, error } = usePoll(() => recentEvents(client));
+  return (
+    <section aria-label="Logs">
+      <ErrorLine error={error} />
+      {(data?.length ?? 0) === 0 ? (
+        <Empty>No events yet.</Empty>
+      ) : (
+        <table class="list">
+          <thead>
+            <tr>
+              <th>Time</th>
+              <th>State</th>
+              <th>Message</th>
+              <th>Destination</th>
+              <th>Detail</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data!.slice(0, 300).map((event) => (
+              <tr>
+                <td>{time(event.time)}</td>
+                <td>
+                  <State state={event.state} />
+                </td>
+                <td>
+                  <a href={`#/messages/${event.sourceMessageId ?? event.messageId}`}>
+                    <code>{event.messageId}</code>
+                  </a>
+                  {event.kind && event.kind !== 'message' ? <span class="muted"> {event.kind}</span> : null}
+                </td>
+                <td class="url">{event.url}</td>
+                <td class="clip">
+                  {event.error ?? (event.responseStatus !== undefined ? `status ${event.responseStatus}` : '')}
+                  {event.state === 'CREATED' && event.body ? decodeBody(event.body).slice(0, 80) : ''}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

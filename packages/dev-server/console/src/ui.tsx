@@ -1,0 +1,60 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+
+// Small pieces every view uses: a labelled field, a state badge, an action button that shows it is
+// working, an empty state, an error line.
+
+export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      {children}
+      {hint && <small>{hint}</small>}
+    </label>
+  );
+}
+
+export function State({ state }: { state: string }) {
+  return <span class={`badge badge-${state.toLowerCase().replace(/_/g, '-')}`}>{state}</span>;
+}
+
+export function Action({
+  onClick,
+  children,
+  danger,
+}: {
+  onClick: () => Promise<unknown> | void;
+  children: ComponentChildren;
+  danger?: boolean;
+}) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <button
+      type="button"
+      class={danger ? 'danger' : ''}
+      disabled={busy}
+      onClick={async () => {
+        setBusy(true);
+        try {
+          await onClick();
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      {children}
+    </button>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
+
+export function ErrorLine({ error }: { error: string | undefined }) {
+  return error ? (
+    <p class="error-text" role="alert">
+      {error}
+    </p>
+  ) : null;
+}

@@ -1,0 +1,20 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+// The dev console: built with the package into dist/console and served by the dev server at
+// /console/. Everything it needs is bundled: no CDN, no network at run time.
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/console/',
+  // Quiet: the one warning is core's node:crypto import, on a receiving path the console never runs.
+  logLevel: 'error',
+  build: {
+    outDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
+    emptyOutDir: true,
+    sourcemap: false,
+    target: 'es2022',
+    // One small bundle: nothing to gain from splitting a local tool.
+    chunkSizeWarningLimit: 1000,
+  },
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+});

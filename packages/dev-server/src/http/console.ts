@@ -1,0 +1,146 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HttpError } from './http-error';
+
+// The dev console (a static page built with the package, `dist/console`) and what keeps a local
+// page that can send and delete safe from the websites its user visits: only the host names the
+// server listens on are answered (DNS rebinding), and no request from another origin is
+// (cross-site form posts and fetches). The console itself holds no secret: it asks for the token
+// the server prints, and calls the same interface every client does.
+
+/** The console's path; `GET /` redirects here. */
+export const CONSOLE_PATH = '/console/';
+
+/** Which requests the server answers, by `Host` and `Origin`. */
+export interface RequestGuard {
+  /** Throws 403 for a request under a foreign host name or from a foreign origin. */
+  check(req: IncomingMessage): void;
+}
+
+/**
+ * Host names that cannot be rebound: loopback names, IP literals, and the names given with
+ * `--allowed-host`. A DNS-rebinding page reaches the server under its own domain name, so any other
+ * name is refused; a page on another origin sends its `Origin`, which must be one of ours.
+ */
+export function createRequestGuard(port: () => number, allowedHosts: readonly string[]): RequestGuard {
+  const names = new Set(['localhost', ...allowedHosts.map((host) => host.toLowerCase())]);
+  const allowedName = (hostname: string): boolean => {
+    const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    return names.has(bare) || isIP(bare) !== 0 || bare.endsWith('.localhost');
+  };
+  return {
+    check(req) {
+      const host = req.headers.host;
+      if (!host || !allowedName(hostnameOf(host))) {
+        throw new HttpError(
+          403,
+          `host ${JSON.stringify(host ?? '')} is not one this dev server answers for (DNS rebinding protection); reach it as 127.0.0.1 or localhost, or start it with --allowed-host <name>`,
+        );
+      }
+      const origin = req.headers.origin;
+      const site = req.headers['sec-fetch-site'];
+      if (site === 'cross-site') throw crossSite(String(origin ?? 'another site'));
+      if (origin === undefined) return;
+      let parsed: URL;
+      try {
+        parsed = new URL(origin);
+      } catch {
+        throw crossSite(origin);
+      }
+      const samePort = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) === port();
+      if (parsed.protocol !== 'http:' || !samePort || !allowedName(parsed.hostname)) throw crossSite(origin);
+    },
+  };
+}
+
+function crossSite(origin: string): HttpError {
+  return new HttpError(403, `requests from ${origin} are refused: the dev server answers only its own console and non-browser clients`);
+}
+
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.lastIndexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.ico': 'image/x-icon',
+};
+
+// What the browser may do with the console: its own scripts and styles only, no framing, no
+// referrer (a token in the URL fragment never leaves anyway), no forms posting elsewhere.
+const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-cache',
+};
+
+/** The built console, next to the running module (`dist/console`), or the package's when run from source. */
+function consoleDirectory(): string | undefined {
+  for (const relative of ['./console/', '../dist/console/', '../../dist/console/']) {
+    const dir = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(join(dir, 'index.html'))) return dir;
+  }
+  return undefined;
+}
+
+/**
+ * Serves `GET /` (a redirect), `/console/` and its assets. Answers `false` for any other path, so the
+ * interface's routes handle it.
+ */
+export async function serveConsole(req: IncomingMessage, res: ServerResponse, settings: () => unknown): Promise<boolean> {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  if (path === '/') {
+    res.writeHead(302, { Location: CONSOLE_PATH, 'Content-Length': '0' });
+    res.end();
+    return true;
+  }
+  if (path === '/console') {
+    res.writeHead(301, { Location: CONSOLE_PATH, 'Content-Length': '0' });
+    res.end();
+    return true;
+  }
+  if (!path.startsWith(CONSOLE_PATH)) return false;
+  if (path === `${CONSOLE_PATH}settings.json`) {
+    const body = JSON.stringify(settings());
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...PAGE_HEADERS });
+    res.end(body);
+    return true;
+  }
+  const dir = consoleDirectory();
+  if (!dir) {
+    const body = 'The console is not built: run `npm run build` in @mailroom/dev-server.';
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+    return true;
+  }
+  const relative = decodeURIComponent(path.slice(CONSOLE_PATH.length)) || 'index.html';
+  const file = normalize(join(dir, relative));
+  // Never outside the console's folder, whatever `..` or encoded separators the path holds.
+  const content = file.startsWith(dir.endsWith(sep) ? dir : dir + sep) ? await readFile(file).catch(() => undefined) : undefined;
+  // Unknown paths get the page itself: its views live in the URL's hash.
+  const body = content ?? (extname(relative) === '' ? await readFile(join(dir, 'index.html')) : undefined);
+  if (!body) {
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': '9' });
+    res.end('not found');
+    return true;
+  }
+  const type = content ? (TYPES[extname(file)] ?? 'application/octet-stream') : TYPES['.html']!;
+  res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, ...PAGE_HEADERS });
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return true;
+}
