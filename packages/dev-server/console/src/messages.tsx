@@ -72,7 +72,7 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
   return (
     <div class={current ? 'split' : ''}>
       <section aria-label="Messages">
-        <div class="toolbar" role="search">
+        <search class="toolbar">
           <Field label="State">
             <select value={filter.state} onChange={set('state')}>
               {STATES.map((state) => (
@@ -92,7 +92,7 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
           <Field label="Text">
             <input value={filter.text} onInput={set('text')} placeholder="anything in the message" />
           </Field>
-        </div>
+        </search>
         <ErrorLine error={error} />
         {messages.length === 0 ? (
           <Empty>No messages yet. Send one from the Send view or from your app; it appears here within a second.</Empty>

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 
 export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
   return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control is `children`, which the label wraps.
     <label class="field">
       <span>{label}</span>
       {children}

@@ -1,0 +1,168 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ValidationError } from '@mailroom/core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { always, failTimes, startDestination, type TestDestination } from './helpers/destination';
+import { launchBrowser } from './helpers/browser';
+import { startTestServer, type TestServer } from './helpers/test-server';
+
+// The console in a real browser (headless Chromium): what a developer sees and clicks. Messages sent
+// through the API appear without a reload; actions change what the page shows; a page on another
+// origin cannot act; the send form refuses bad input with the client's own messages.
+
+let browser: Browser;
+let server: TestServer;
+let destination: TestDestination;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 300_000);
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  server = await startTestServer({ timeScale: 0.01 });
+  destination = await startDestination();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(server.server.consoleUrl);
+  await page.getByRole('heading', { name: 'Messages' }).waitFor();
+});
+afterEach(async () => {
+  await page?.close();
+  await server.close();
+  await destination.close();
+});
+
+describe('the dev console', () => {
+  it('takes the token from the link, then drops it from the address bar', async () => {
+    expect(page.url()).not.toContain('token=');
+    expect(page.url()).toMatch(/#\/messages$/);
+  });
+
+  it('shows a message sent through the API within a second, without a reload, and its timeline attempt by attempt', async () => {
+    destination.script('/orders', failTimes(1));
+    const { messageId } = await server.messaging.publishJSON({ destination: `${destination.url}/orders`, body: { orderId: 'o-1' }, retries: 2 });
+    const row = page.locator(`tr[data-message-id="${messageId}"]`);
+    await row.waitFor({ timeout: 1500 });
+    await row.getByText('DELIVERED').waitFor({ timeout: 5000 });
+    await row.getByRole('link').click();
+    const detail = page.locator('aside.detail');
+    await detail.waitFor();
+    await expect(detail.locator('.attempt summary').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^Attempt 1: answered 500 in \d+ ms$/),
+      expect.stringMatching(/^Attempt 2: answered 200 in \d+ ms$/),
+    ]);
+    await expect(detail.locator('.timeline').first().textContent()).resolves.toMatch(/next attempt at .* chosen by the default backoff/);
+    await detail.locator('.attempt summary').first().click();
+    await expect(detail.getByText('Signature claims').first().isVisible()).resolves.toBe(true);
+    await expect(detail.locator('pre.body').first().textContent()).resolves.toContain('"orderId": "o-1"');
+    await page.keyboard.press('Escape');
+    await detail.waitFor({ state: 'detached' });
+  });
+
+  it('retries a DLQ entry from the page: the entry leaves and the new message is delivered', async () => {
+    destination.script('/dead', failTimes(1));
+    await server.messaging.publish({ destination: `${destination.url}/dead`, body: 'x', retries: 0 });
+    await server.waitForEvents('dlq', 1);
+    await page.getByRole('link', { name: 'DLQ' }).click();
+    const entry = page.locator('tr[data-dlq-id]');
+    await entry.waitFor();
+    await entry.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('status').getByText(/Retried as msg_/).waitFor();
+    await entry.waitFor({ state: 'detached' });
+    await destination.waitFor('/dead', 2);
+  });
+
+  it('re-triggers a failed failure callback from the page, and shows it succeed', async () => {
+    destination.script('/step', always(500));
+    destination.script('/on-failure', failTimes(1));
+    await server.messaging.publish({
+      destination: `${destination.url}/step`,
+      body: 'x',
+      retries: 0,
+      failureCallback: { url: `${destination.url}/on-failure`, retries: 0 },
+      workflow: { runId: 'wfr_console', url: `${destination.url}/step` },
+    });
+    await server.waitForEvents('failure-callback-state', 1, (event) => event.state === 'CALLBACK_FAIL');
+    await page.getByRole('link', { name: 'DLQ' }).click();
+    await page.getByRole('tab', { name: /Workflow runs/ }).click();
+    const row = page.locator('tr[data-dlq-id]');
+    await row.getByText('CALLBACK_FAIL').waitFor();
+    await row.getByRole('button', { name: 'Re-trigger failure callback' }).click();
+    await row.getByText('CALLBACK_SUCCESS').waitFor({ timeout: 5000 });
+  });
+
+  it('pauses and resumes a queue from the page', async () => {
+    await server.messaging.queues.upsert({ name: 'held', paused: true });
+    await server.messaging.enqueue({ queue: 'held', destination: `${destination.url}/held`, body: 'x' });
+    await page.getByRole('link', { name: 'Queues' }).click();
+    const row = page.locator('tr[data-queue="held"]');
+    await row.getByText('PAUSED').waitFor();
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await destination.waitFor('/held', 1);
+    await row.getByText('ACTIVE').waitFor();
+  });
+
+  it('refuses what the send form is given wrong with the same message as the client, and sends what is right', async () => {
+    await page.getByRole('link', { name: 'Send' }).click();
+    await page.getByLabel('Destination').fill('app.test/orders');
+    await page.getByLabel('Retries').fill('-1');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const refused = page.locator('[data-result="refused"]');
+    await refused.waitFor();
+    const expected = await server.messaging.publish({ destination: 'app.test/orders', retries: -1 }).catch((error: unknown) => error);
+    expect(expected).toBeInstanceOf(ValidationError);
+    await expect(refused.textContent()).resolves.toBe((expected as Error).message);
+
+    await page.getByLabel('Destination').fill(`${destination.url}/from-form`);
+    await page.getByLabel('Retries').fill('1');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('[data-result="sent"]').waitFor();
+    const [received] = await destination.waitFor('/from-form', 1);
+    expect(JSON.parse(received!.text)).toEqual({ hello: 'world' });
+  });
+
+  it('refuses a cross-origin POST from a page on another site', async () => {
+    let attacker: Server | undefined;
+    try {
+      const target = `${server.server.url}/v2/publish/${destination.url}/stolen`;
+      // The attacker knows everything but the token; it posts a form and a no-cors fetch with a guess.
+      const html = `<!doctype html><form id="f" method="POST" action="${target}" enctype="text/plain"><input name="x" value="1"></form>
+        <script>fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: 'x' }).finally(() => document.getElementById('f').submit());</script>`;
+      attacker = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+      await new Promise<void>((resolve) => attacker!.listen(0, '127.0.0.1', resolve));
+      const evil = await browser.newPage();
+      const answers: number[] = [];
+      evil.on('response', (response) => {
+        if (response.url().startsWith(server.server.url)) answers.push(response.status());
+      });
+      await evil.goto(`http://localhost:${(attacker.address() as AddressInfo).port}/`);
+      await evil.waitForURL(/v2\/publish/, { timeout: 5000 });
+      await evil.close();
+      expect(answers).toContain(403);
+      expect(answers.every((status) => status === 403)).toBe(true);
+      expect((await server.messaging.logs.list()).events).toEqual([]);
+      expect(destination.received('/stolen')).toEqual([]);
+    } finally {
+      attacker?.close();
+    }
+  });
+
+  it('asks for the token when opened without one, and refuses a wrong one', async () => {
+    const fresh = await browser.newPage();
+    try {
+      await fresh.goto(`${server.server.url}/console/`);
+      await fresh.getByRole('heading', { name: 'Mailroom dev console' }).waitFor();
+      await fresh.getByLabel('Token').fill('wrong');
+      await fresh.getByRole('button', { name: 'Open the console' }).click();
+      await fresh.getByRole('alert').getByText(/does not open this dev server/).waitFor();
+      await fresh.getByLabel('Token').fill(server.server.token);
+      await fresh.getByRole('button', { name: 'Open the console' }).click();
+      await fresh.getByRole('heading', { name: 'Messages' }).waitFor();
+    } finally {
+      await fresh.close();
+    }
+  });
+});
