@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { ReceiverOptions } from '@mailroom/core';
+import { createMessagingClient, type MessagingClient, type ReceiverOptions } from '@mailroom/core';
 import { createMailroom } from '@mailroom/express';
 import { orderPlaced } from './destinations';
 
@@ -71,6 +71,19 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
 
   app.get('/events', (_req, res) => {
     res.json(events);
+  });
+
+  // Sends an order to this very app through the service (or `mailroom dev`): with MAILROOM_DEV=1
+  // the whole loop runs with no settings at all. The client is made on first use, so an app that
+  // only receives starts without sending settings.
+  let client: MessagingClient | undefined;
+  app.post('/send', express.json(), async (req, res, next) => {
+    try {
+      client ??= createMessagingClient();
+      res.json(await client.send(orderPlaced, req.body));
+    } catch (error) {
+      next(error);
+    }
   });
 
   // Handler failures reach the app's own error middleware (so the service sees 500 and retries).

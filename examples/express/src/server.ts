@@ -7,5 +7,5 @@ const { app } = createApp({
 const server = app.listen(port, '127.0.0.1', () => {
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;
-  console.log(`example-express listening on http://127.0.0.1:${actual} (POST /orders, /callbacks, /failures; GET /events)`);
+  console.log(`example-express listening on http://127.0.0.1:${actual} (POST /orders, /callbacks, /failures, /send; GET /events)`);
 });

@@ -33,8 +33,10 @@ export function devServerUrl(option: DevOption | undefined, env: Environment): s
   let on: boolean;
   let url = DEV_SERVER_URL;
   if (option === undefined) {
-    const value = env[ENV_VARIABLES.dev]?.trim().toLowerCase();
-    on = value === '1' || value === 'true';
+    // `1` or `true` for the default port; a URL for a dev server elsewhere (another port, a container).
+    const value = env[ENV_VARIABLES.dev]?.trim() ?? '';
+    on = value === '1' || value.toLowerCase() === 'true' || value.startsWith('http');
+    if (value.startsWith('http')) url = checkDevUrl(value);
   } else if (typeof option === 'boolean') {
     on = option;
   } else if (typeof option === 'object' && option !== null) {
@@ -172,7 +174,7 @@ export function nodeDevServerLocator(url = DEV_SERVER_URL): DevServerLocator {
     async start() {
       // A computed specifier, left alone by bundlers: the package is optional and only for development.
       const specifier = '@mailroom/dev-server';
-      let module: { startDevServer?: (options: object) => Promise<{ close(): Promise<void> }> };
+      let module: { startDevServer?: (options: object) => Promise<{ close(): Promise<void>; consoleUrl?: string }> };
       try {
         module = await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
       } catch {
@@ -184,7 +186,12 @@ export function nodeDevServerLocator(url = DEV_SERVER_URL): DevServerLocator {
       }
       try {
         const server = await module.startDevServer?.({ port: Number(new URL(url).port), log: 'text' });
-        if (server) started.add(server);
+        if (server) {
+          started.add(server);
+          console.log(
+            `[mailroom] dev mode: started mailroom dev at ${url} in this process; console: ${server.consoleUrl ?? `${url}/console/`}`,
+          );
+        }
       } catch (error) {
         // Another client of this process (or another process) started one meanwhile: use it.
         if ((await probe(url)) === 200) return;

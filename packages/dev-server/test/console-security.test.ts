@@ -90,7 +90,9 @@ describe('cross-site requests', () => {
   it('answers its own console (same origin) and clients that send no origin at all', async () => {
     const { port } = new URL(t.server.url);
     expect((await raw('GET', '/v2/events', { origin: `http://127.0.0.1:${port}`, ...bearer() })).status).toBe(200);
-    expect((await raw('GET', '/v2/events', { origin: `http://localhost:${port}`, host: `localhost:${port}`, ...bearer() })).status).toBe(200);
+    expect((await raw('GET', '/v2/events', { origin: `http://localhost:${port}`, host: `localhost:${port}`, ...bearer() })).status).toBe(
+      200,
+    );
     expect((await raw('GET', '/v2/events', bearer())).status).toBe(200);
   });
 });
@@ -116,7 +118,12 @@ describe('DNS rebinding', () => {
       const { port } = new URL(server.server.url);
       const answer = await new Promise<number>((resolve, reject) => {
         request(
-          { host: '127.0.0.1', port, path: '/v2/events', headers: { host: `host.docker.internal:${port}`, authorization: `Bearer ${server.server.token}` } },
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v2/events',
+            headers: { host: `host.docker.internal:${port}`, authorization: `Bearer ${server.server.token}` },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);

@@ -43,7 +43,11 @@ describe('the dev console', () => {
 
   it('shows a message sent through the API within a second, without a reload, and its timeline attempt by attempt', async () => {
     destination.script('/orders', failTimes(1));
-    const { messageId } = await server.messaging.publishJSON({ destination: `${destination.url}/orders`, body: { orderId: 'o-1' }, retries: 2 });
+    const { messageId } = await server.messaging.publishJSON({
+      destination: `${destination.url}/orders`,
+      body: { orderId: 'o-1' },
+      retries: 2,
+    });
     const row = page.locator(`tr[data-message-id="${messageId}"]`);
     await row.waitFor({ timeout: 1500 });
     await row.getByText('DELIVERED').waitFor({ timeout: 5000 });
@@ -70,7 +74,10 @@ describe('the dev console', () => {
     const entry = page.locator('tr[data-dlq-id]');
     await entry.waitFor();
     await entry.getByRole('button', { name: 'Retry' }).click();
-    await page.getByRole('status').getByText(/Retried as msg_/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/Retried as msg_/)
+      .waitFor();
     await entry.waitFor({ state: 'detached' });
     await destination.waitFor('/dead', 2);
   });
@@ -157,7 +164,10 @@ describe('the dev console', () => {
       await fresh.getByRole('heading', { name: 'Mailroom dev console' }).waitFor();
       await fresh.getByLabel('Token').fill('wrong');
       await fresh.getByRole('button', { name: 'Open the console' }).click();
-      await fresh.getByRole('alert').getByText(/does not open this dev server/).waitFor();
+      await fresh
+        .getByRole('alert')
+        .getByText(/does not open this dev server/)
+        .waitFor();
       await fresh.getByLabel('Token').fill(server.server.token);
       await fresh.getByRole('button', { name: 'Open the console' }).click();
       await fresh.getByRole('heading', { name: 'Messages' }).waitFor();

@@ -96,3 +96,10 @@ describe('dev mode', () => {
     }
   });
 });
+
+describe('MAILROOM_DEV as a URL', () => {
+  it('points dev mode at a dev server elsewhere, checked like the option', () => {
+    expect(() => createMessagingClient({ env: { MAILROOM_DEV: 'http://127.0.0.1:9999' } })).not.toThrow();
+    expect(() => createMessagingClient({ env: { MAILROOM_DEV: 'http://127.0.0.1:9999/path' } })).toThrow(/dev.url/);
+  });
+});

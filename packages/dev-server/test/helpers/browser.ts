@@ -32,7 +32,9 @@ export function ensureChromium(): string {
       run(apt);
     }
   } catch (error) {
-    throw new Error(`Chromium is needed for the console's browser tests and could not be installed (${String(error)}). Install the Debian package "chromium", or set CHROMIUM_PATH.`);
+    throw new Error(
+      `Chromium is needed for the console's browser tests and could not be installed (${String(error)}). Install the Debian package "chromium", or set CHROMIUM_PATH.`,
+    );
   }
   const installed = findChromium();
   if (!installed) throw new Error('apt-get installed chromium, but no chromium binary was found; set CHROMIUM_PATH');
