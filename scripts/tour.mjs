@@ -1,6 +1,7 @@
 // The guided tour behind `npm start`: a local dev server, the Express example app, and eight short
 // scenes a newcomer can read. Each scene checks what really happened, so `--tour-only` is also a
 // smoke test of the whole toolkit.
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { startDevServer } from '@mailroom/dev-server';
 import { createMessagingClient, createManagementClient, createReceiver } from '@mailroom/core';
@@ -38,6 +39,17 @@ async function startDev() {
   } catch (error) {
     if (error?.code !== 'EADDRINUSE') throw error;
     return startDevServer({ port: 0, ...options });
+  }
+}
+
+/** Opens the console in the default browser, when there is a person at a terminal to see it. */
+function openInBrowser(url) {
+  if (tourOnly || !process.stdout.isTTY) return;
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  try {
+    spawn(command, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+  } catch {
+    // No browser here (a container, a remote shell): the link is printed above.
   }
 }
 
@@ -90,6 +102,7 @@ const management = createManagementClient({
 });
 
 console.log(bold('Mailroom tour'));
+console.log(`Console: ${bold(dev.consoleUrl)}  (open it now: every scene below shows up there, live)`);
 console.log(dim(`dev server ${dev.url} (management ${dev.managementUrl}); example app ${appUrl}`));
 console.log(dim(`time runs ${1 / TIME_SCALE}x faster here (timeScale ${TIME_SCALE}): a cron minute is ${60 * TIME_SCALE} s`));
 
@@ -214,7 +227,11 @@ if (tourOnly) {
   process.exit(failed.length === 0 ? 0 : 1);
 }
 
+openInBrowser(dev.consoleUrl);
 console.log(`
+${bold('The dev console')}: ${dev.consoleUrl}
+  every message above, its attempts and callbacks, the DLQ, queues and schedules, and a form to send your own.
+
 ${bold('Still running')} (waits are still ${1 / TIME_SCALE}x faster). Send your own message (Ctrl-C to stop):
 
   curl -X POST '${dev.url}/v2/enqueue/my-queue/${appUrl}${orderPlaced.path}' \\

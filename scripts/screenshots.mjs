@@ -1,0 +1,68 @@
+// `npm run screenshots`: the console's main views with a little real traffic, saved under
+// docs/console/ for the README. Needs the built dev server and Chromium (the console's browser tests
+// install it; or set CHROMIUM_PATH).
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import http from 'node:http';
+import { createMessagingClient } from '@mailroom/core';
+import { startDevServer } from '@mailroom/dev-server';
+import { chromium } from 'playwright-core';
+
+const out = new URL('../docs/console/', import.meta.url);
+await mkdir(out, { recursive: true });
+const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
+if (!executablePath) throw new Error('no Chromium: install the Debian package "chromium" or set CHROMIUM_PATH');
+
+const dev = await startDevServer({ port: 0, log: 'silent', timeScale: 0.01 });
+let calls = 0;
+const app = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    calls += 1;
+    const failing = req.url.startsWith('/payments') && calls % 3 !== 0;
+    const dead = req.url.startsWith('/legacy');
+    res.writeHead(dead ? 410 : failing ? 503 : 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(dead ? { error: 'gone' } : failing ? { error: 'payment provider unavailable' } : { ok: true }));
+  });
+});
+await new Promise((resolve) => app.listen(0, '127.0.0.1', resolve));
+const appUrl = `http://localhost:${app.address().port}`;
+const client = createMessagingClient({ baseUrl: dev.url, token: dev.token, env: {} });
+await client.urlGroups.addEndpoints('order-events', [{ url: `${appUrl}/warehouse` }, { url: `${appUrl}/analytics`, name: 'analytics' }]);
+await client.queues.upsert({ name: 'emails', parallelism: 2 });
+await client.queues.upsert({ name: 'exports', paused: true });
+await client.schedules.createJSON({ destination: `${appUrl}/digest`, cron: 'CRON_TZ=Europe/Paris 0 9 * * 1-5', body: { kind: 'daily' }, scheduleId: 'daily-digest' });
+await client.schedules.createJSON({ destination: `${appUrl}/cleanup`, cron: '*/15 * * * *', body: {}, scheduleId: 'cleanup' });
+await client.publishJSON({ destination: `${appUrl}/orders`, body: { orderId: 'o-1001', total: 42.5 }, label: 'shop', callback: `${appUrl}/callbacks` });
+await client.enqueueJSON({ queue: 'emails', destination: `${appUrl}/welcome`, body: { to: 'ada@example.com' }, label: 'onboarding' });
+await client.publishJSON({ destination: `${appUrl}/payments`, body: { orderId: 'o-1002', amount: 1999 }, retries: 4, label: 'shop' });
+await client.publishJSON({ destination: 'order-events', body: { orderId: 'o-1003', event: 'shipped' } });
+await client.publishJSON({ destination: `${appUrl}/legacy/hook`, body: { orderId: 'o-1004' }, retries: 1, failureCallback: `${appUrl}/on-failure` });
+await client.enqueueJSON({ queue: 'exports', destination: `${appUrl}/exports`, body: { month: '2026-11' } });
+await new Promise((resolve) => setTimeout(resolve, 2500));
+
+const browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+const shot = (name) => page.screenshot({ path: new URL(`${name}.png`, out).pathname });
+await page.goto(dev.consoleUrl);
+await page.waitForSelector('tr[data-message-id]');
+await shot('messages');
+await page.locator('tr[data-message-id]', { hasText: '/payments' }).getByRole('link').click();
+await page.waitForSelector('aside.detail');
+await page.locator('.attempt summary').first().click();
+await shot('message-timeline');
+for (const view of ['dlq', 'queues', 'schedules', 'stats', 'send']) {
+  await page.goto(`${dev.url}/console/#/${view}`);
+  await page.waitForTimeout(900);
+  await shot(view);
+}
+await page.emulateMedia({ colorScheme: 'dark' });
+await page.evaluate(() => localStorage.removeItem('mailroom-console-theme'));
+await page.goto(`${dev.url}/console/#/messages`);
+await page.reload();
+await page.waitForSelector('tr[data-message-id]');
+await shot('messages-dark');
+await browser.close();
+await dev.close();
+app.close();
+console.log(`screenshots in ${out.pathname}`);
