@@ -10,7 +10,9 @@ import { chromium } from 'playwright-core';
 
 const out = new URL('../docs/console/', import.meta.url);
 await mkdir(out, { recursive: true });
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
+const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (path) => path && existsSync(path),
+);
 if (!executablePath) throw new Error('no Chromium: install the Debian package "chromium" or set CHROMIUM_PATH');
 
 const dev = await startDevServer({ port: 0, log: 'silent', timeScale: 0.01 });
@@ -31,13 +33,28 @@ const client = createMessagingClient({ baseUrl: dev.url, token: dev.token, env: 
 await client.urlGroups.addEndpoints('order-events', [{ url: `${appUrl}/warehouse` }, { url: `${appUrl}/analytics`, name: 'analytics' }]);
 await client.queues.upsert({ name: 'emails', parallelism: 2 });
 await client.queues.upsert({ name: 'exports', paused: true });
-await client.schedules.createJSON({ destination: `${appUrl}/digest`, cron: 'CRON_TZ=Europe/Paris 0 9 * * 1-5', body: { kind: 'daily' }, scheduleId: 'daily-digest' });
+await client.schedules.createJSON({
+  destination: `${appUrl}/digest`,
+  cron: 'CRON_TZ=Europe/Paris 0 9 * * 1-5',
+  body: { kind: 'daily' },
+  scheduleId: 'daily-digest',
+});
 await client.schedules.createJSON({ destination: `${appUrl}/cleanup`, cron: '*/15 * * * *', body: {}, scheduleId: 'cleanup' });
-await client.publishJSON({ destination: `${appUrl}/orders`, body: { orderId: 'o-1001', total: 42.5 }, label: 'shop', callback: `${appUrl}/callbacks` });
+await client.publishJSON({
+  destination: `${appUrl}/orders`,
+  body: { orderId: 'o-1001', total: 42.5 },
+  label: 'shop',
+  callback: `${appUrl}/callbacks`,
+});
 await client.enqueueJSON({ queue: 'emails', destination: `${appUrl}/welcome`, body: { to: 'ada@example.com' }, label: 'onboarding' });
 await client.publishJSON({ destination: `${appUrl}/payments`, body: { orderId: 'o-1002', amount: 1999 }, retries: 4, label: 'shop' });
 await client.publishJSON({ destination: 'order-events', body: { orderId: 'o-1003', event: 'shipped' } });
-await client.publishJSON({ destination: `${appUrl}/legacy/hook`, body: { orderId: 'o-1004' }, retries: 1, failureCallback: `${appUrl}/on-failure` });
+await client.publishJSON({
+  destination: `${appUrl}/legacy/hook`,
+  body: { orderId: 'o-1004' },
+  retries: 1,
+  failureCallback: `${appUrl}/on-failure`,
+});
 await client.enqueueJSON({ queue: 'exports', destination: `${appUrl}/exports`, body: { month: '2026-11' } });
 await new Promise((resolve) => setTimeout(resolve, 2500));
 

@@ -47,7 +47,9 @@ function openInBrowser(url) {
   if (tourOnly || !process.stdout.isTTY) return;
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   try {
-    spawn(command, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+    spawn(command, [url], { stdio: 'ignore', detached: true })
+      .on('error', () => {})
+      .unref();
   } catch {
     // No browser here (a container, a remote shell): the link is printed above.
   }
