@@ -98,6 +98,20 @@ describe('an Express 5 ESM app configured only by what `mailroom dev` printed', 
     expect(result.stdout).not.toContain('secret-connection-string');
   });
 
+  it('serves the dev console from the installed package, behind the printed token', async () => {
+    const dev = await startDevServer(app, 'http://127.0.0.1:1');
+    running.push(dev);
+    const link = dev.output().match(/Console\s+(\S+#token=\S+)/)?.[1];
+    expect(link, dev.output()).toBeDefined();
+    const page = await fetch(link!.split('#')[0]!);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = html.match(/src="([^"]+\.js)"/)?.[1];
+    expect(script).toMatch(/^\/console\/assets\//);
+    expect((await fetch(new URL(script!, link!))).status).toBe(200);
+    expect((await fetch(new URL('/v2/events', link!))).status).toBe(401);
+  });
+
   it('warns at creation when no signing key is configured', async () => {
     const result = await node(['dist/no-keys.js']);
     expect(result.code).toBe(0);
