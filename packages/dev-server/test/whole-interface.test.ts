@@ -304,6 +304,8 @@ describe('signing keys, redaction, regions', () => {
     expect(entry?.header?.['Service-Forward-X-Token']).toEqual(['REDACTED']);
     const logged = (await t.messaging.logs.list({ messageId })).events;
     expect(logged.every((event) => event.body === 'REDACTED')).toBe(true);
+    const attempt = (logged.find((event) => event.state === 'ERROR') as { attempt?: { requestHeaders: Record<string, string> } }).attempt;
+    expect(attempt?.requestHeaders['X-Token'] ?? attempt?.requestHeaders['x-token']).toBe('REDACTED');
     expect(JSON.stringify(logged)).not.toContain('4242');
   });
 

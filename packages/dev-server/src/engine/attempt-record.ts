@@ -20,8 +20,8 @@ export interface AttemptRecordInput {
   wait: RetryWait | undefined;
   at: number;
   startedAt?: number;
-  /** The headers the attempt was sent with (signature included), for the logs and the console. */
-  requestHeaders?: Record<string, string>;
+  /** The token the attempt was signed with: with the message, it gives every header that was sent. */
+  signature?: string | undefined;
 }
 
 /**
@@ -68,7 +68,7 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
     id: message.id,
     at,
     ...(input.startedAt !== undefined ? { startedAt: input.startedAt } : {}),
-    ...(input.requestHeaders ? { requestHeaders: input.requestHeaders } : {}),
+    ...(input.signature !== undefined ? { signature: input.signature } : {}),
     ...(input.wait ? { delaySource: input.wait.source } : {}),
     retried,
     outcome: classified.outcome,

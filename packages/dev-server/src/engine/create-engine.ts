@@ -113,20 +113,20 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     }
     const { record: message, retried } = pending;
     const startedAt = config.now();
-    const sent: { headers?: Record<string, string> } = {};
+    const sent: { signature?: string } = {};
     const result = await deliver(message, retried, sent);
     if (closing || (!result.ok && result.aborted)) {
       dispatcher.finished(id, false);
       return;
     }
-    const settled = await settleAttempt(message, retried, result, { startedAt, requestHeaders: sent.headers ?? {} });
+    const settled = await settleAttempt(message, retried, result, { startedAt, signature: sent.signature });
     dispatcher.finished(id, settled);
   }
 
-  function deliver(message: MessageRecord, retried: number, sent: { headers?: Record<string, string> }): Promise<RequestResult> {
+  function deliver(message: MessageRecord, retried: number, sent: { signature?: string }): Promise<RequestResult> {
     try {
-      const request = buildDeliveryRequest(message, retried, config, signer());
-      sent.headers = request.headers;
+      const sign = signer();
+      const request = buildDeliveryRequest(message, retried, config, (url, body) => (sent.signature = sign(url, body)));
       return sender.send({ ...request, timeoutMs: message.timeoutSeconds * 1000 });
     } catch (error) {
       return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false });
@@ -138,7 +138,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     message: MessageRecord,
     retried: number,
     result: RequestResult,
-    request: { startedAt: number; requestHeaders: Record<string, string> },
+    request: { startedAt: number; signature: string | undefined },
   ): Promise<boolean> {
     const at = config.now();
     const classified = classifyAttempt(result, retried, message.maxRetries, config.headerPrefix);

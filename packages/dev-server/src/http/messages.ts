@@ -83,7 +83,7 @@ function logs(ctx: ServerContext, query: URLSearchParams): Reply {
       more = true;
       break;
     }
-    page.push(logView(entry, state));
+    page.push(logView(entry, state, ctx.config));
     last = entry.order;
   }
   return json({ events: page, ...(more && last !== undefined ? { cursor: String(last) } : {}) });

@@ -8,6 +8,8 @@ import type {
   MessageRecord,
   RedactSettings,
 } from '../state/records';
+import { buildDeliveryRequest } from '../engine/delivery-request';
+import type { EngineConfig } from '../engine/engine-config';
 import { canonicalHeaderName } from './header-names';
 
 // How the interface shows what the state holds: pending messages, DLQ entries and log events, each
@@ -94,7 +96,7 @@ export function dlqView(entry: DlqEntry): Record<string, unknown> {
 }
 
 /** One log event (`GET /v2/events`): the state change and the message it is about. */
-export function logView(entry: LogRecord, state: DevState): Record<string, unknown> {
+export function logView(entry: LogRecord, state: DevState, config: Pick<EngineConfig, 'headerPrefix' | 'region'>): Record<string, unknown> {
   const message = state.loggedMessages.get(entry.messageId)?.message;
   return {
     time: entry.time,
@@ -105,7 +107,7 @@ export function logView(entry: LogRecord, state: DevState): Record<string, unkno
     ...(entry.responseStatus !== undefined ? { responseStatus: entry.responseStatus } : {}),
     ...(entry.delaySource !== undefined ? { delaySource: entry.delaySource } : {}),
     // Beyond the service's fields, for the console: what each attempt sent and got back.
-    ...(entry.attempt ? { attempt: attemptView(entry.attempt, message?.redact) } : {}),
+    ...(entry.attempt && message ? { attempt: attemptView(entry.attempt, message, config) } : {}),
     ...(message
       ? {
           kind: message.kind,
@@ -125,11 +127,20 @@ export function logView(entry: LogRecord, state: DevState): Record<string, unkno
   };
 }
 
-function attemptView(attempt: AttemptDetail, redact: RedactSettings | undefined): Record<string, unknown> {
-  const headers =
-    redact?.headers === true
-      ? Object.fromEntries(Object.keys(attempt.requestHeaders).map((name) => [name, REDACTED]))
-      : attempt.requestHeaders;
+function attemptView(
+  attempt: AttemptDetail,
+  message: MessageRecord,
+  config: Pick<EngineConfig, 'headerPrefix' | 'region'>,
+): Record<string, unknown> {
+  // The headers as sent: every one follows from the message and the attempt; the token was kept.
+  const sent = buildDeliveryRequest(message, attempt.retried, config, () => attempt.signature ?? '').headers;
+  const redact = message.redact?.headers;
+  // Named headers were named as the sender wrote them (`<P>-Forward-X-Token`); they arrive as `X-Token`.
+  const forward = `${config.headerPrefix.toLowerCase()}-forward-`;
+  const named =
+    redact === true || redact === undefined ? [] : redact.map((name) => (name.startsWith(forward) ? name.slice(forward.length) : name));
+  const hidden = (name: string) => redact === true || named.includes(name.toLowerCase());
+  const headers = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, hidden(name) ? REDACTED : value]));
   return {
     retried: attempt.retried,
     startedAt: attempt.startedAt,

@@ -150,7 +150,8 @@ export interface AttemptDetail {
   retried: number;
   startedAt: number;
   durationMs: number;
-  requestHeaders: Record<string, string>;
+  /** The attempt's token; the headers sent are rebuilt from it and the message when shown. */
+  signature: string | undefined;
   response?: { status: number; headers: HeaderValues; bodyBase64: string; truncated: boolean };
   error?: string;
 }
@@ -238,8 +239,8 @@ export type DevRecord =
       dueAt?: number;
       /** When the attempt started (its `ACTIVE` log entry). */
       startedAt?: number;
-      /** What was sent: the delivery's headers, the signature among them. */
-      requestHeaders?: Record<string, string>;
+      /** The token the attempt was signed with; the other headers follow from the message. */
+      signature?: string;
       /** What decided the wait before the next attempt (outcome `retry`). */
       delaySource?: 'retry-delay' | 'default-backoff' | 'retry-after';
       bytes: number;

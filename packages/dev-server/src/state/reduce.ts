@@ -175,24 +175,28 @@ function settleSchedule(state: DevState, message: MessageRecord, outcome: 'SUCCE
 
 /** Kept per attempt in the logs: enough to show a response, never a megabyte of it. */
 const LOGGED_BODY_BYTES = 4096;
+const LOGGED_BASE64_CHARS = (LOGGED_BODY_BYTES / 3) * 4 - 4;
 
 function attemptDetail(record: Extract<DevRecord, { type: 'attempt' }>): AttemptDetail {
   const startedAt = record.startedAt ?? record.at;
   let response: AttemptDetail['response'];
   if (record.response) {
-    const body = Buffer.from(record.response.bodyBase64, 'base64');
+    const { bodyBase64 } = record.response;
+    // Most answers are small: keep their base64 as it is rather than decode and encode it again.
+    const short = bodyBase64.length <= LOGGED_BASE64_CHARS;
+    const body = short ? undefined : Buffer.from(bodyBase64, 'base64');
     response = {
       status: record.response.status,
       headers: record.response.headers,
-      bodyBase64: body.subarray(0, LOGGED_BODY_BYTES).toString('base64'),
-      truncated: body.length > LOGGED_BODY_BYTES,
+      bodyBase64: body ? body.subarray(0, LOGGED_BODY_BYTES).toString('base64') : bodyBase64,
+      truncated: body ? body.length > LOGGED_BODY_BYTES : false,
     };
   }
   return {
     retried: record.retried,
     startedAt,
     durationMs: record.at - startedAt,
-    requestHeaders: record.requestHeaders ?? {},
+    signature: record.signature,
     ...(response ? { response } : {}),
     ...(record.error !== undefined ? { error: record.error } : {}),
   };
