@@ -176,3 +176,34 @@ describe('the dev console', () => {
     }
   });
 });
+
+describe('replay', () => {
+  it('sends the same body and settings again as a new message on the same queue', async () => {
+    const { messageId } = await server.messaging.enqueue({
+      queue: 'replays',
+      destination: `${destination.url}/again`,
+      body: 'same body',
+      contentType: 'text/plain',
+      retries: 2,
+      callback: `${destination.url}/cb`,
+      headers: { 'X-Tenant': 'acme' },
+    });
+    await destination.waitFor('/again', 1);
+    await page.goto(`${server.server.url}/console/#/messages/${messageId}`);
+    await page.locator('aside.detail').getByRole('button', { name: 'Replay' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Replayed as msg_/)
+      .waitFor();
+    const [first, second] = await destination.waitFor('/again', 2);
+    expect(second!.text).toBe('same body');
+    expect(second!.headers['content-type']).toBe('text/plain');
+    expect(second!.headers['x-tenant']).toBe('acme');
+    expect(second!.headers['service-message-id']).not.toBe(first!.headers['service-message-id']);
+    const replayed = String(second!.headers['service-message-id']);
+    const created = (await server.messaging.logs.list({ messageId: replayed, state: 'CREATED' })).events[0];
+    expect(created).toMatchObject({ queueName: 'replays' });
+    expect(created?.header?.['Service-Retries']).toEqual(['2']);
+    expect(created?.header?.['Service-Callback']).toEqual([`${destination.url}/cb`]);
+  });
+});

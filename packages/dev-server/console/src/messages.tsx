@@ -316,28 +316,36 @@ function Headers({ headers }: { headers: Array<[string, string]> }) {
   );
 }
 
-/** Sends the same body and options again: a new message to the same destination. */
+/** Sends the same body and options again: a new message to the same destination (and queue). */
 async function replay(client: MessagingClient, message: MessageSummary): Promise<string> {
   const created = message.events[0];
+  if (created?.body === 'REDACTED') throw new Error('The body of this message was redacted, so it cannot be replayed.');
   const header = created?.header ?? {};
-  const get = (suffix: string) => Object.entries(header).find(([name]) => name.toLowerCase().endsWith(suffix.toLowerCase()))?.[1]?.[0];
+  // The original request's headers, by their name after the prefix (`Service-Retries` -> `retries`).
+  const prefix = `${client.headerPrefix.toLowerCase()}-`;
+  const setting = (suffix: string) => Object.entries(header).find(([name]) => name.toLowerCase() === prefix + suffix)?.[1]?.[0];
   const forwarded: Record<string, string> = {};
   for (const [name, values] of Object.entries(header)) {
-    const at = name.toLowerCase().indexOf('-forward-');
-    if (at !== -1 && !name.toLowerCase().includes('-callback-forward-')) forwarded[name.slice(at + '-forward-'.length)] = values[0] ?? '';
+    const lower = name.toLowerCase();
+    const at = lower.indexOf('-forward-');
+    if (at !== -1 && !lower.includes('-callback-forward-')) forwarded[name.slice(at + '-forward-'.length)] = values[0] ?? '';
   }
-  if (created?.body === 'REDACTED') throw new Error('The body of this message was redacted, so it cannot be replayed.');
-  const body = created?.body ? Uint8Array.from(atob(created.body), (char) => char.charCodeAt(0)) : '';
-  const retries = get('-Retries');
-  const contentType = get('Content-Type');
-  const result = await client.publish({
+  const retries = setting('retries');
+  const method = setting('method');
+  const options = {
     destination: message.url,
-    body,
-    ...(contentType ? { contentType } : {}),
+    body: created?.body ? Uint8Array.from(atob(created.body), (char) => char.charCodeAt(0)) : '',
+    ...(header['Content-Type']?.[0] ? { contentType: header['Content-Type'][0] } : {}),
     ...(Object.keys(forwarded).length > 0 ? { headers: forwarded } : {}),
     ...(retries !== undefined && /^\d+$/.test(retries) ? { retries: Number(retries) } : {}),
+    ...(method ? { method: method as 'POST' } : {}),
+    ...(setting('retry-delay') ? { retryDelay: setting('retry-delay')! } : {}),
+    ...(setting('timeout') ? { timeout: setting('timeout')! } : {}),
+    ...(setting('callback') ? { callback: setting('callback')! } : {}),
+    ...(setting('failure-callback') ? { failureCallback: setting('failure-callback')! } : {}),
     ...(message.label ? { label: message.label.split(',') } : {}),
-  });
+  };
+  const result = message.queue ? await client.enqueue({ ...options, queue: message.queue }) : await client.publish(options);
   return Array.isArray(result) ? result.map((item) => item.messageId).join(', ') : result.messageId;
 }
 
