@@ -1,7 +1,7 @@
 import type { MessagingClient } from '@mailroom/core';
 import { useState } from 'preact/hooks';
 import { dateTime, decodeBody, recentEvents, time, usePoll } from './api';
-import { Action, Empty, ErrorLine, State } from './ui';
+import { Action, Empty, ErrorLine, ListTable, State } from './ui';
 
 // The resource views: both DLQs, queues, schedules, URL groups and the raw event stream, each with
 // the actions the interface offers.
@@ -53,79 +53,57 @@ export function DlqView({ client }: { client: MessagingClient }) {
       <Notice text={notice} />
       <ErrorLine error={messages.error ?? workflow.error} />
       {view === 'message' ? (
-        (messages.data?.messages.length ?? 0) === 0 ? (
-          <Empty>The DLQ is empty: messages land here once they exhaust their retries.</Empty>
-        ) : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th>Failed</th>
-                <th>Destination</th>
-                <th>Last answer</th>
-                <th>Body</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {messages.data!.messages.map((entry) => (
-                <tr data-dlq-id={entry.dlqId}>
-                  <td>
-                    <a href={`#/messages/${entry.messageId}`}>{dateTime(Number(entry.dlqId.split('-')[0]))}</a>
-                  </td>
-                  <td class="url">{entry.url}</td>
-                  <td>{entry.responseStatus ?? (entry as { error?: string }).error ?? 'no answer'}</td>
-                  <td class="clip">{entry.body ?? ''}</td>
-                  <td class="row-actions">
-                    <Action onClick={act(async () => `Retried as ${(await client.dlq.retry(entry.dlqId)).messageId}`)}>Retry</Action>
-                    <Action danger onClick={act(async () => (await client.dlq.delete(entry.dlqId), `Deleted ${entry.dlqId}`))}>
-                      Delete
-                    </Action>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : (workflow.data?.messages.length ?? 0) === 0 ? (
-        <Empty>No failed workflow runs.</Empty>
-      ) : (
-        <table class="list">
-          <thead>
-            <tr>
-              <th>Run</th>
-              <th>Destination</th>
-              <th>Last answer</th>
-              <th>Failure callback</th>
-              <th>Actions</th>
+        <ListTable
+          items={messages.data?.messages}
+          empty="The DLQ is empty: messages land here once they exhaust their retries."
+          head={['Failed', 'Destination', 'Last answer', 'Body', 'Actions']}
+          row={(entry) => (
+            <tr data-dlq-id={entry.dlqId}>
+              <td>
+                <a href={`#/messages/${entry.messageId}`}>{dateTime(Number(entry.dlqId.split('-')[0]))}</a>
+              </td>
+              <td class="url">{entry.url}</td>
+              <td>{entry.responseStatus ?? (entry as { error?: string }).error ?? 'no answer'}</td>
+              <td class="clip">{entry.body ?? ''}</td>
+              <td class="row-actions">
+                <Action onClick={act(async () => `Retried as ${(await client.dlq.retry(entry.dlqId)).messageId}`)}>Retry</Action>
+                <Action danger onClick={act(async () => (await client.dlq.delete(entry.dlqId), `Deleted ${entry.dlqId}`))}>
+                  Delete
+                </Action>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {workflow.data!.messages.map((entry) => (
-              <tr data-dlq-id={entry.dlqId}>
-                <td>
-                  <a href={`#/messages/${entry.messageId}`}>{entry.workflowRunId}</a>
-                </td>
-                <td class="url">{entry.url}</td>
-                <td>{entry.responseStatus ?? 'no answer'}</td>
-                <td>{entry.failureCallbackInfo?.state ? <State state={entry.failureCallbackInfo.state} /> : 'none'}</td>
-                <td class="row-actions">
-                  {entry.failureCallbackInfo?.state === 'CALLBACK_FAIL' && (
-                    <Action
-                      onClick={act(
-                        async () => (
-                          await client.workflowDlq.retriggerFailureCallback(entry.dlqId),
-                          `Re-triggered the failure callback of ${entry.dlqId}`
-                        ),
-                      )}
-                    >
-                      Re-trigger failure callback
-                    </Action>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          )}
+        />
+      ) : (
+        <ListTable
+          items={workflow.data?.messages}
+          empty="No failed workflow runs."
+          head={['Run', 'Destination', 'Last answer', 'Failure callback', 'Actions']}
+          row={(entry) => (
+            <tr data-dlq-id={entry.dlqId}>
+              <td>
+                <a href={`#/messages/${entry.messageId}`}>{entry.workflowRunId}</a>
+              </td>
+              <td class="url">{entry.url}</td>
+              <td>{entry.responseStatus ?? 'no answer'}</td>
+              <td>{entry.failureCallbackInfo?.state ? <State state={entry.failureCallbackInfo.state} /> : 'none'}</td>
+              <td class="row-actions">
+                {entry.failureCallbackInfo?.state === 'CALLBACK_FAIL' && (
+                  <Action
+                    onClick={act(
+                      async () => (
+                        await client.workflowDlq.retriggerFailureCallback(entry.dlqId),
+                        `Re-triggered the failure callback of ${entry.dlqId}`
+                      ),
+                    )}
+                  >
+                    Re-trigger failure callback
+                  </Action>
+                )}
+              </td>
+            </tr>
+          )}
+        />
       )}
     </section>
   );
@@ -138,40 +116,28 @@ export function QueuesView({ client }: { client: MessagingClient }) {
     <section aria-label="Queues">
       <Notice text={notice} />
       <ErrorLine error={error} />
-      {(data?.length ?? 0) === 0 ? (
-        <Empty>No queues yet: a queue is created by its first message, or with queues.upsert.</Empty>
-      ) : (
-        <table class="list">
-          <thead>
-            <tr>
-              <th>Queue</th>
-              <th>State</th>
-              <th>Parallelism</th>
-              <th>Waiting</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data!.map((queue) => (
-              <tr data-queue={queue.name}>
-                <td>{queue.name}</td>
-                <td>
-                  <State state={queue.paused ? 'PAUSED' : 'ACTIVE'} />
-                </td>
-                <td>{queue.parallelism}</td>
-                <td>{queue.lag ?? 0}</td>
-                <td class="row-actions">
-                  {queue.paused ? (
-                    <Action onClick={act(async () => (await client.queues.resume(queue.name), `Resumed ${queue.name}`))}>Resume</Action>
-                  ) : (
-                    <Action onClick={act(async () => (await client.queues.pause(queue.name), `Paused ${queue.name}`))}>Pause</Action>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        items={data}
+        empty="No queues yet: a queue is created by its first message, or with queues.upsert."
+        head={['Queue', 'State', 'Parallelism', 'Waiting', 'Actions']}
+        row={(queue) => (
+          <tr data-queue={queue.name}>
+            <td>{queue.name}</td>
+            <td>
+              <State state={queue.paused ? 'PAUSED' : 'ACTIVE'} />
+            </td>
+            <td>{queue.parallelism}</td>
+            <td>{queue.lag ?? 0}</td>
+            <td class="row-actions">
+              {queue.paused ? (
+                <Action onClick={act(async () => (await client.queues.resume(queue.name), `Resumed ${queue.name}`))}>Resume</Action>
+              ) : (
+                <Action onClick={act(async () => (await client.queues.pause(queue.name), `Paused ${queue.name}`))}>Pause</Action>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -183,56 +149,41 @@ export function SchedulesView({ client }: { client: MessagingClient }) {
     <section aria-label="Schedules">
       <Notice text={notice} />
       <ErrorLine error={error} />
-      {(data?.length ?? 0) === 0 ? (
-        <Empty>No schedules. Create one with client.schedules.create({'{ destination, cron }'}).</Empty>
-      ) : (
-        <table class="list">
-          <thead>
-            <tr>
-              <th>Schedule</th>
-              <th>Cron</th>
-              <th>Destination</th>
-              <th>Next firing</th>
-              <th>Last firing</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data!.map((schedule) => (
-              <tr data-schedule={schedule.scheduleId}>
-                <td>
-                  {schedule.scheduleId} {schedule.isPaused && <State state="PAUSED" />}
-                </td>
-                <td>
-                  <code>{schedule.cron}</code>
-                </td>
-                <td class="url">{schedule.destination}</td>
-                <td>{schedule.isPaused ? 'paused' : dateTime(schedule.nextScheduleTime)}</td>
-                <td>{dateTime(schedule.lastScheduleTime)}</td>
-                <td class="row-actions">
-                  {schedule.isPaused ? (
-                    <Action
-                      onClick={act(async () => (await client.schedules.resume(schedule.scheduleId), `Resumed ${schedule.scheduleId}`))}
-                    >
-                      Resume
-                    </Action>
-                  ) : (
-                    <Action onClick={act(async () => (await client.schedules.pause(schedule.scheduleId), `Paused ${schedule.scheduleId}`))}>
-                      Pause
-                    </Action>
-                  )}
-                  <Action
-                    danger
-                    onClick={act(async () => (await client.schedules.delete(schedule.scheduleId), `Deleted ${schedule.scheduleId}`))}
-                  >
-                    Delete
-                  </Action>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        items={data}
+        empty="No schedules. Create one with client.schedules.create({ destination, cron })."
+        head={['Schedule', 'Cron', 'Destination', 'Next firing', 'Last firing', 'Actions']}
+        row={(schedule) => (
+          <tr data-schedule={schedule.scheduleId}>
+            <td>
+              {schedule.scheduleId} {schedule.isPaused && <State state="PAUSED" />}
+            </td>
+            <td>
+              <code>{schedule.cron}</code>
+            </td>
+            <td class="url">{schedule.destination}</td>
+            <td>{schedule.isPaused ? 'paused' : dateTime(schedule.nextScheduleTime)}</td>
+            <td>{dateTime(schedule.lastScheduleTime)}</td>
+            <td class="row-actions">
+              {schedule.isPaused ? (
+                <Action onClick={act(async () => (await client.schedules.resume(schedule.scheduleId), `Resumed ${schedule.scheduleId}`))}>
+                  Resume
+                </Action>
+              ) : (
+                <Action onClick={act(async () => (await client.schedules.pause(schedule.scheduleId), `Paused ${schedule.scheduleId}`))}>
+                  Pause
+                </Action>
+              )}
+              <Action
+                danger
+                onClick={act(async () => (await client.schedules.delete(schedule.scheduleId), `Deleted ${schedule.scheduleId}`))}
+              >
+                Delete
+              </Action>
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -268,42 +219,30 @@ export function LogsView({ client }: { client: MessagingClient }) {
   return (
     <section aria-label="Logs">
       <ErrorLine error={error} />
-      {(data?.length ?? 0) === 0 ? (
-        <Empty>No events yet.</Empty>
-      ) : (
-        <table class="list">
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>State</th>
-              <th>Message</th>
-              <th>Destination</th>
-              <th>Detail</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data!.slice(0, 300).map((event) => (
-              <tr>
-                <td>{time(event.time)}</td>
-                <td>
-                  <State state={event.state} />
-                </td>
-                <td>
-                  <a href={`#/messages/${event.sourceMessageId ?? event.messageId}`}>
-                    <code>{event.messageId}</code>
-                  </a>
-                  {event.kind && event.kind !== 'message' ? <span class="muted"> {event.kind}</span> : null}
-                </td>
-                <td class="url">{event.url}</td>
-                <td class="clip">
-                  {event.error ?? (event.responseStatus !== undefined ? `status ${event.responseStatus}` : '')}
-                  {event.state === 'CREATED' && event.body ? decodeBody(event.body).slice(0, 80) : ''}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        items={data?.slice(0, 300)}
+        empty="No events yet."
+        head={['Time', 'State', 'Message', 'Destination', 'Detail']}
+        row={(event) => (
+          <tr>
+            <td>{time(event.time)}</td>
+            <td>
+              <State state={event.state} />
+            </td>
+            <td>
+              <a href={`#/messages/${event.sourceMessageId ?? event.messageId}`}>
+                <code>{event.messageId}</code>
+              </a>
+              {event.kind && event.kind !== 'message' ? <span class="muted"> {event.kind}</span> : null}
+            </td>
+            <td class="url">{event.url}</td>
+            <td class="clip">
+              {event.error ?? (event.responseStatus !== undefined ? `status ${event.responseStatus}` : '')}
+              {event.state === 'CREATED' && event.body ? decodeBody(event.body).slice(0, 80) : ''}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -59,3 +59,30 @@ export function ErrorLine({ error }: { error: string | undefined }) {
     </p>
   ) : null;
 }
+
+/** A list as a table, or its empty state: one place for the shape every resource view shares. */
+export function ListTable<T>({
+  items,
+  empty,
+  head,
+  row,
+}: {
+  items: readonly T[] | undefined;
+  empty: ComponentChildren;
+  head: readonly string[];
+  row: (item: T) => ComponentChildren;
+}) {
+  if (!items || items.length === 0) return <Empty>{empty}</Empty>;
+  return (
+    <table class="list">
+      <thead>
+        <tr>
+          {head.map((title) => (
+            <th>{title}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{items.map(row)}</tbody>
+    </table>
+  );
+}
