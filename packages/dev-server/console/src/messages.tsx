@@ -1,4 +1,5 @@
 import type { MessagingClient } from '@mailroom/core';
+import { headerNames } from '@mailroom/core/protocol';
 import { useMemo, useState } from 'preact/hooks';
 import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent, type ConsoleSettings } from './api';
 import { Action, Empty, ErrorLine, Field, State } from './ui';
@@ -214,14 +215,14 @@ function MessageDetail({
       <h3>Body</h3>
       <pre class="body">{decodeBody(created?.body) || '(empty)'}</pre>
       <h3>Timeline</h3>
-      <Timeline events={message.events} />
+      <Timeline events={message.events} prefix={client.headerPrefix} />
       {callbacks.map((callback) => (
         <section class="callback">
           <h3>
             {callback.kind === 'failure-callback' ? 'Failure callback' : 'Callback'} <State state={callback.state} />{' '}
             <span class="muted">{callback.url}</span>
           </h3>
-          <Timeline events={callback.events} />
+          <Timeline events={callback.events} prefix={client.headerPrefix} />
         </section>
       ))}
     </aside>
@@ -234,7 +235,7 @@ const WHY: Record<string, string> = {
   'retry-after': "the destination's Retry-After",
 };
 
-function Timeline({ events }: { events: ConsoleEvent[] }) {
+function Timeline({ events, prefix }: { events: ConsoleEvent[]; prefix: string }) {
   return (
     <ol class="timeline">
       {events.map((event) => (
@@ -250,15 +251,16 @@ function Timeline({ events }: { events: ConsoleEvent[] }) {
             )}
             {event.error && event.state === 'ERROR' && <span class="error-text"> {event.error}</span>}
           </div>
-          {event.attempt && <Attempt attempt={event.attempt} />}
+          {event.attempt && <Attempt attempt={event.attempt} prefix={prefix} />}
         </li>
       ))}
     </ol>
   );
 }
 
-function Attempt({ attempt }: { attempt: NonNullable<ConsoleEvent['attempt']> }) {
-  const signature = Object.entries(attempt.requestHeaders).find(([name]) => name.toLowerCase().endsWith('-signature'))?.[1];
+function Attempt({ attempt, prefix }: { attempt: NonNullable<ConsoleEvent['attempt']>; prefix: string }) {
+  const wanted = headerNames(prefix).signature.toLowerCase();
+  const signature = Object.entries(attempt.requestHeaders).find(([name]) => name.toLowerCase() === wanted)?.[1];
   const claims = decodeClaims(signature);
   return (
     <details class="attempt">
@@ -324,11 +326,11 @@ async function replay(client: MessagingClient, message: MessageSummary): Promise
   // The original request's headers, by their name after the prefix (`Service-Retries` -> `retries`).
   const prefix = `${client.headerPrefix.toLowerCase()}-`;
   const setting = (suffix: string) => Object.entries(header).find(([name]) => name.toLowerCase() === prefix + suffix)?.[1]?.[0];
+  // Only the destination's own forwarded headers; `<P>-Callback-Forward-*` belong to the callbacks.
+  const forwardPrefix = headerNames(client.headerPrefix).delivery.forwardPrefix.toLowerCase();
   const forwarded: Record<string, string> = {};
   for (const [name, values] of Object.entries(header)) {
-    const lower = name.toLowerCase();
-    const at = lower.indexOf('-forward-');
-    if (at !== -1 && !lower.includes('-callback-forward-')) forwarded[name.slice(at + '-forward-'.length)] = values[0] ?? '';
+    if (name.toLowerCase().startsWith(forwardPrefix)) forwarded[name.slice(forwardPrefix.length)] = values[0] ?? '';
   }
   const retries = setting('retries');
   const method = setting('method');

@@ -8,6 +8,7 @@ import type {
   MessageRecord,
   RedactSettings,
 } from '../state/records';
+import { headerNames } from '@mailroom/core/protocol';
 import { buildDeliveryRequest } from '../engine/delivery-request';
 import type { EngineConfig } from '../engine/engine-config';
 import { canonicalHeaderName } from './header-names';
@@ -136,7 +137,7 @@ function attemptView(
   const sent = buildDeliveryRequest(message, attempt.retried, config, () => attempt.signature ?? '').headers;
   const redact = message.redact?.headers;
   // Named headers were named as the sender wrote them (`<P>-Forward-X-Token`); they arrive as `X-Token`.
-  const forward = `${config.headerPrefix.toLowerCase()}-forward-`;
+  const forward = headerNames(config.headerPrefix).delivery.forwardPrefix.toLowerCase();
   const named =
     redact === true || redact === undefined ? [] : redact.map((name) => (name.startsWith(forward) ? name.slice(forward.length) : name));
   const hidden = (name: string) => redact === true || named.includes(name.toLowerCase());
