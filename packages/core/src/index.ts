@@ -10,7 +10,29 @@ export { createVerifier } from './signature/verifier';
 // For apps with a global `express.json()` (and Nest apps without `rawBody: true`): keep the exact bytes.
 export { captureRawBody } from './node/read';
 
-export * from './errors';
+export {
+  ApiError,
+  AuthError,
+  BodyReadError,
+  BodyTooLargeError,
+  ConfigError,
+  InvalidBodyError,
+  MailroomError,
+  MethodNotAllowedError,
+  NetworkError,
+  NonRetryableError,
+  NotFoundError,
+  PlanLimitError,
+  RateLimitError,
+  RawBodyUnavailableError,
+  ResponseValidationError,
+  RetryAfterError,
+  RetryDelaySyntaxError,
+  SignatureError,
+  ValidationError,
+  type RateLimitKind,
+  type SignatureFailure,
+} from './errors';
 export { SchemaValidationError } from './contract';
 
 // The types of options, results, resources and messages, for annotating app code.
