@@ -349,3 +349,55 @@ describe('durability', () => {
     }
   });
 });
+
+describe('the rest of the client, end to end', () => {
+  it('gets and deletes a URL group', async () => {
+    await t.messaging.urlGroups.addEndpoints('team', [{ url: `${destination.url}/a`, name: 'a' }]);
+    expect(await t.messaging.urlGroups.get('team')).toMatchObject({
+      name: 'team',
+      endpoints: [{ url: `${destination.url}/a`, name: 'a' }],
+    });
+    await t.messaging.urlGroups.delete('team');
+    await expect(t.messaging.urlGroups.get('team')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('walks the DLQ with iterate and retries a filtered selection with retryMany', async () => {
+    destination.script('/many', failTimes(3));
+    for (const label of ['x', 'x', 'y'])
+      await t.messaging.publish({ destination: `${destination.url}/many`, body: label, retries: 0, label });
+    await t.waitForEvents('dlq', 3);
+    const seen: string[] = [];
+    for await (const entry of t.messaging.dlq.iterate({ count: 1 })) seen.push(entry.body ?? '');
+    expect(seen.sort()).toEqual(['x', 'x', 'y']);
+    const retried = await t.messaging.dlq.retryMany({ filter: { label: 'x' } });
+    expect(retried.responses).toHaveLength(2);
+    expect((await t.messaging.dlq.list()).messages.map((entry) => entry.body)).toEqual(['y']);
+    await destination.waitFor('/many', 5);
+  });
+
+  it('pins, unpins and resets the rate of a flow-control key', async () => {
+    await t.messaging.publish({
+      destination: `${destination.url}/fk`,
+      body: 'x',
+      flowControl: { key: 'pinned', parallelism: 5, rate: 50 },
+    });
+    await destination.waitFor('/fk', 1);
+    await t.messaging.flowControl.pin('pinned', { parallelism: 1, rate: 2, period: 60 });
+    expect(await t.messaging.flowControl.get('pinned')).toMatchObject({
+      parallelismMax: 1,
+      rateMax: 2,
+      ratePeriod: 60,
+      isPinnedParallelism: true,
+      isPinnedRate: true,
+    });
+    await t.messaging.flowControl.unpin('pinned', { parallelism: true, rate: true });
+    expect(await t.messaging.flowControl.get('pinned')).toMatchObject({
+      parallelismMax: 5,
+      rateMax: 50,
+      isPinnedParallelism: false,
+      isPinnedRate: false,
+    });
+    await t.messaging.flowControl.resetRate('pinned');
+    expect((await t.messaging.flowControl.get('pinned')).rateCount).toBe(0);
+  });
+});
