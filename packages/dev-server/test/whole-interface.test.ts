@@ -333,6 +333,9 @@ describe('durability', () => {
       await first.messaging.flowControl.pause('fk');
       const keys = await first.messaging.signingKeys.rotate();
       const { messageId } = await first.messaging.enqueue({ queue: 'kept', destination: `${destination.url}/kept`, body: 'x' });
+      for (const body of ['1', '2']) await first.messaging.publish({ destination: `${destination.url}/before`, body });
+      await first.waitForEvents('delivered', 2);
+      const logBefore = (await first.messaging.logs.list()).events.map((event) => `${event.messageId} ${event.state}`);
       await first.close();
       const second = await startTestServer({ dataDir });
       try {
@@ -341,6 +344,8 @@ describe('durability', () => {
         expect(await second.messaging.signingKeys.get()).toEqual(keys);
         expect((await second.messaging.flowControl.get('fk')).isPaused).toBe(true);
         expect((await second.messaging.logs.list({ messageId })).events.map((event) => event.state)).toEqual(['CREATED']);
+        // The snapshot keeps entries by message; the log reads back in the order it happened.
+        expect((await second.messaging.logs.list()).events.map((event) => `${event.messageId} ${event.state}`)).toEqual(logBefore);
         await second.messaging.queues.resume('kept');
         await destination.waitFor('/kept', 1);
       } finally {

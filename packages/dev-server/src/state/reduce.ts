@@ -213,7 +213,19 @@ function log(state: DevState, message: MessageRecord, entry: Omit<LogRecord, 'or
 
 /** Appends one entry, dropping the oldest beyond the limit (and a message no entry refers to any more). */
 function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): void {
-  state.logs.push(entry);
+  const last = state.logs.at(-1);
+  if (last === undefined || last.order < entry.order) state.logs.push(entry);
+  else {
+    // Restored from a snapshot, which groups entries by message: put each back in its place.
+    let low = 0;
+    let high = state.logs.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (state.logs[middle]!.order < entry.order) low = middle + 1;
+      else high = middle;
+    }
+    state.logs.splice(low, 0, entry);
+  }
   state.nextLogOrder = Math.max(state.nextLogOrder, entry.order + 1);
   const kept = state.loggedMessages.get(message.id);
   if (kept) kept.entries += 1;

@@ -1,6 +1,6 @@
 import type { DevState } from './dev-state';
 import { dedupLive, dlqLive, statsLive, type Expiry } from './expiry';
-import type { DevRecord } from './records';
+import type { DevRecord, LogRecord } from './records';
 
 /**
  * The state as the fewest records that rebuild it, for journal compaction. Expired deduplication
@@ -23,9 +23,17 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
     if (dedupLive(entry.at, expiry)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
   }
   // Before the pending messages: their own CREATED entries are in here, and replaying a message must not log it again.
-  if (state.logs.length > 0) {
-    const messages = [...state.loggedMessages.values()].map((kept) => kept.message);
-    records.push({ type: 'logs.restored', logs: state.logs, messages });
+  // One record per message, with its entries: the journal compacts again only after as many appends
+  // as the snapshot has records, so one record holding every log would make it compact far too often.
+  const byMessage = new Map<string, LogRecord[]>();
+  for (const entry of state.logs) {
+    const list = byMessage.get(entry.messageId);
+    if (list) list.push(entry);
+    else byMessage.set(entry.messageId, [entry]);
+  }
+  for (const [id, logs] of byMessage) {
+    const kept = state.loggedMessages.get(id);
+    if (kept) records.push({ type: 'logs.restored', logs, messages: [kept.message] });
   }
   for (const pending of state.messages.values()) {
     records.push({
