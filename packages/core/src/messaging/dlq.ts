@@ -11,7 +11,18 @@ import {
 } from '../schemas/resources';
 import { parseResponse } from '../schemas/primitives';
 import type { MessagingContext } from './client';
-import { checkId, checkIds, count, filterQuery, paginate, signalOf, timestampMs, type DlqFilter, type PageOptions } from './filters';
+import {
+  checkId,
+  checkIds,
+  count,
+  filterQuery,
+  paginate,
+  getResource,
+  signalOf,
+  timestampMs,
+  type DlqFilter,
+  type PageOptions,
+} from './filters';
 
 // The two dead-letter queues: the message DLQ (every message that exhausted its retries) and the
 // workflow DLQ (failed workflow runs, whose failure callback can be re-triggered).
@@ -26,9 +37,7 @@ export interface DlqPage {
 export async function listDlq(context: MessagingContext, filter: DlqFilter & PageOptions = {}): Promise<DlqPage> {
   const { signal, ...rest } = filter;
   const query = filterQuery(rest, ['messageId', 'responseStatus', 'cursor', 'count']);
-  const page = await context.transport.requestJson({ method: 'GET', path: ['v2', 'dlq'], query, ...signalOf({ signal }) }, (value, url) =>
-    parseResponse(dlqMessagePageSchema, value, url),
-  );
+  const page = await getResource(context, ['v2', 'dlq'], dlqMessagePageSchema, { query, ...signalOf({ signal }) });
   return { cursor: page.cursor, messages: page.messages };
 }
 
@@ -49,9 +58,7 @@ export function iterateDlq(context: MessagingContext, filter: DlqFilter & PageOp
 /** `GET /v2/dlq/{dlqId}`: one entry; an unknown id is a `NotFoundError`. */
 export function getDlqMessage(context: MessagingContext, dlqId: string, options?: { signal?: AbortSignal }): Promise<DlqMessage> {
   const id = checkId('dlqId', dlqId, 'dlqId of a DLQ entry (as listed)');
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'dlq', id], ...signalOf(options) }, (value, url) =>
-    parseResponse(dlqMessageSchema, value, url),
-  );
+  return getResource(context, ['v2', 'dlq', id], dlqMessageSchema, options);
 }
 
 /** `DELETE /v2/dlq/{dlqId}`: removes one entry; an unknown id is a `NotFoundError`. */
@@ -165,10 +172,7 @@ const KNOWN = new Set<string>([...STRING_FILTERS, 'fromDate', 'toDate', 'respons
 /** `GET /v2/workflows/dlq`: one page, newest first. */
 export async function listWorkflowDlq(context: MessagingContext, filter: WorkflowDlqFilter = {}): Promise<WorkflowDlqPage> {
   const query = dlqQuery(filter);
-  const page = await context.transport.requestJson(
-    { method: 'GET', path: ['v2', 'workflows', 'dlq'], query, ...signalOf(filter) },
-    (value, url) => parseResponse(dlqListResponseSchema, value, url),
-  );
+  const page = await getResource(context, ['v2', 'workflows', 'dlq'], dlqListResponseSchema, { query, ...signalOf(filter) });
   // The service marks the end with no cursor or an empty one; callers get one spelling of "done".
   return { cursor: page.cursor ? page.cursor : undefined, messages: page.messages };
 }

@@ -1,5 +1,8 @@
 import { describeValue, expectObject, ValidationError } from '../errors';
-import type { QueryValue } from '../http';
+import type { QueryValue, RequestSpec } from '../http';
+import { parseResponse } from '../schemas/primitives';
+import type { z } from 'zod';
+import type { MessagingContext } from './client';
 import { MESSAGE_STATES, type MessageState } from '../schemas/resources';
 
 // The filters the logs, the message DLQ and bulk cancel share, their query spelling, and the cursor
@@ -149,6 +152,18 @@ export function checkIds(path: string, value: unknown, what: string): string[] {
 
 export function signalOf(options: { signal?: AbortSignal } | undefined): { signal?: AbortSignal } {
   return options?.signal ? { signal: options.signal } : {};
+}
+
+/** `GET` one resource (or a list) and check its shape: what every getter of the client does. */
+export function getResource<T>(
+  context: MessagingContext,
+  path: string[],
+  schema: z.ZodType<T, unknown>,
+  options?: { signal?: AbortSignal; query?: Record<string, QueryValue> },
+): Promise<T> {
+  const spec: RequestSpec = { method: 'GET', path, ...signalOf(options) };
+  if (options?.query) spec.query = options.query;
+  return context.transport.requestJson(spec, (value, url) => parseResponse(schema, value, url));
 }
 
 /**

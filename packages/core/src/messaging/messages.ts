@@ -7,6 +7,7 @@ import {
   checkIds,
   count,
   filterQuery,
+  getResource,
   paginate,
   signalOf,
   type LogFilter,
@@ -20,9 +21,7 @@ import {
 /** `GET /v2/messages/{id}`: a message that is not delivered yet (a delivered one is a `NotFoundError`). */
 export function getMessage(context: MessagingContext, messageId: string, options?: { signal?: AbortSignal }): Promise<Message> {
   const id = checkId('messageId', messageId, 'message id (msg_...)');
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'messages', id], ...signalOf(options) }, (value, url) =>
-    parseResponse(messageSchema, value, url),
-  );
+  return getResource(context, ['v2', 'messages', id], messageSchema, options);
 }
 
 /** What `cancelMany` cancels: the listed messages, every pending one matching a filter, or all. */
@@ -96,10 +95,7 @@ export interface LogPage {
 export async function listLogs(context: MessagingContext, filter: LogFilter & PageOptions = {}): Promise<LogPage> {
   const { signal, ...rest } = filter;
   const query = filterQuery(rest, ['messageId', 'state', 'cursor', 'count']);
-  const page = await context.transport.requestJson(
-    { method: 'GET', path: ['v2', 'events'], query, ...signalOf({ signal }) },
-    (value, url) => parseResponse(logPageSchema, value, url),
-  );
+  const page = await getResource(context, ['v2', 'events'], logPageSchema, { query, ...signalOf({ signal }) });
   return { cursor: page.cursor, events: page.events };
 }
 

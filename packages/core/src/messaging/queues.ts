@@ -1,5 +1,5 @@
 import { describeValue, expectObject, ValidationError } from '../errors';
-import { nilSafeArray, parseResponse } from '../schemas/primitives';
+import { nilSafeArray } from '../schemas/primitives';
 import {
   flowControlInfoSchema,
   globalParallelismSchema,
@@ -9,7 +9,7 @@ import {
   type Queue,
 } from '../schemas/resources';
 import type { MessagingContext } from './client';
-import { signalOf } from './filters';
+import { getResource, signalOf } from './filters';
 import { checkName } from './sending';
 
 // How fast messages go out: queues (order and parallelism per queue, pause/resume) and flow-control
@@ -53,16 +53,12 @@ export async function upsertQueue(context: MessagingContext, settings: QueueSett
 /** `GET /v2/queues/{name}`: one queue with its lag (messages waiting). */
 export function getQueue(context: MessagingContext, name: string, options?: { signal?: AbortSignal }): Promise<Queue> {
   const queue = checkName('name', name);
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'queues', queue], ...signalOf(options) }, (value, url) =>
-    parseResponse(queueSchema, value, url),
-  );
+  return getResource(context, ['v2', 'queues', queue], queueSchema, options);
 }
 
 /** `GET /v2/queues`: every queue. */
 export function listQueues(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<Queue[]> {
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'queues'], ...signalOf(options) }, (value, url) =>
-    parseResponse(nilSafeArray(queueSchema), value, url),
-  );
+  return getResource(context, ['v2', 'queues'], nilSafeArray(queueSchema), options);
 }
 
 /** `DELETE /v2/queues/{name}`, `POST .../pause`, `POST .../resume`. */
@@ -80,23 +76,17 @@ export async function changeQueue(
 /** `GET /v2/flowControl/{key}`: a key's limits and live counters. */
 export function getFlowControl(context: MessagingContext, key: string, options?: { signal?: AbortSignal }): Promise<FlowControlInfo> {
   const name = checkName('key', key);
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'flowControl', name], ...signalOf(options) }, (value, url) =>
-    parseResponse(flowControlInfoSchema, value, url),
-  );
+  return getResource(context, ['v2', 'flowControl', name], flowControlInfoSchema, options);
 }
 
 /** `GET /v2/flowControl`: every key in use. */
 export function listFlowControl(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<FlowControlInfo[]> {
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'flowControl'], ...signalOf(options) }, (value, url) =>
-    parseResponse(nilSafeArray(flowControlInfoSchema), value, url),
-  );
+  return getResource(context, ['v2', 'flowControl'], nilSafeArray(flowControlInfoSchema), options);
 }
 
 /** `GET /v2/globalParallelism`: the account's parallelism limit and the attempts running now. */
 export function getGlobalParallelism(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<GlobalParallelism> {
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'globalParallelism'], ...signalOf(options) }, (value, url) =>
-    parseResponse(globalParallelismSchema, value, url),
-  );
+  return getResource(context, ['v2', 'globalParallelism'], globalParallelismSchema, options);
 }
 
 /** Limits that override what incoming messages set, until unpinned. */

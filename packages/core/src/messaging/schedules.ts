@@ -5,7 +5,7 @@ import { headerNames } from '../protocol';
 import { nilSafeArray, parseResponse } from '../schemas/primitives';
 import { scheduleCreatedSchema, scheduleSchema, type Schedule } from '../schemas/resources';
 import type { MessagingContext } from './client';
-import { checkId, signalOf } from './filters';
+import { checkId, getResource, signalOf } from './filters';
 import { checkName, classifyDestination } from './sending';
 
 // Schedules: a message the service sends on a cron, each firing a normal message (logs, retries,
@@ -122,16 +122,12 @@ function send(
 /** `GET /v2/schedules/{id}`: one schedule with its next firing time. */
 export function getSchedule(context: MessagingContext, scheduleId: string, options?: { signal?: AbortSignal }): Promise<Schedule> {
   const id = checkId('scheduleId', scheduleId, 'schedule id');
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'schedules', id], ...signalOf(options) }, (value, url) =>
-    parseResponse(scheduleSchema, value, url),
-  );
+  return getResource(context, ['v2', 'schedules', id], scheduleSchema, options);
 }
 
 /** `GET /v2/schedules`: every schedule. */
 export function listSchedules(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<Schedule[]> {
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'schedules'], ...signalOf(options) }, (value, url) =>
-    parseResponse(nilSafeArray(scheduleSchema), value, url),
-  );
+  return getResource(context, ['v2', 'schedules'], nilSafeArray(scheduleSchema), options);
 }
 
 /** `DELETE /v2/schedules/{id}`; `PATCH .../pause` and `.../resume`. A paused schedule does not fire. */

@@ -1,9 +1,8 @@
 import { ValidationError } from '../errors';
 import { checkHttpUrl } from '../headers';
 import { urlGroupListSchema, urlGroupSchema, type UrlGroup } from '../schemas';
-import { parseResponse } from '../schemas/primitives';
 import type { MessagingContext } from './client';
-import { signalOf } from './filters';
+import { getResource, signalOf } from './filters';
 import { checkName } from './sending';
 
 // URL groups (`topics` on the wire): a name that fans one message out to several endpoints.
@@ -19,17 +18,13 @@ export type EndpointRef = { name: string; url?: never } | { url: string; name?: 
 
 /** `GET /v2/topics`: every URL group with its endpoints. */
 export function listUrlGroups(context: MessagingContext, options: { signal?: AbortSignal } = {}): Promise<UrlGroup[]> {
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'topics'], ...signalOf(options) }, (value, url) =>
-    parseResponse(urlGroupListSchema, value, url),
-  );
+  return getResource(context, ['v2', 'topics'], urlGroupListSchema, options);
 }
 
 /** `GET /v2/topics/{name}`: one URL group; an unknown name is a `NotFoundError`. */
 export function getUrlGroup(context: MessagingContext, name: string, options?: { signal?: AbortSignal }): Promise<UrlGroup> {
   const group = checkName('name', name);
-  return context.transport.requestJson({ method: 'GET', path: ['v2', 'topics', group], ...signalOf(options) }, (value, url) =>
-    parseResponse(urlGroupSchema, value, url),
-  );
+  return getResource(context, ['v2', 'topics', group], urlGroupSchema, options);
 }
 
 /** `DELETE /v2/topics/{name}`: deletes a URL group and its endpoints; an unknown name is a `NotFoundError`. */
