@@ -12,7 +12,7 @@ export type { InboundRequest, OutboundResponse } from './receive/options';
 export { DEFAULT_MAX_BODY_BYTES } from './receive/options';
 
 // Node's http objects (Express, Fastify, Nest, the Pages Router, plain node:http).
-export { handleNodeRequest, type HandleNodeRequestOptions } from './node/handle';
+export { handleNodeRequest, serveNodeRequest, type HandleNodeRequestOptions, type ServeNodeRequestOptions } from './node/handle';
 export { readInbound, type ReadInboundOptions } from './node/read';
 export { writeOutbound } from './node/handle';
 export { captureRawBody } from './node/read';

@@ -2,15 +2,7 @@
 // moving bytes (reading, limits, signature, parsing, status codes) is core's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError, type ReceiverOptions } from '@mailroom/core';
-import {
-  bindReceiver,
-  handleNodeRequest,
-  standaloneHandlers,
-  writeOutbound,
-  type AdapterHandlers,
-  type Endpoint,
-  type OutboundResponse,
-} from '@mailroom/core/adapter';
+import { bindReceiver, serveNodeRequest, standaloneHandlers, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
 
 // Re-exported so an app with a global `express.json()` needs only this package to keep the raw bytes.
 export { captureRawBody } from '@mailroom/core';
@@ -51,7 +43,7 @@ export interface ExpressOptions extends ReceiverOptions {
 
 /**
  * Moves one request between Express and a core endpoint. Reading, limits, signature, parsing and
- * status codes are all core's (`handleNodeRequest`); this only chooses Express's URL and error path.
+ * status codes are all core's (`serveNodeRequest`); this only chooses Express's URL and error path.
  */
 function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): MailroomRequestHandler {
   if (options.forwardErrors !== undefined && typeof options.forwardErrors !== 'boolean') {
@@ -59,18 +51,17 @@ function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): Mailro
   }
   const forwardErrors = options.forwardErrors === true;
   return (req, res, next) => {
-    const answer = (out: OutboundResponse): void => {
-      try {
-        if (forwardErrors && out.error) next(out.error);
-        else writeOutbound(res, out);
-      } catch (error) {
-        next(error);
-      }
-    };
     // `originalUrl` keeps the router's mount path, which the `publicUrl` check needs. Express 4 does
-    // not catch rejected promises, so anything unexpected goes to `next` explicitly (as the second
-    // argument of `then`, not a `.catch`: one promise less per request).
-    handleNodeRequest(endpoint, req, { url: req.originalUrl ?? req.url, consumedHint: EXPRESS_CONSUMED_HINT }).then(answer, next);
+    // not catch rejected promises or throws, so a failure to write the answer goes to `next` explicitly.
+    try {
+      serveNodeRequest(endpoint, req, res, {
+        url: req.originalUrl ?? req.url,
+        consumedHint: EXPRESS_CONSUMED_HINT,
+        ...(forwardErrors ? { forwardError: next } : {}),
+      })?.catch(next);
+    } catch (error) {
+      next(error);
+    }
   };
 }
 

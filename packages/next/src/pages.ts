@@ -2,14 +2,7 @@
 // App Router entry (`@mailroom/next`) never pulls Node stream code into edge bundles.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError, type ReceiverOptions } from '@mailroom/core';
-import {
-  bindReceiver,
-  handleNodeRequest,
-  standaloneHandlers,
-  writeOutbound,
-  type AdapterHandlers,
-  type Endpoint,
-} from '@mailroom/core/adapter';
+import { bindReceiver, serveNodeRequest, standaloneHandlers, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
 
 export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from '@mailroom/core';
 
@@ -27,7 +20,7 @@ const PAGES_CONSUMED_HINT =
 
 /**
  * Moves one request between a Pages Router API route and a core endpoint; everything but the
- * Pages-specific hint is core's (`handleNodeRequest`).
+ * Pages-specific hint is core's (`serveNodeRequest`).
  */
 function serveEndpoint(endpoint: Endpoint): ApiHandler {
   return async (req, res) => {
@@ -41,8 +34,7 @@ function serveEndpoint(endpoint: Endpoint): ApiHandler {
     }
     // A handler crash is already reported through `onError` and answered 500 so the service retries;
     // rethrowing would only make Next.js log it a second time.
-    const { error: _reported, ...out } = await handleNodeRequest(endpoint, req, { consumedHint: PAGES_CONSUMED_HINT });
-    writeOutbound(res, out);
+    await serveNodeRequest(endpoint, req, res, { consumedHint: PAGES_CONSUMED_HINT });
   };
 }
 

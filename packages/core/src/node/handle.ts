@@ -1,5 +1,6 @@
 import type { Endpoint } from '../receive/create-receiver';
 import type { InboundRequest, OutboundResponse } from '../receive/options';
+import type { MaybePromise } from '../receive/answers';
 import { readInboundNow } from './read';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -20,26 +21,63 @@ export interface HandleNodeRequestOptions {
  * const out = await handleNodeRequest(endpoint, req, { url: req.originalUrl });
  * writeOutbound(res, out);
  */
-export async function handleNodeRequest(
+export function handleNodeRequest(
   endpoint: Endpoint,
   req: IncomingMessage,
   options: HandleNodeRequestOptions = {},
 ): Promise<OutboundResponse> {
+  return Promise.resolve(respondToNodeRequest(endpoint, req, options));
+}
+
+/** What to do with a crashed handler's error instead of answering 500 (Express: its `next`). */
+export interface ServeNodeRequestOptions extends HandleNodeRequestOptions {
+  /** Called with the handler's error, and nothing is written: the framework's error path answers. */
+  forwardError?: (error: unknown) => void;
+}
+
+/**
+ * {@link handleNodeRequest} and {@link writeOutbound} in one: reads, runs the pipeline and writes the
+ * answer. It returns a promise only when something had to wait (the body still streaming in, an async
+ * handler), so a delivery whose every step is synchronous is answered in the tick its body arrived.
+ * Never rejects for the delivery's own failures (they are answers); a throw or rejection means
+ * writing to `res` itself failed, which the framework should handle as any other error.
+ *
+ * @example
+ * app.post('/orders', (req, res, next) => serveNodeRequest(endpoint, req, res, { url: req.originalUrl })?.catch(next));
+ */
+export function serveNodeRequest(
+  endpoint: Endpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ServeNodeRequestOptions = {},
+): Promise<void> | undefined {
+  const { forwardError } = options;
+  const answer = (out: OutboundResponse): void => {
+    if (forwardError && out.error) forwardError(out.error);
+    else writeOutbound(res, out);
+  };
+  const out = respondToNodeRequest(endpoint, req, options);
+  if (out instanceof Promise) return out.then(answer);
+  answer(out);
+  return undefined;
+}
+
+function respondToNodeRequest(endpoint: Endpoint, req: IncomingMessage, options: HandleNodeRequestOptions): MaybePromise<OutboundResponse> {
   const url = options.url ?? req.url;
-  let input: InboundRequest;
-  try {
-    const read = readInboundNow(req, { maxBodyBytes: endpoint.maxBodyBytes, url, consumedHint: options.consumedHint });
-    input = read instanceof Promise ? await read : read;
-  } catch (error) {
-    return endpoint.errorResponse(error, {
+  const readFailed = (error: unknown): OutboundResponse =>
+    endpoint.errorResponse(error, {
       method: req.method ?? 'GET',
       ...(url !== undefined ? { url } : {}),
       headers: req.headers,
       rawBody: new Uint8Array(0),
     });
+  let read: MaybePromise<InboundRequest>;
+  try {
+    read = readInboundNow(req, { maxBodyBytes: endpoint.maxBodyBytes, url, consumedHint: options.consumedHint });
+  } catch (error) {
+    return readFailed(error);
   }
-  // `return await`: adopting a returned promise costs two more microtasks than awaiting it.
-  return await endpoint.handle(input);
+  return read instanceof Promise ? read.then((input) => endpoint.respond(input), readFailed) : endpoint.respond(read);
 }
 
 /**
@@ -61,7 +99,8 @@ export function writeOutbound(res: ServerResponse, out: OutboundResponse): void 
     return;
   }
   res.statusCode = out.status;
-  for (const [name, value] of Object.entries(out.headers)) res.setHeader(name, value);
+  const { headers } = out;
+  for (const name in headers) res.setHeader(name, headers[name]!);
   if (bodyLeftUnread(res.req)) res.setHeader('Connection', 'close');
   if (!statusAllowsBody(out.status)) {
     // RFC 9110: 1xx, 204 and 304 carry no content, and 204 must not send Content-Length.

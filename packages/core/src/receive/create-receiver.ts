@@ -23,6 +23,11 @@ import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type Rece
 /** One receiving endpoint, usable from any framework through plain data or Web `Request`/`Response`. */
 export interface Endpoint {
   handle(input: InboundRequest): Promise<OutboundResponse>;
+  /**
+   * `handle` without the promise when nothing had to wait (a node:crypto verification, a synchronous
+   * schema and handler): the answer can then be written in the same tick the body arrived.
+   */
+  respond(input: InboundRequest): OutboundResponse | Promise<OutboundResponse>;
   fetch(request: Request): Promise<Response>;
   /** The body limit, so Node adapters can enforce it while streaming. */
   readonly maxBodyBytes: number;
@@ -110,9 +115,11 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(context, input, schema);
   const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => toPromise(() => receiveNow(input, schema));
   const makeEndpoint = (consume: (input: InboundRequest) => unknown): Endpoint => {
-    const handle = (input: InboundRequest) => runPipeline(context, input, consume);
+    const respond = (input: InboundRequest) => runPipeline(context, input, consume);
+    const handle = (input: InboundRequest) => Promise.resolve(respond(input));
     return {
       handle,
+      respond,
       fetch: (request) => fetchThrough(context, request, handle),
       maxBodyBytes: context.maxBodyBytes,
       errorResponse: (error, request) => reportAndMap(context, error, request).response,
@@ -233,9 +240,68 @@ function parseAndValidate<T>(
 }
 
 /**
- * The handler's view of a delivery. `headers` and `forwardedHeaders` are read through to the
- * delivery's records, which are only built when a handler first looks at them.
+ * The handler's view of a delivery. A class, not a literal with accessors (those are built again for
+ * every delivery): `headers` and `forwardedHeaders` read through to the delivery's records, which are
+ * only built when a handler first looks at them, and a handler may still replace them.
  */
+class Message<T> implements ReceivedMessage<T> {
+  messageId: string | undefined;
+  retried: number;
+  topicName: string | undefined;
+  scheduleId: string | undefined;
+  callerIp: string | undefined;
+  workflowRunId: string | undefined;
+  workflowUrl: string | undefined;
+  url: string | undefined;
+  contentType: string | undefined;
+  #delivery: DeliveryHeaders;
+  #headers: Record<string, string> | undefined;
+  #forwardedHeaders: Record<string, string> | undefined;
+
+  constructor(
+    public body: T,
+    public rawBody: Uint8Array,
+    public method: string,
+    url: string | undefined,
+    delivery: DeliveryHeaders,
+    public signature: VerifiedSignature | undefined,
+  ) {
+    this.messageId = delivery.messageId;
+    this.retried = delivery.retried;
+    this.topicName = delivery.topicName;
+    this.scheduleId = delivery.scheduleId;
+    this.callerIp = delivery.callerIp;
+    this.workflowRunId = delivery.workflowRunId;
+    this.workflowUrl = delivery.workflowUrl;
+    this.url = url;
+    this.contentType = delivery.contentType;
+    this.#delivery = delivery;
+  }
+
+  text(): string {
+    return decodeText(this.rawBody);
+  }
+
+  get forwardedHeaders(): Record<string, string> {
+    return (this.#forwardedHeaders ??= this.#delivery.forwarded);
+  }
+  set forwardedHeaders(value: Record<string, string>) {
+    this.#forwardedHeaders = value;
+  }
+  get headers(): Record<string, string> {
+    return (this.#headers ??= this.#delivery.all);
+  }
+  set headers(value: Record<string, string>) {
+    this.#headers = value;
+  }
+
+  /** Logging a message (`JSON.stringify`) shows its headers too, as it would for plain data. */
+  toJSON(): Omit<ReceivedMessage<T>, 'text'> {
+    const { text: _method, ...fields } = this;
+    return { ...fields, headers: this.headers, forwardedHeaders: this.forwardedHeaders };
+  }
+}
+
 function receivedMessage<T>(
   input: InboundRequest,
   method: string,
@@ -243,54 +309,24 @@ function receivedMessage<T>(
   body: T,
   signature: VerifiedSignature | undefined,
 ): ReceivedMessage<T> {
-  const rawBody = input.rawBody;
-  let headers: Record<string, string> | undefined;
-  let forwardedHeaders: Record<string, string> | undefined;
-  return {
-    body,
-    rawBody,
-    text: () => decodeText(rawBody),
-    messageId: delivery.messageId,
-    retried: delivery.retried,
-    topicName: delivery.topicName,
-    scheduleId: delivery.scheduleId,
-    callerIp: delivery.callerIp,
-    workflowRunId: delivery.workflowRunId,
-    workflowUrl: delivery.workflowUrl,
-    // Setters too: these were plain data properties, and a handler may replace them.
-    get forwardedHeaders() {
-      return (forwardedHeaders ??= delivery.forwarded);
-    },
-    set forwardedHeaders(value) {
-      forwardedHeaders = value;
-    },
-    get headers() {
-      return (headers ??= delivery.all);
-    },
-    set headers(value) {
-      headers = value;
-    },
-    method,
-    url: input.url,
-    contentType: delivery.contentType,
-    signature,
-  };
+  return new Message(body, input.rawBody, method, input.url, delivery, signature);
 }
 
-async function runPipeline(
-  context: Context,
-  input: InboundRequest,
-  consume: (input: InboundRequest) => unknown,
-): Promise<OutboundResponse> {
-  try {
-    let result = consume(input);
-    // Awaited only when there is something to wait for: a sync handler's delivery needs no microtask.
-    if (isThenable(result)) result = await result;
-    return resultResponse(result);
-  } catch (error) {
+/** Never throws: every failure becomes its answer (a crashed handler's keeps the error for the adapter). */
+function runPipeline(context: Context, input: InboundRequest, consume: (input: InboundRequest) => unknown): MaybePromise<OutboundResponse> {
+  const failed = (error: unknown): OutboundResponse => {
     const { response, stage } = reportAndMap(context, error, input);
     return stage === 'handler' && response.status === 500 ? { ...response, error } : response;
+  };
+  let result: unknown;
+  try {
+    result = consume(input);
+  } catch (error) {
+    return failed(error);
   }
+  // A promise only when there is something to wait for: a sync handler's delivery needs no microtask.
+  if (!isThenable(result)) return resultResponse(result);
+  return Promise.resolve(result).then(resultResponse, failed);
 }
 
 async function fetchThrough(

@@ -46,7 +46,11 @@ export function parseBody(bytes: Uint8Array, contentType: string | undefined): u
   }
 }
 
-/** A delivered message as a handler sees it. `T` is the body type the destination's schema gives. */
+/**
+ * A delivered message as a handler sees it. `T` is the body type the destination's schema gives.
+ * `headers`, `forwardedHeaders` and `text` live on its prototype (built only when read), so read
+ * them by name: `{ ...message }` leaves them out, `JSON.stringify(message)` keeps the headers.
+ */
 export interface ReceivedMessage<T = unknown> {
   /** The parsed body: the schema's output, the parsed JSON, or the text for other content types. */
   body: T;

@@ -98,7 +98,12 @@ describe('what a destination handler receives', () => {
     });
     expect((await endpoint.handle(request)).status).toBe(200);
     expect(seen?.headers).toEqual({ replaced: 'yes' });
-    expect({ ...seen }.forwardedHeaders).toEqual({ 'x-tenant': 'acme' });
+    // Logged as JSON, a message shows its headers like plain data would; the bytes' text is a method.
+    const logged = JSON.parse(JSON.stringify(seen));
+    expect(logged.forwardedHeaders).toEqual({ 'x-tenant': 'acme' });
+    expect(logged.headers).toEqual({ replaced: 'yes' });
+    expect(logged).toMatchObject({ body: { id: 7 }, retried: 0, method: 'POST' });
+    expect(seen?.text()).toBe('{"id":7}');
   });
 
   it('waits for an asynchronous schema and the Web Crypto verifier, with the same answers', async () => {
