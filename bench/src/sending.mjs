@@ -168,14 +168,14 @@ await report(async ({ smoke }) => {
               await c.send();
               sent++;
             },
-            { concurrency: CONCURRENCY, durationMs: smoke ? 250 : 600 },
+            { concurrency: CONCURRENCY, durationMs: smoke ? 250 : 1000 },
           );
           const used = process.cpuUsage(usage);
           cpu[c.key].push((used.user + used.system) / (sent - callsBefore));
           return rate;
         },
       })),
-      { rounds: smoke ? 1 : 7, warmup: true },
+      { rounds: smoke ? 1 : 11, warmup: true },
     );
     const after = await stub.call({ cmd: 'stats' });
     check(

@@ -1,23 +1,44 @@
 import { performance } from 'node:perf_hooks';
 
 /**
- * Runs contenders in alternating rounds: round r starts with contender r mod n, so none is always
- * first (warm caches, a quiet machine) or last. One extra warm-up round is run and discarded.
+ * Runs contenders in rounds, each round in a different order: round r starts with contender r mod n
+ * (none is always first, on warm caches or a quiet machine) and the rest follow in a seeded shuffle,
+ * so no contender always runs right after the same other one (a fixed rotation made the global-fetch
+ * client always follow the undici pool, and its floor always follow the other fetch floor). The seed
+ * is fixed, so a run's order can be repeated. One extra warm-up round is run and discarded.
  *
  * `contenders`: `[{ name, measure(round) => Promise<number> }]`; returns `{ [name]: number[] }`.
  */
-export async function alternate(contenders, { rounds, warmup = true, log }) {
+export async function alternate(contenders, { rounds, warmup = true, log, seed = 0x6d61696c }) {
   const samples = Object.fromEntries(contenders.map((c) => [c.name, []]));
   const total = rounds + (warmup ? 1 : 0);
+  const random = mulberry32(seed);
   for (let r = 0; r < total; r++) {
-    for (let k = 0; k < contenders.length; k++) {
-      const contender = contenders[(r + k) % contenders.length];
+    const first = r % contenders.length;
+    const rest = contenders.filter((_, k) => k !== first);
+    for (let k = rest.length - 1; k > 0; k--) {
+      const j = Math.floor(random() * (k + 1));
+      [rest[k], rest[j]] = [rest[j], rest[k]];
+    }
+    for (const contender of [contenders[first], ...rest]) {
       const value = await contender.measure(r);
       if (!warmup || r > 0) samples[contender.name].push(value);
     }
     log?.(`round ${r + 1}/${total}${warmup && r === 0 ? ' (warm-up, discarded)' : ''}`);
   }
   return samples;
+}
+
+/** A small seeded generator (mulberry32): the same seed gives the same orders on every run. */
+function mulberry32(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /**

@@ -53,9 +53,13 @@ const PREFIX_PATTERN = /^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$/;
  *
  * @example resolveHeaderPrefix('Upstash') // 'Upstash'
  */
-export function resolveHeaderPrefix(given?: string, env: Environment = processEnvironment()): string {
-  const fromEnv = env[ENV_VARIABLES.headerPrefix];
-  const value = given ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv.trim() : DEFAULT_HEADER_PREFIX);
+export function resolveHeaderPrefix(given?: string, env?: Environment): string {
+  // The environment only when needed: reading `process.env` costs more than the rest of this check.
+  let value = given;
+  if (value === undefined) {
+    const fromEnv = (env ?? processEnvironment())[ENV_VARIABLES.headerPrefix];
+    value = fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv.trim() : DEFAULT_HEADER_PREFIX;
+  }
   if (typeof value !== 'string' || !PREFIX_PATTERN.test(value)) {
     throw new ConfigError(
       'headerPrefix',

@@ -98,8 +98,18 @@ export function encodePath(path: string | readonly string[]): string {
   if (!Array.isArray(path)) {
     throw new ValidationError('path', `expected an array of segments or a string, got ${typeof path}`);
   }
-  return path.map((segment, index) => encodeSegment(segment, index)).join('/');
+  let encoded = '';
+  for (let index = 0; index < path.length; index++) {
+    const segment: unknown = path[index];
+    // Names and ids are almost always unreserved characters already: nothing to encode or refuse.
+    const plain = typeof segment === 'string' && PLAIN_SEGMENT.test(segment);
+    encoded += (index === 0 ? '' : '/') + (plain ? segment : encodeSegment(segment, index));
+  }
+  return encoded;
 }
+
+// Unreserved characters (RFC 3986) not starting with '.', so no dot segment takes this shortcut.
+const PLAIN_SEGMENT = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*$/;
 
 function normalisePrebuiltPath(path: string): string {
   // The query has its own option; a '?' or '#' here would silently cut the path short.
@@ -343,51 +353,74 @@ function encodeBody(spec: RequestSpec): { body: string | Uint8Array | undefined;
  */
 export function createRequester(options: RequesterOptions): Requester {
   const resolved = resolveRequesterOptions(options);
-  // async so a bad spec rejects the promise instead of throwing synchronously.
+  // Promise chains rather than nested async functions: each layer of those costs a promise and
+  // microtasks on every call. A bad spec still rejects instead of throwing synchronously.
   return {
-    async request(spec: RequestSpec): Promise<RequesterResponse> {
-      const prepared = prepareRequest(spec, resolved);
-      return successResponse(await send(prepared, resolved), prepared.url);
+    request(spec: RequestSpec): Promise<RequesterResponse> {
+      return prepareAndSend(spec, resolved, (answer, prepared) => successResponse(answer, prepared.url));
     },
-    async requestJson<T>(spec: RequestSpec, parse: ParseResponse<T>): Promise<T> {
-      const prepared = prepareRequest(spec, resolved);
-      const answer = await send(prepared, resolved);
-      return parse(parseJsonBody(answer.text, prepared.url), prepared.url);
+    requestJson<T>(spec: RequestSpec, parse: ParseResponse<T>): Promise<T> {
+      return prepareAndSend(spec, resolved, (answer, prepared) => parse(parseJsonBody(answer.text, prepared.url), prepared.url));
     },
   };
 }
 
-async function send(request: PreparedRequest, options: ResolvedRequesterOptions): Promise<HttpTransportResponse> {
-  const retries = request.retrySafe ? options.retry.retries : 0;
-  for (let retry = 0; ; retry++) {
-    const failure = await attempt(request, options);
-    if ('response' in failure) return failure.response;
-    const { error, retryAfter } = failure;
+function prepareAndSend<T>(
+  spec: RequestSpec,
+  options: ResolvedRequesterOptions,
+  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T,
+): Promise<T> {
+  let prepared: PreparedRequest;
+  try {
+    prepared = prepareRequest(spec, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return send(prepared, options, 0, done);
+}
+
+/**
+ * One attempt and what follows from it, in a single `then`: the answer for a 2xx, else (only when
+ * it failed in a retryable way) the wait and the next attempt, else the typed error.
+ */
+function send<T>(
+  request: PreparedRequest,
+  options: ResolvedRequesterOptions,
+  retry: number,
+  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T,
+): Promise<T> {
+  let sent: Promise<HttpTransportResponse>;
+  try {
+    request.signal?.throwIfAborted();
+    sent = options.http.send(request);
+  } catch (error) {
+    sent = Promise.reject(error);
+  }
+  const retryOrThrow = ({ error, retryAfter }: AttemptFailure): Promise<T> => {
+    const retries = request.retrySafe ? options.retry.retries : 0;
     if (retry >= retries || !isRetryableError(error)) throw error;
     const delay = retryDelay(error, retryAfter, retry, options.retry, options.random, options.now());
     if (delay === undefined) throw error;
-    await sleepUnlessAborted(options.sleep, delay, request.signal);
-  }
+    return sleepUnlessAborted(options.sleep, delay, request.signal).then(() => send(request, options, retry + 1, done));
+  };
+  return sent.then(
+    (result) => (result.status >= 200 && result.status < 300 ? done(result, request) : retryOrThrow(errorAnswer(request, options, result))),
+    (error: unknown) => retryOrThrow(failedAttempt(request, error)),
+  );
 }
 
-type AttemptOutcome = { response: HttpTransportResponse } | { error: ApiError | NetworkError; retryAfter: number | undefined };
+type AttemptFailure = { error: ApiError | NetworkError; retryAfter: number | undefined };
 
-async function attempt(request: PreparedRequest, options: ResolvedRequesterOptions): Promise<AttemptOutcome> {
-  let result: HttpTransportResponse;
-  try {
-    request.signal?.throwIfAborted();
-    result = await options.http.send(request);
-  } catch (error) {
-    // The caller's abort is a decision, not a failure: their reason goes back as it is, never retried.
-    if (request.signal?.aborted) throw request.signal.reason;
-    if (error instanceof NetworkError) return { error, retryAfter: undefined };
-    // A setting that cannot work (dev mode finding no dev server) is the user's to fix, not a network failure.
-    if (error instanceof ConfigError) throw error;
-    return { error: new NetworkError({ method: request.method, url: request.url, timedOut: false, cause: error }), retryAfter: undefined };
-  }
-  if (result.status >= 200 && result.status < 300) {
-    return { response: result };
-  }
+function failedAttempt(request: PreparedRequest, error: unknown): AttemptFailure {
+  // The caller's abort is a decision, not a failure: their reason goes back as it is, never retried.
+  if (request.signal?.aborted) throw request.signal.reason;
+  if (error instanceof NetworkError) return { error, retryAfter: undefined };
+  // A setting that cannot work (dev mode finding no dev server) is the user's to fix, not a network failure.
+  if (error instanceof ConfigError) throw error;
+  return { error: new NetworkError({ method: request.method, url: request.url, timedOut: false, cause: error }), retryAfter: undefined };
+}
+
+function errorAnswer(request: PreparedRequest, options: ResolvedRequesterOptions, result: HttpTransportResponse): AttemptFailure {
   const now = options.now();
   return {
     error: mapErrorResponse(result, { method: request.method, url: request.url, now }),

@@ -6,6 +6,7 @@ import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } 
 import { isPlainEnqueueResult } from '../schemas/messaging';
 import { parseResponse, parseResponseFast } from '../schemas/primitives';
 import { z } from 'zod';
+import { toPromise } from '../receive/answers';
 import type { MessagingContext } from './client';
 
 /** A destination given as a URL (`https://...`). The service answers one result. */
@@ -105,22 +106,27 @@ const REQUEST_KEYS = new Set(['queue', 'destination', 'body', 'signal']);
 const BATCH_ITEM_KEYS = new Set(['queue', 'destination', 'body']);
 
 /** Sends one enqueue request and parses the answer shape the destination kind implies. */
-export async function enqueue<const D extends string>(context: MessagingContext, request: EnqueueRequest<D>): Promise<EnqueueResponse<D>> {
-  expectObject(request, 'request', '{ queue, destination, body, ...options }');
-  const queue = checkName('queue', request.queue);
-  return sendOne(context, queue, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
+export function enqueue<const D extends string>(context: MessagingContext, request: EnqueueRequest<D>): Promise<EnqueueResponse<D>> {
+  // Not async: a mistake still rejects (toPromise), without an async layer's promise on every send.
+  return toPromise(() => {
+    expectObject(request, 'request', '{ queue, destination, body, ...options }');
+    const queue = checkName('queue', request.queue);
+    return sendOne(context, queue, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
+  });
 }
 
 /** Like {@link enqueue}, with the body serialised as JSON and `Content-Type: application/json`. */
-export async function enqueueJSON<const D extends string, T>(
+export function enqueueJSON<const D extends string, T>(
   context: MessagingContext,
   request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T },
 ): Promise<EnqueueResponse<D>> {
-  expectObject(request, 'request', '{ queue, destination, body, ...options }');
-  const queue = checkName('queue', request.queue);
-  const options = enqueueOptionsOf(request);
-  options.contentType = 'application/json';
-  return sendOne(context, queue, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
+  return toPromise(() => {
+    expectObject(request, 'request', '{ queue, destination, body, ...options }');
+    const queue = checkName('queue', request.queue);
+    const options = enqueueOptionsOf(request);
+    options.contentType = 'application/json';
+    return sendOne(context, queue, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
+  });
 }
 
 /** One publish (`POST /v2/publish/{destination}`): a message outside any queue. */
@@ -133,20 +139,24 @@ export interface PublishRequest<D extends string = string> extends EnqueueOption
 }
 
 /** Publishes one message: delivered as soon as it is due, concurrently with others (no queue order). */
-export async function publish<const D extends string>(context: MessagingContext, request: PublishRequest<D>): Promise<EnqueueResponse<D>> {
-  checkPublish(request);
-  return sendOne(context, undefined, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
+export function publish<const D extends string>(context: MessagingContext, request: PublishRequest<D>): Promise<EnqueueResponse<D>> {
+  return toPromise(() => {
+    checkPublish(request);
+    return sendOne(context, undefined, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
+  });
 }
 
 /** Like {@link publish}, with the body serialised as JSON and `Content-Type: application/json`. */
-export async function publishJSON<const D extends string, T>(
+export function publishJSON<const D extends string, T>(
   context: MessagingContext,
   request: Omit<PublishRequest<D>, 'body' | 'contentType'> & { body: T },
 ): Promise<EnqueueResponse<D>> {
-  checkPublish(request);
-  const options = enqueueOptionsOf(request);
-  options.contentType = 'application/json';
-  return sendOne(context, undefined, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
+  return toPromise(() => {
+    checkPublish(request);
+    const options = enqueueOptionsOf(request);
+    options.contentType = 'application/json';
+    return sendOne(context, undefined, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
+  });
 }
 
 function checkPublish(request: object): void {

@@ -24,6 +24,8 @@ describe('encodePath', () => {
   it('percent-encodes every raw segment so a name cannot leave its segment', () => {
     expect(encodePath(['v2', 'topics', 'a/b?c#d%e', 'endpoints'])).toBe('v2/topics/a%2Fb%3Fc%23d%25e/endpoints');
     expect(encodePath(['dlq', 'café ü'])).toBe('dlq/caf%C3%A9%20%C3%BC');
+    // Unreserved names pass unchanged, whether or not they take the shortcut (a leading '.' does not).
+    expect(encodePath(['a.b', '~x', '-_', '...', '.env'])).toBe('a.b/~x/-_/.../.env');
   });
 
   it('keeps a pre-built string path as written', () => {
