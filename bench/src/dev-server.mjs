@@ -156,10 +156,14 @@ async function fixedRate(client, destination, { seconds }) {
   };
 }
 
+// BENCH_CPU_PROF=<dir> profiles the dev server's and the relay's processes (node --cpu-prof), for
+// finding where the time goes and comparing the two.
+function profileArgs() {
+  return process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+}
+
 async function scenario({ dataDir, smoke }) {
-  // BENCH_CPU_PROF=<dir> profiles the dev server's process (node --cpu-prof), for finding where its time goes.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const host = await startProcess(HOST, { env: dataDir ? { BENCH_DATA_DIR: dataDir } : {}, execArgv: profile });
+  const host = await startProcess(HOST, { env: dataDir ? { BENCH_DATA_DIR: dataDir } : {}, execArgv: profileArgs() });
   const transport = createUndiciTransport({ connections: 128 });
   const destination = await startDestination({ currentSigningKey: host.info.currentSigningKey, nextSigningKey: host.info.nextSigningKey });
   try {
@@ -219,7 +223,7 @@ async function scenario({ dataDir, smoke }) {
 
 /** The bare relay under the same sustained load: its CPU per message is the floor of the dev server's. */
 async function relayScenario({ smoke }) {
-  const relay = await startProcess(RELAY);
+  const relay = await startProcess(RELAY, { execArgv: profileArgs() });
   const transport = createUndiciTransport({ connections: 128 });
   const destination = await startDestination(undefined);
   try {

@@ -52,33 +52,31 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
         ),
       );
     }
-    dlq = {
-      dlqId,
-      order,
-      at,
-      message,
-      retried,
-      ...(response ? { response } : {}),
-      ...(error !== undefined ? { error } : {}),
-      ...(message.failureCallback ? { failureCallbackInfo: { state: 'CALLBACK_INPROGRESS' as const } } : {}),
-    };
+    dlq = { dlqId, order, at, message, retried };
+    if (response) dlq.response = response;
+    if (error !== undefined) dlq.error = error;
+    if (message.failureCallback) dlq.failureCallbackInfo = { state: 'CALLBACK_INPROGRESS' };
   }
-  return {
+  // Optional fields by assignment, not conditional spreads: this runs for every attempt.
+  const record: AttemptRecord = {
     type: 'attempt',
     id: message.id,
     at,
-    ...(input.startedAt !== undefined ? { startedAt: input.startedAt } : {}),
-    ...(input.signature !== undefined ? { signature: input.signature } : {}),
-    ...(input.wait ? { delaySource: input.wait.source } : {}),
     retried,
     outcome: classified.outcome,
-    ...(response ? { response } : {}),
-    ...(error !== undefined ? { error } : {}),
-    ...(input.wait ? { dueAt: at + input.wait.delayMs * config.timeScale } : {}),
     bytes: Buffer.byteLength(message.bodyBase64, 'base64') + (result.ok ? result.bytesReceived : 0),
     spawned,
-    ...(dlq ? { dlq } : {}),
   };
+  if (input.startedAt !== undefined) record.startedAt = input.startedAt;
+  if (input.signature !== undefined) record.signature = input.signature;
+  if (input.wait) {
+    record.delaySource = input.wait.source;
+    record.dueAt = at + input.wait.delayMs * config.timeScale;
+  }
+  if (response) record.response = response;
+  if (error !== undefined) record.error = error;
+  if (dlq) record.dlq = dlq;
+  return record;
 }
 
 function responseRecord(result: Extract<RequestResult, { ok: true }>): ResponseRecord {

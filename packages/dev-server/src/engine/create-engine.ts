@@ -127,7 +127,8 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     try {
       const sign = signer();
       const request = buildDeliveryRequest(message, retried, config, (url, body) => (sent.signature = sign(url, body)));
-      return sender.send({ ...request, timeoutMs: message.timeoutSeconds * 1000 });
+      const { url, method, headers, body } = request;
+      return sender.send({ url, method, headers, body, timeoutMs: message.timeoutSeconds * 1000 });
     } catch (error) {
       return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false });
     }

@@ -8,6 +8,7 @@ import type { HeaderValues } from '../state/records';
 export interface OutgoingRequest {
   url: string;
   method: string;
+  /** The attempt's own headers: the sender adds `Content-Length` to them. */
   headers: Record<string, string>;
   body: Buffer;
   timeoutMs: number;
@@ -102,10 +103,17 @@ function sendRequest(request: OutgoingRequest, state: SenderState): Promise<Requ
       resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut, aborted });
       return;
     }
+    // The request's headers are its own (built per attempt), so the length is added in place.
+    request.headers['Content-Length'] = String(request.body.length);
+    const { options } = target;
     const outgoing = (target.secure ? https : http).request({
-      ...target.options,
+      protocol: options.protocol,
+      hostname: options.hostname,
+      port: options.port,
+      path: options.path,
+      auth: options.auth,
       method: request.method,
-      headers: { ...request.headers, 'Content-Length': String(request.body.length) },
+      headers: request.headers,
       agent: target.secure ? state.agents.https : state.agents.http,
     });
     const cancel = (): void => {

@@ -25,33 +25,36 @@ export interface EnqueueMessageInput {
 export function enqueueMessage(input: EnqueueMessageInput): MessageRecord {
   const { settings, target, now } = input;
   const workflow = settings.workflow;
-  return {
+  // Optional fields are assigned only when present (a record never holds `undefined`), by assignment
+  // rather than conditional spreads: each of those builds and copies an object for every message.
+  const message: MessageRecord = {
     id: newMessageId(),
     seq: input.seq,
     kind: 'message',
-    ...(input.queue !== undefined ? { queue: input.queue } : {}),
     url: target.url,
     method: settings.method,
     bodyBase64: input.body.toString('base64'),
-    ...(settings.contentType !== undefined ? { contentType: settings.contentType } : {}),
     forwardHeaders: settings.forwardHeaders,
     sourceHeader: settings.sourceHeader,
     maxRetries: settings.maxRetries,
-    ...(settings.retryDelay !== undefined ? { retryDelay: settings.retryDelay } : {}),
     timeoutSeconds: settings.timeoutSeconds,
     notBefore: settings.notBefore,
     // Only the wait is scaled; the reported `notBefore` stays what the service would show.
     dueAt: now + (settings.notBefore - now) * input.timeScale,
     createdAt: now,
     callerIp: input.callerIp,
-    ...(target.topicName !== undefined ? { topicName: target.topicName } : {}),
-    ...(target.endpointName ? { endpointName: target.endpointName } : {}),
-    ...(settings.label !== undefined ? { label: settings.label } : {}),
-    ...(settings.flowControl ? { flowControl: settings.flowControl } : {}),
-    ...(settings.redact ? { redact: settings.redact } : {}),
-    ...(input.scheduleId !== undefined ? { scheduleId: input.scheduleId } : {}),
-    ...(workflow ? { workflow: { runId: workflow.runId, url: workflow.url ?? target.url, createdAt: workflow.createdAt } } : {}),
-    ...(settings.callback ? { callback: settings.callback } : {}),
-    ...(settings.failureCallback ? { failureCallback: settings.failureCallback } : {}),
   };
+  if (input.queue !== undefined) message.queue = input.queue;
+  if (settings.contentType !== undefined) message.contentType = settings.contentType;
+  if (settings.retryDelay !== undefined) message.retryDelay = settings.retryDelay;
+  if (target.topicName !== undefined) message.topicName = target.topicName;
+  if (target.endpointName) message.endpointName = target.endpointName;
+  if (settings.label !== undefined) message.label = settings.label;
+  if (settings.flowControl) message.flowControl = settings.flowControl;
+  if (settings.redact) message.redact = settings.redact;
+  if (input.scheduleId !== undefined) message.scheduleId = input.scheduleId;
+  if (workflow) message.workflow = { runId: workflow.runId, url: workflow.url ?? target.url, createdAt: workflow.createdAt };
+  if (settings.callback) message.callback = settings.callback;
+  if (settings.failureCallback) message.failureCallback = settings.failureCallback;
+  return message;
 }

@@ -32,16 +32,18 @@ function canonicalize(name: string): string {
  * Node's `rawHeaders` (`[name, value, name, value, ...]`) as name -> values, canonical names, repeated
  * headers kept as separate values. `skip` names (lower case) are left out.
  */
-export function headerValuesFromRaw(rawHeaders: readonly string[], skip: ReadonlySet<string> = new Set()): HeaderValues {
-  // A Map, then fromEntries: a header named `__proto__` must stay a header, not reach the prototype.
-  const out = new Map<string, string[]>();
+export function headerValuesFromRaw(rawHeaders: readonly string[], skip?: ReadonlySet<string>): HeaderValues {
+  // Built in place (this runs for every enqueue and every answer); a header named `__proto__` is
+  // defined as an own property, so it stays a header instead of reaching the prototype.
+  const out: HeaderValues = {};
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index]!;
-    if (skip.has(name.toLowerCase())) continue;
+    if (skip?.has(name.toLowerCase())) continue;
     const key = canonicalHeaderName(name);
-    const values = out.get(key) ?? [];
-    values.push(rawHeaders[index + 1]!);
-    out.set(key, values);
+    const value = rawHeaders[index + 1]!;
+    if (Object.hasOwn(out, key)) out[key]!.push(value);
+    else if (key === '__proto__') Object.defineProperty(out, key, { value: [value], enumerable: true, writable: true, configurable: true });
+    else out[key] = [value];
   }
-  return Object.fromEntries(out);
+  return out;
 }
