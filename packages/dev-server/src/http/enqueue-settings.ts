@@ -79,32 +79,32 @@ export function readEnqueueSettings(req: HeaderSource, prefix: string, plan: Pla
   const workflow = readWorkflow(get, n, now);
   const flowControl = readFlowControl(get(n.flowControlKey), get(n.flowControlValue), n.wire);
   const redact = readRedact(get(n.redactFields), n.wire.redactFields);
-  return {
+  // Optional fields by assignment, not conditional spreads: this runs for every enqueue.
+  const settings: EnqueueSettings = {
     method: readMethod(get(n.method), n.wire.delivery.method) ?? 'POST',
-    ...(contentType !== undefined ? { contentType } : {}),
     forwardHeaders: forwards ? forwardedHeaders(req.headers, { headerPrefix: prefix }) : {},
     sourceHeader: headerValuesFromRaw(req.rawHeaders, NOT_SOURCE_HEADERS),
     maxRetries: retries,
-    ...(retryDelay !== undefined ? { retryDelay } : {}),
     timeoutSeconds: readTimeout(get(n.timeout), n.wire.delivery.timeout, plan) ?? plan.timeout,
     notBefore,
-    ...(callback ? { callback } : {}),
-    ...(failureCallback ? { failureCallback } : {}),
-    ...(deduplicationId !== undefined && deduplicationId !== '' ? { deduplicationId } : {}),
     contentBasedDeduplication: get(n.contentBasedDeduplication)?.trim().toLowerCase() === 'true',
-    ...(label !== undefined && label.trim() !== ''
-      ? {
-          label: label
-            .split(',')
-            .map((part) => part.trim())
-            .filter(Boolean)
-            .join(','),
-        }
-      : {}),
-    ...(flowControl ? { flowControl } : {}),
-    ...(redact ? { redact } : {}),
-    ...(workflow ? { workflow } : {}),
   };
+  if (contentType !== undefined) settings.contentType = contentType;
+  if (retryDelay !== undefined) settings.retryDelay = retryDelay;
+  if (callback) settings.callback = callback;
+  if (failureCallback) settings.failureCallback = failureCallback;
+  if (deduplicationId !== undefined && deduplicationId !== '') settings.deduplicationId = deduplicationId;
+  if (label !== undefined && label.trim() !== '') {
+    settings.label = label
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .join(',');
+  }
+  if (flowControl) settings.flowControl = flowControl;
+  if (redact) settings.redact = redact;
+  if (workflow) settings.workflow = workflow;
+  return settings;
 }
 
 /** Looks a header up by its lower-case name (Node's `req.headers` keys). */
