@@ -39,6 +39,8 @@ beforeAll(async () => {
     splitting: false,
     // One self-contained file: the temporary directory has no node_modules to resolve from.
     noExternal: [/.*/],
+    // undici is CommonJS and requires Node's built-ins, which an ES module bundle needs a require for.
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   });
   await writeFile(join(buildDir, 'child.mjs'), CHILD);
 }, 30_000);

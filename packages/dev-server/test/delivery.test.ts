@@ -35,6 +35,20 @@ describe('delivery', () => {
     expect(verified.claims.iss).toBe('Service');
   });
 
+  it("sends a URL's credentials as Basic authorization and leaves out forwarded hop-by-hop headers", async () => {
+    const withCredentials = destination.url.replace('http://', 'http://ada:p%40ss@');
+    await raw(t, 'POST', `/v2/enqueue/q/${withCredentials}/creds`, {
+      headers: { 'Service-Forward-Connection': 'upgrade', 'Service-Forward-Transfer-Encoding': 'chunked', 'Service-Forward-X-Kept': 'yes' },
+      body: 'exact body',
+    });
+    const [received] = await destination.waitFor('/creds', 1);
+    expect(received!.headers.authorization).toBe(`Basic ${Buffer.from('ada:p@ss').toString('base64')}`);
+    expect(received!.headers['x-kept']).toBe('yes');
+    expect(received!.headers.connection).not.toBe('upgrade');
+    expect(received!.headers['transfer-encoding']).toBeUndefined();
+    expect(received!.text).toBe('exact body');
+  });
+
   it('calls the destination with the Method header, including a body-less GET', async () => {
     await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/put`, body: 'data', method: 'PUT' });
     await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/get`, method: 'GET' });
