@@ -240,6 +240,23 @@ describe('compaction', () => {
     expect(replayed).toEqual(state);
   });
 
+  it('compacts again only after four times what the last compaction kept was appended', async () => {
+    const live = [1, 2, 3, 4, 5].map((id) => ({ id, text: 'live' }));
+    const { journal } = await open({ compactAfterRecords: 1, snapshot: () => live });
+    const appendAndSettle = async (count: number) => {
+      for (let n = 0; n < count; n += 1) await journal.append({ id: 100 + n, text: 'appended' });
+      // A compaction is queued after the batch that crossed the threshold: let it run.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    await appendAndSettle(1);
+    expect(journal.stats()).toMatchObject({ compactions: 1, recordsInFile: 5 });
+    await appendAndSettle(19);
+    expect(journal.stats().compactions).toBe(1);
+    await appendAndSettle(1);
+    expect(journal.stats()).toMatchObject({ compactions: 2, recordsInFile: 5 });
+    await journal.close();
+  });
+
   it('reports a failing automatic snapshot instead of throwing it at an append', async () => {
     const errors: unknown[] = [];
     const { journal } = await open({
