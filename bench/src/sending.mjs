@@ -208,7 +208,7 @@ await report(async ({ smoke }) => {
       return row;
     });
     const notes = [
-      'Sending: 10 calls in flight against a node:http stub of the enqueue endpoint in its own process (it answers {"messageId"} with a Content-Length, as the service does), 0.6 s per run. createUndiciTransport() is the transport option of @mailroom/core/undici (undici ^7, an optional peer) with its defaults; the floor rows are a bare POST and JSON answer with no client at all, so "floor: global fetch" is the most any client on the default fetch can reach, the vendor\'s included, and "+ timeout signal" the most one that enforces a timeout per request can (the vendor\'s sets none).',
+      'Sending: 10 calls in flight against a node:http stub of the enqueue endpoint in its own process (it answers {"messageId"} with a Content-Length, as the service does), 11 rounds of 1 s per contender (the fetch paths vary by several per cent from run to run). createUndiciTransport() is the transport option of @mailroom/core/undici (undici ^7, an optional peer) with its defaults; the floor rows are a bare POST and JSON answer with no client at all, so "floor: global fetch" is the most any client on the default fetch can reach, the vendor\'s included, and "+ timeout signal" the most one that enforces a timeout per request can (the vendor\'s sets none).',
       `Sending, client CPU per call (median µs): ${contenders.map((c) => `${c.name} ${summarise(cpu[c.key]).median.toFixed(0)}`).join('; ')}.`,
     ];
     return { id: 'sending', rows, checks, notes };

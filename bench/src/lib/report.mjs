@@ -42,8 +42,9 @@ Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}
 Load average (1/5/15 min) at start ${load.start.join(' / ')}, at end ${load.end.join(' / ')}; the run took ${durationSeconds} s.
 
 How it is measured: every comparison is a ratio measured in the same run. The contenders alternate
-over several rounds (the first contender changes every round, and a warm-up round is discarded), each
-ratio is taken round by round, and the table gives its median with the minimum and maximum. HTTP load
+over several rounds (the first contender changes every round and the rest follow in a seeded shuffle,
+so none always runs after the same other one; a warm-up round is discarded), each ratio is taken
+round by round, and the table gives its median with the minimum and maximum. HTTP load
 comes from autocannon in a separate process against 127.0.0.1, each run bounded in time. Before any
 timing, each contender must pass its correctness checks (a valid token is accepted or answered 200,
 a tampered one rejected or answered 401), so a broken path can never report a speed.
