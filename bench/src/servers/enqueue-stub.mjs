@@ -22,7 +22,14 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     if (recordNext) {
       recordNext = false;
-      last = { method: req.method, url: req.url, contentType: req.headers['content-type'], body: Buffer.concat(chunks).toString() };
+      last = {
+        method: req.method,
+        url: req.url,
+        contentType: req.headers['content-type'],
+        accept: req.headers.accept,
+        userAgent: req.headers['user-agent'],
+        body: Buffer.concat(chunks).toString(),
+      };
     }
     const authorised = req.headers.authorization === `Bearer ${TOKEN}`;
     const enqueue = req.method === 'POST' && (req.url.startsWith('/v2/enqueue/') || req.url.startsWith('/v2/publish/'));
