@@ -57,7 +57,7 @@ function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): Mailro
       serveNodeRequest(endpoint, req, res, {
         url: req.originalUrl ?? req.url,
         consumedHint: EXPRESS_CONSUMED_HINT,
-        ...(forwardErrors ? { forwardError: next } : {}),
+        forwardError: forwardErrors ? next : undefined,
       })?.catch(next);
     } catch (error) {
       next(error);

@@ -396,17 +396,28 @@ function send<T>(
   } catch (error) {
     sent = Promise.reject(error);
   }
-  const retryOrThrow = ({ error, retryAfter }: AttemptFailure): Promise<T> => {
-    const retries = request.retrySafe ? options.retry.retries : 0;
-    if (retry >= retries || !isRetryableError(error)) throw error;
-    const delay = retryDelay(error, retryAfter, retry, options.retry, options.random, options.now());
-    if (delay === undefined) throw error;
-    return sleepUnlessAborted(options.sleep, delay, request.signal).then(() => send(request, options, retry + 1, done));
-  };
   return sent.then(
-    (result) => (result.status >= 200 && result.status < 300 ? done(result, request) : retryOrThrow(errorAnswer(request, options, result))),
-    (error: unknown) => retryOrThrow(failedAttempt(request, error)),
+    (result) =>
+      result.status >= 200 && result.status < 300
+        ? done(result, request)
+        : retryOrThrow(request, options, retry, done, errorAnswer(request, options, result)),
+    (error: unknown) => retryOrThrow(request, options, retry, done, failedAttempt(request, error)),
   );
+}
+
+/** After a failed attempt: the wait and the next one when the failure is retryable, else the error. */
+function retryOrThrow<T>(
+  request: PreparedRequest,
+  options: ResolvedRequesterOptions,
+  retry: number,
+  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T,
+  { error, retryAfter }: AttemptFailure,
+): Promise<T> {
+  const retries = request.retrySafe ? options.retry.retries : 0;
+  if (retry >= retries || !isRetryableError(error)) throw error;
+  const delay = retryDelay(error, retryAfter, retry, options.retry, options.random, options.now());
+  if (delay === undefined) throw error;
+  return sleepUnlessAborted(options.sleep, delay, request.signal).then(() => send(request, options, retry + 1, done));
 }
 
 type AttemptFailure = { error: ApiError | NetworkError; retryAfter: number | undefined };

@@ -32,7 +32,7 @@ export function handleNodeRequest(
 /** What to do with a crashed handler's error instead of answering 500 (Express: its `next`). */
 export interface ServeNodeRequestOptions extends HandleNodeRequestOptions {
   /** Called with the handler's error, and nothing is written: the framework's error path answers. */
-  forwardError?: (error: unknown) => void;
+  forwardError?: ((error: unknown) => void) | undefined;
 }
 
 /**

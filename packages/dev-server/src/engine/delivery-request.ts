@@ -49,6 +49,20 @@ export function buildDeliveryRequest(
   };
 }
 
+// The framing of the hop is the HTTP client's own (undici refuses these, or they would contradict
+// the body it sends), so a forwarded one is never sent, nor shown as sent.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'content-length',
+]);
+
 /**
  * Adds the forwarded headers, keyed by lower-case name so a forwarded header replaces a default
  * (User-Agent) rather than doubling it, while the service's own headers always win over forwarded
@@ -60,7 +74,7 @@ function withForwarded(own: Record<string, string>, forwarded: Record<string, st
   const ownEntries = Object.entries(own);
   const defaults = 'Content-Type' in own ? 2 : 1;
   for (const [name, value] of ownEntries.slice(0, defaults)) set(name, value);
-  for (const [name, value] of Object.entries(forwarded)) set(name, value);
+  for (const [name, value] of Object.entries(forwarded)) if (!HOP_BY_HOP.has(name.toLowerCase())) set(name, value);
   for (const [name, value] of ownEntries.slice(defaults)) set(name, value);
   // fromEntries defines own properties: a forwarded header named `__proto__` stays a header.
   return Object.fromEntries(headers.values());

@@ -1,13 +1,12 @@
 import { Agent, type Dispatcher } from 'undici';
-import { canonicalHeaderName } from '../http/header-names';
+import { appendHeaderValue } from '../http/header-names';
 import type { HeaderValues } from '../state/records';
 
 /** One outgoing request of an attempt. */
 export interface OutgoingRequest {
   url: string;
   method: string;
-  /** Sent as they are, except hop-by-hop ones (undici frames the request itself); for a URL with
-   * `user:password@`, `Authorization` is added unless present. */
+  /** Sent as they are; for a URL with `user:password@`, `Authorization` is added unless present. */
   headers: Record<string, string>;
   body: Buffer;
   timeoutMs: number;
@@ -189,31 +188,11 @@ function sendRequest(request: OutgoingRequest, state: SenderState): Promise<Requ
   });
 }
 
-// Framing is undici's: it refuses these (or would contradict the body it sends), so a forwarded one
-// is left out instead of failing the delivery.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'expect',
-  'content-length',
-]);
-
+/** The attempt's headers, plus `Authorization` for a URL with `user:password@` unless one is given. */
 function requestHeaders(headers: Record<string, string>, authorization: string | undefined): Record<string, string> {
-  let clean = true;
-  let hasAuthorization = false;
-  for (const name in headers) {
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower)) clean = false;
-    else if (lower === 'authorization') hasAuthorization = true;
-  }
-  const out = clean ? headers : Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
-  if (authorization !== undefined && !hasAuthorization) out.Authorization = authorization;
-  return out;
+  if (authorization === undefined) return headers;
+  for (const name in headers) if (name.toLowerCase() === 'authorization') return headers;
+  return { ...headers, Authorization: authorization };
 }
 
 /** undici's parsed answer headers (lower-case names, arrays for repeats) under the service's names. */
@@ -221,12 +200,8 @@ function headerValuesOf(parsed: Readonly<Record<string, string | string[] | unde
   const out: HeaderValues = {};
   for (const name of Object.keys(parsed)) {
     const value = parsed[name];
-    if (value === undefined) continue;
-    const key = canonicalHeaderName(name);
-    const values = Array.isArray(value) ? [...value] : [value];
-    // `__proto__` as an own property, so it stays a header instead of reaching the prototype.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: values, enumerable: true, writable: true, configurable: true });
-    else out[key] = values;
+    if (Array.isArray(value)) for (const one of value) appendHeaderValue(out, name, one);
+    else if (value !== undefined) appendHeaderValue(out, name, value);
   }
   return out;
 }

@@ -33,17 +33,22 @@ function canonicalize(name: string): string {
  * headers kept as separate values. `skip` names (lower case) are left out.
  */
 export function headerValuesFromRaw(rawHeaders: readonly string[], skip?: ReadonlySet<string>): HeaderValues {
-  // Built in place (this runs for every enqueue and every answer); a header named `__proto__` is
-  // defined as an own property, so it stays a header instead of reaching the prototype.
+  // Built in place: this runs for every enqueue.
   const out: HeaderValues = {};
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index]!;
-    if (skip?.has(name.toLowerCase())) continue;
-    const key = canonicalHeaderName(name);
-    const value = rawHeaders[index + 1]!;
-    if (Object.hasOwn(out, key)) out[key]!.push(value);
-    else if (key === '__proto__') Object.defineProperty(out, key, { value: [value], enumerable: true, writable: true, configurable: true });
-    else out[key] = [value];
+    if (!skip?.has(name.toLowerCase())) appendHeaderValue(out, name, rawHeaders[index + 1]!);
   }
   return out;
+}
+
+/**
+ * Adds one value under the header's canonical name. A header named `__proto__` is defined as an own
+ * property, so it stays a header instead of reaching the prototype.
+ */
+export function appendHeaderValue(out: HeaderValues, name: string, value: string): void {
+  const key = canonicalHeaderName(name);
+  if (Object.hasOwn(out, key)) out[key]!.push(value);
+  else if (key === '__proto__') Object.defineProperty(out, key, { value: [value], enumerable: true, writable: true, configurable: true });
+  else out[key] = [value];
 }
