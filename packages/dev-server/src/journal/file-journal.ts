@@ -35,8 +35,8 @@ interface FileState {
   handle: FileHandle;
   /** Offset of the next batch: the end of the last durable line. */
   size: number;
-  /** Records the last compaction kept, for the amortised automatic-compaction threshold. */
-  keptByLastCompaction: number;
+  /** Records and bytes the last compaction kept, for the amortised automatic-compaction threshold. */
+  keptByLastCompaction: { records: number; bytes: number };
   stats: JournalStats;
   /** Set after an I/O failure; every later operation is refused with it. */
   failure: JournalUnavailableError | undefined;
@@ -54,7 +54,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     fsync: init.fsync,
     handle: init.handle,
     size: init.size,
-    keptByLastCompaction: 0,
+    keptByLastCompaction: { records: 0, bytes: 0 },
     stats: { appends: 0, batches: 0, syncs: 0, compactions: 0, recordsInFile: init.recordsInFile, bytesInFile: init.size },
     failure: undefined,
   };
@@ -201,7 +201,7 @@ async function compact(
     // The rename may not be durable, so appends to the new file could vanish on a power loss.
     return fail(state, error, [operation], queue);
   }
-  state.keptByLastCompaction = operation.lines.length;
+  state.keptByLastCompaction = { records: operation.lines.length, bytes: content.length };
   state.stats.compactions += 1;
   state.stats.recordsInFile = operation.lines.length;
   state.stats.bytesInFile = state.size;
@@ -236,13 +236,15 @@ function fail(state: FileState, error: unknown, current: JournalOperation[], que
 }
 
 /**
- * Compact once the records appended since the last compaction reach {@link GROWTH} times what it kept:
- * a restart then replays at most GROWTH + 1 times the live state, and writing snapshots costs a
- * fraction of a line per append (with a factor of one, snapshots were as much encoding as the appends).
+ * Compact once {@link GROWTH} times the bytes the last compaction wrote were appended since (and at
+ * least `afterRecords` records). Counted in bytes, not records: the dev server's snapshot is a few
+ * lines holding megabytes (its log), so a count of lines would rewrite it every few hundred messages.
+ * This way a restart replays at most GROWTH + 1 times the live state, and writing snapshots costs at
+ * most 1/GROWTH of the bytes appended.
  */
 const GROWTH = 4;
 
 function compactionDue(state: FileState, afterRecords: number): boolean {
-  const appendedSince = state.stats.recordsInFile - state.keptByLastCompaction;
-  return appendedSince >= Math.max(afterRecords, state.keptByLastCompaction * GROWTH);
+  const kept = state.keptByLastCompaction;
+  return state.stats.recordsInFile - kept.records >= afterRecords && state.size - kept.bytes >= kept.bytes * GROWTH;
 }

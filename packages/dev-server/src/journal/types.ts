@@ -14,7 +14,7 @@ export interface OpenJournalOptions<R> {
   fsync?: boolean;
   /**
    * Compact automatically once this many records were appended since the last compaction (and at
-   * least four times as many as the last snapshot held, so compaction stays amortised linear and
+   * least four times the bytes the last snapshot took, so compaction stays amortised linear and
    * costs a fraction of the appends). Needs `snapshot`.
    */
   compactAfterRecords?: number;
