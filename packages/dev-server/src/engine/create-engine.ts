@@ -41,7 +41,8 @@ export interface Engine {
 /**
  * Creates the delivery engine over a store. Every attempt's outcome is committed as one record
  * before anything follows from it (the retry timer, the callbacks, the DLQ entry), so what a restart
- * replays is exactly what happened, and at worst the attempt that was running is made again.
+ * replays is exactly what happened, and at worst the attempts whose records were being written are
+ * made again.
  */
 export function createEngine(store: Store, config: EngineConfig, events: EventBus): Engine {
   const timers = createTimers(config.now);
@@ -119,8 +120,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       dispatcher.finished(id, false);
       return;
     }
-    const settled = await settleAttempt(message, retried, result, { startedAt, signature: sent.signature });
-    dispatcher.finished(id, settled);
+    await settleAttempt(message, retried, result, { startedAt, signature: sent.signature });
   }
 
   function deliver(message: MessageRecord, retried: number, sent: { signature?: string }): Promise<RequestResult> {
@@ -134,20 +134,24 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     }
   }
 
-  /** Commits the attempt and what follows from it; true when the message is settled. */
+  /** Commits the attempt, frees its slot, and once the record is durable acts on what follows from it. */
   async function settleAttempt(
     message: MessageRecord,
     retried: number,
     result: RequestResult,
     request: { startedAt: number; signature: string | undefined },
-  ): Promise<boolean> {
+  ): Promise<void> {
     const at = config.now();
     const classified = classifyAttempt(result, retried, message.maxRetries, config.headerPrefix);
     const wait =
       classified.outcome === 'retry' ? retryWait(message.retryDelay, retried, result.ok ? result.headers : undefined, at) : undefined;
     const record = attemptRecord({ state: store.state, message, retried, result, classified, wait, at, ...request }, config);
+    const committed = store.commit(record);
+    // The queue's next message need not wait for this record's sync: the journal is append-only, so
+    // a crash can only lose its newest attempts, and a restart makes those again, in order.
+    dispatcher.finished(message.id, classified.outcome !== 'retry');
     try {
-      await store.commit(record);
+      await committed;
     } catch (error) {
       // The state already holds the record; only its durability failed. Keep delivering from memory.
       events.emit({ type: 'error', message: `could not journal an attempt of ${message.id}: ${String(error)}` });
@@ -155,7 +159,6 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     reportAttempt(events, { message, record, classified, wait, timeScale: config.timeScale, state: store.state });
     if (record.dueAt !== undefined) schedule(message.id, record.dueAt);
     for (const spawned of record.spawned) schedule(spawned.id, spawned.dueAt);
-    return classified.outcome !== 'retry';
   }
 
   return {
