@@ -12,7 +12,7 @@ import type { Journal, JournalStats } from './types';
 
 /** Automatic compaction settings, both present or neither. */
 export interface AutoCompaction<R> {
-  afterRecords: number;
+  afterBytes: number;
   snapshot: () => readonly R[];
   onError: (error: unknown) => void;
 }
@@ -35,8 +35,8 @@ interface FileState {
   handle: FileHandle;
   /** Offset of the next batch: the end of the last durable line. */
   size: number;
-  /** Records and bytes the last compaction kept, for the amortised automatic-compaction threshold. */
-  keptByLastCompaction: { records: number; bytes: number };
+  /** Bytes the last compaction wrote, for the amortised automatic-compaction threshold. */
+  keptByLastCompaction: number;
   stats: JournalStats;
   /** Set after an I/O failure; every later operation is refused with it. */
   failure: JournalUnavailableError | undefined;
@@ -54,7 +54,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     fsync: init.fsync,
     handle: init.handle,
     size: init.size,
-    keptByLastCompaction: { records: 0, bytes: 0 },
+    keptByLastCompaction: 0,
     stats: { appends: 0, batches: 0, syncs: 0, compactions: 0, recordsInFile: init.recordsInFile, bytesInFile: init.size },
     failure: undefined,
   };
@@ -91,7 +91,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
    */
   function queueAutoCompaction(): void {
     const auto = init.autoCompaction;
-    if (!auto || autoCompactionQueued || closing || state.failure || !compactionDue(state, auto.afterRecords)) return;
+    if (!auto || autoCompactionQueued || closing || state.failure || !compactionDue(state, auto.afterBytes)) return;
     let lines: string[];
     try {
       lines = auto.snapshot().map(encodeRecordLine);
@@ -201,7 +201,7 @@ async function compact(
     // The rename may not be durable, so appends to the new file could vanish on a power loss.
     return fail(state, error, [operation], queue);
   }
-  state.keptByLastCompaction = { records: operation.lines.length, bytes: content.length };
+  state.keptByLastCompaction = content.length;
   state.stats.compactions += 1;
   state.stats.recordsInFile = operation.lines.length;
   state.stats.bytesInFile = state.size;
@@ -237,14 +237,13 @@ function fail(state: FileState, error: unknown, current: JournalOperation[], que
 
 /**
  * Compact once {@link GROWTH} times the bytes the last compaction wrote were appended since (and at
- * least `afterRecords` records). Counted in bytes, not records: the dev server's snapshot is a few
- * lines holding megabytes (its log), so a count of lines would rewrite it every few hundred messages.
- * This way a restart replays at most GROWTH + 1 times the live state, and writing snapshots costs at
- * most 1/GROWTH of the bytes appended.
+ * least `afterBytes`). Counted in bytes, not records: a compaction costs its bytes, and a snapshot
+ * line can be a queue (tens of bytes) or a message with its log (kilobytes). A restart replays at
+ * most GROWTH + 1 times the live state; writing snapshots costs 1/GROWTH of the appends.
  */
 const GROWTH = 4;
 
-function compactionDue(state: FileState, afterRecords: number): boolean {
-  const kept = state.keptByLastCompaction;
-  return state.stats.recordsInFile - kept.records >= afterRecords && state.size - kept.bytes >= kept.bytes * GROWTH;
+function compactionDue(state: FileState, afterBytes: number): boolean {
+  const appended = state.size - state.keptByLastCompaction;
+  return appended >= Math.max(afterBytes, state.keptByLastCompaction * GROWTH);
 }

@@ -112,13 +112,13 @@ function requireDir(dir: unknown): string {
 }
 
 function resolveAutoCompaction<R>(options: OpenJournalOptions<R>): AutoCompaction<R> | undefined {
-  const { compactAfterRecords: afterRecords, snapshot } = options;
-  if (afterRecords === undefined) return undefined;
-  if (!Number.isInteger(afterRecords) || afterRecords < 1) {
-    throw new TypeError(`compactAfterRecords must be a positive integer, got ${String(afterRecords)}.`);
+  const { compactAfterBytes: afterBytes, snapshot } = options;
+  if (afterBytes === undefined) return undefined;
+  if (!Number.isInteger(afterBytes) || afterBytes < 1) {
+    throw new TypeError(`compactAfterBytes must be a positive integer, got ${String(afterBytes)}.`);
   }
   if (typeof snapshot !== 'function') {
-    throw new TypeError('compactAfterRecords needs `snapshot`, a function returning the state to compact to.');
+    throw new TypeError('compactAfterBytes needs `snapshot`, a function returning the state to compact to.');
   }
   const report = options.onCompactionError ?? ((error: unknown) => process.emitWarning(`Journal compaction failed: ${String(error)}`));
   const onError = (error: unknown) => {
@@ -128,5 +128,5 @@ function resolveAutoCompaction<R>(options: OpenJournalOptions<R>): AutoCompactio
       // A throwing reporter must not break the journal's write loop; the journal itself is fine.
     }
   };
-  return { afterRecords, snapshot, onError };
+  return { afterBytes, snapshot, onError };
 }

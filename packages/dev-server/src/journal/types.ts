@@ -13,11 +13,11 @@ export interface OpenJournalOptions<R> {
    */
   fsync?: boolean;
   /**
-   * Compact automatically once this many records were appended since the last compaction (and at
+   * Compact automatically once this many bytes were appended since the last compaction (and at
    * least four times the bytes the last snapshot took, so compaction stays amortised linear and
    * costs a fraction of the appends). Needs `snapshot`.
    */
-  compactAfterRecords?: number;
+  compactAfterBytes?: number;
   /**
    * The caller's current minimal state as records, for automatic compaction; called right after a
    * batch was committed. Like a `compact()` argument it must reflect every record passed to `append`

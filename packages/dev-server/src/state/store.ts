@@ -25,8 +25,11 @@ export interface OpenStoreOptions {
   onCompactionError: (error: unknown) => void;
 }
 
-/** Records between automatic compactions: small enough to bound start-up replay, large enough to be rare. */
-const COMPACT_AFTER_RECORDS = 1000;
+/**
+ * Appended bytes before the first automatic compaction (later ones wait for 4x the snapshot): a small
+ * state is not worth rewriting, and replaying 16 MB adds about 0.2 s to a start.
+ */
+const COMPACT_AFTER_BYTES = 16 * 1024 * 1024;
 /** Expired data is swept at most this often, on the next commit. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -39,7 +42,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const state = createEmptyState();
   const expiry = (): Expiry => ({ now: options.now(), dlqRetentionMs: options.dlqRetentionMs });
   const snapshot = () => snapshotRecords(state, expiry());
-  const journalOptions = { compactAfterRecords: COMPACT_AFTER_RECORDS, snapshot, onCompactionError: options.onCompactionError };
+  const journalOptions = { compactAfterBytes: COMPACT_AFTER_BYTES, snapshot, onCompactionError: options.onCompactionError };
   const opened =
     options.dataDir === undefined
       ? await openMemoryJournal<DevRecord>()

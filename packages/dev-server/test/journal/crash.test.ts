@@ -26,7 +26,7 @@ const [dir, round] = process.argv.slice(2);
 const state = [];
 const { journal, records, recovery } = await openJournal({
   dir,
-  compactAfterRecords: 100,
+  compactAfterBytes: 8 * 1024,
   snapshot: () => state,
   onCompactionError: (error) => { console.error(error); process.exit(3); },
 });
