@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEmptyState, type DevState } from '../src/state/dev-state';
+import { createEmptyState, type DevState, LOG_LIMIT } from '../src/state/dev-state';
 import { pruneExpired } from '../src/state/expiry';
 import type { DevRecord, MessageRecord } from '../src/state/records';
 import { reduce } from '../src/state/reduce';
@@ -126,6 +126,47 @@ describe('state', () => {
     expect(state.dedup.size).toBe(0);
     expect(state.dlq.size).toBe(0);
     expect(state.messages.size).toBe(1);
+  });
+
+  it('keeps the log in order, each entry with its message, and restores it from a snapshot', () => {
+    const state = replay(history);
+    expect(state.logs.map((entry) => `${entry.messageId} ${entry.state}`)).toEqual([
+      'msg_a CREATED',
+      'msg_b CREATED',
+      'msg_a ACTIVE',
+      'msg_a ERROR',
+      'msg_a RETRY',
+      'msg_b ACTIVE',
+      'msg_b ERROR',
+      'msg_b FAILED',
+      expect.stringMatching(/^msg_\S+ CREATED$/), // the failure callback
+      expect.stringMatching(/^msg_\S+ ACTIVE$/),
+      expect.stringMatching(/^msg_\S+ DELIVERED$/),
+    ]);
+    expect(state.logMessages.map((message) => message.id)).toEqual(state.logs.map((entry) => entry.messageId));
+    const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }));
+    expect(again.logs).toEqual(state.logs);
+    expect(again.logMessages).toEqual(state.logMessages);
+    expect(again.nextLogOrder).toBe(state.nextLogOrder);
+  });
+
+  it('drops the oldest log entries beyond the limit, with their messages', () => {
+    const count = LOG_LIMIT; // a CREATED entry each, and two more for the cancelled last one
+    const messages = Array.from({ length: count }, (_, index) => message(`msg_${index}`, index + 1));
+    const state = replay([
+      { type: 'messages.accepted', at: NOW, messages },
+      { type: 'messages.cancelled', at: NOW + 1, ids: [`msg_${count - 1}`] },
+    ]);
+    expect(state.logs.length).toBeGreaterThanOrEqual(LOG_LIMIT);
+    expect(state.logs.length).toBeLessThanOrEqual(LOG_LIMIT * 1.1);
+    expect(state.logs.at(-1)).toMatchObject({ messageId: `msg_${count - 1}`, state: 'CANCELED' });
+    expect(state.logMessages.map((kept) => kept.id)).toEqual(state.logs.map((entry) => entry.messageId));
+    // Pushed past the limit by 10%: the oldest go in one batch, down to the limit, then two more come.
+    const more = Array.from({ length: LOG_LIMIT / 10 + 1 }, (_, index) => message(`msg_more_${index}`, count + index + 1));
+    reduce(state, { type: 'messages.accepted', at: NOW + 2, messages: more });
+    expect(state.logs).toHaveLength(LOG_LIMIT + 2);
+    expect(state.logs[0]?.messageId).toBe(`msg_${LOG_LIMIT / 10 + 1}`);
+    expect(state.logMessages.map((kept) => kept.id)).toEqual(state.logs.map((entry) => entry.messageId));
   });
 
   it('ignores an attempt of a message that is no longer pending', () => {

@@ -77,13 +77,13 @@ function logs(ctx: ServerContext, query: URLSearchParams): Reply {
     if (before !== undefined && entry.order >= before) continue;
     if (wanted && entry.state !== wanted) continue;
     if (ids.length > 0 && !ids.includes(entry.messageId)) continue;
-    const message = state.loggedMessages.get(entry.messageId)?.message;
-    if (!message || !filter(message, entry.time)) continue;
+    const message = state.logMessages[index]!;
+    if (!filter(message, entry.time)) continue;
     if (page.length === count) {
       more = true;
       break;
     }
-    page.push(logView(entry, state, ctx.config));
+    page.push(logView(entry, message, ctx.config));
     last = entry.order;
   }
   return json({ events: page, ...(more && last !== undefined ? { cursor: String(last) } : {}) });

@@ -1,4 +1,3 @@
-import type { DevState } from '../state/dev-state';
 import type {
   AttemptDetail,
   DlqEntry,
@@ -97,8 +96,11 @@ export function dlqView(entry: DlqEntry): Record<string, unknown> {
 }
 
 /** One log event (`GET /v2/events`): the state change and the message it is about. */
-export function logView(entry: LogRecord, state: DevState, config: Pick<EngineConfig, 'headerPrefix' | 'region'>): Record<string, unknown> {
-  const message = state.loggedMessages.get(entry.messageId)?.message;
+export function logView(
+  entry: LogRecord,
+  message: MessageRecord,
+  config: Pick<EngineConfig, 'headerPrefix' | 'region'>,
+): Record<string, unknown> {
   return {
     time: entry.time,
     state: entry.state,

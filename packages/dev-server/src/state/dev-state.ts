@@ -48,8 +48,8 @@ export interface DevState {
   /** The newest {@link LOG_LIMIT} state changes, oldest first. */
   logs: LogRecord[];
   nextLogOrder: number;
-  /** The messages the kept log entries are about, with how many entries refer to each. */
-  loggedMessages: Map<string, { message: MessageRecord; entries: number }>;
+  /** The message each kept log entry is about, at the entry's index (an array, not a map by id: cheaper per entry). */
+  logMessages: MessageRecord[];
 }
 
 /** State changes kept for `GET /v2/events`; older ones are dropped. */
@@ -72,7 +72,7 @@ export function createEmptyState(): DevState {
     signingKeys: undefined,
     logs: [],
     nextLogOrder: 1,
-    loggedMessages: new Map(),
+    logMessages: [],
   };
 }
 

@@ -211,11 +211,13 @@ function log(state: DevState, message: MessageRecord, entry: Omit<LogRecord, 'or
   keepLog(state, message, { order: state.nextLogOrder, messageId: message.id, ...entry });
 }
 
-/** Appends one entry, dropping the oldest beyond the limit (and a message no entry refers to any more). */
+/** Appends one entry, dropping the oldest beyond the limit. */
 function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): void {
   const last = state.logs.at(-1);
-  if (last === undefined || last.order < entry.order) state.logs.push(entry);
-  else {
+  if (last === undefined || last.order < entry.order) {
+    state.logs.push(entry);
+    state.logMessages.push(message);
+  } else {
     // Restored from a snapshot, which groups entries by message: put each back in its place.
     let low = 0;
     let high = state.logs.length;
@@ -225,17 +227,12 @@ function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): voi
       else high = middle;
     }
     state.logs.splice(low, 0, entry);
+    state.logMessages.splice(low, 0, message);
   }
   state.nextLogOrder = Math.max(state.nextLogOrder, entry.order + 1);
-  const kept = state.loggedMessages.get(message.id);
-  if (kept) kept.entries += 1;
-  else state.loggedMessages.set(message.id, { message, entries: 1 });
   if (state.logs.length > LOG_LIMIT * 1.1) {
     // Dropped in a batch: a shift per entry would make every log write O(n).
-    const dropped = state.logs.splice(0, state.logs.length - LOG_LIMIT);
-    for (const old of dropped) {
-      const ref = state.loggedMessages.get(old.messageId);
-      if (ref && --ref.entries === 0) state.loggedMessages.delete(old.messageId);
-    }
+    state.logs.splice(0, state.logs.length - LOG_LIMIT);
+    state.logMessages.splice(0, state.logMessages.length - LOG_LIMIT);
   }
 }

@@ -1,6 +1,6 @@
 import type { DevState } from './dev-state';
 import { dedupLive, dlqLive, statsLive, type Expiry } from './expiry';
-import type { DevRecord, LogRecord } from './records';
+import type { DevRecord, LogRecord, MessageRecord } from './records';
 
 /**
  * The state as the fewest records that rebuild it, for journal compaction. Expired deduplication
@@ -23,18 +23,14 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
     if (dedupLive(entry.at, expiry)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
   }
   // Before the pending messages: their own CREATED entries are in here, and replaying a message must not log it again.
-  // One record per message, with its entries: the journal compacts again only after as many appends
-  // as the snapshot has records, so one record holding every log would make it compact far too often.
-  const byMessage = new Map<string, LogRecord[]>();
-  for (const entry of state.logs) {
-    const list = byMessage.get(entry.messageId);
-    if (list) list.push(entry);
-    else byMessage.set(entry.messageId, [entry]);
-  }
-  for (const [id, logs] of byMessage) {
-    const kept = state.loggedMessages.get(id);
-    if (kept) records.push({ type: 'logs.restored', logs, messages: [kept.message] });
-  }
+  // One record per message, with its entries: a line stays small enough to decode on its own.
+  const byMessage = new Map<string, { logs: LogRecord[]; messages: [MessageRecord] }>();
+  state.logs.forEach((entry, index) => {
+    const group = byMessage.get(entry.messageId);
+    if (group) group.logs.push(entry);
+    else byMessage.set(entry.messageId, { logs: [entry], messages: [state.logMessages[index]!] });
+  });
+  for (const group of byMessage.values()) records.push({ type: 'logs.restored', ...group });
   for (const pending of state.messages.values()) {
     records.push({
       type: 'message.restored',
