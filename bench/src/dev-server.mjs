@@ -1,10 +1,11 @@
 // Measurement 5: the dev server end to end. A MessagingClient enqueues; the dev server (its own
 // process) delivers, signed; a node:http destination in this process verifies the signature with
 // Mailroom's receiver and answers 2xx. Two figures, with and without --data-dir:
-//   sustained: as many enqueues as the server accepts for a few seconds, then until every accepted
-//              message is delivered; messages / (first enqueue -> last delivery). 0 lost, 0 duplicated.
+//   sustained: as many enqueues as the server accepts for 2 s, then until every accepted message is
+//              delivered; CPU per message in the server's process, and messages / (first enqueue ->
+//              last delivery). 0 lost, 0 duplicated. In alternating rounds with the two relay floors.
 //   latency:   a fixed 500 enqueues/s; enqueue call -> delivery arrival, p50 and p99.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,8 @@ import { createUndiciTransport } from '@mailroom/core/undici';
 import { check, log, report } from './lib/child.mjs';
 import { post } from './lib/http-check.mjs';
 import { startProcess } from './lib/processes.mjs';
-import { percentile, summarise } from './lib/stats.mjs';
+import { alternate } from './lib/rounds.mjs';
+import { pairedRatio, percentile, summarise } from './lib/stats.mjs';
 
 const HOST = new URL('./servers/dev-server-host.mjs', import.meta.url).pathname;
 const RELAY = new URL('./servers/relay-host.mjs', import.meta.url).pathname;
@@ -156,174 +158,212 @@ async function fixedRate(client, destination, { seconds }) {
   };
 }
 
-// BENCH_CPU_PROF=<dir> profiles the dev server's and the relay's processes (node --cpu-prof), for
-// finding where the time goes and comparing the two.
+// BENCH_CPU_PROF=<dir> profiles the dev servers' and the relays' processes (node --cpu-prof), for
+// finding where the time goes and comparing them.
 function profileArgs() {
   return process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 }
 
-async function scenario({ dataDir, smoke }) {
-  const host = await startProcess(HOST, { env: dataDir ? { BENCH_DATA_DIR: dataDir } : {}, execArgv: profileArgs() });
-  const transport = createUndiciTransport({ connections: 128 });
-  const destination = await startDestination({ currentSigningKey: host.info.currentSigningKey, nextSigningKey: host.info.nextSigningKey });
-  try {
-    const client = createMessagingClient({ baseUrl: host.info.url, token: host.info.token, headerPrefix: 'Upstash', env: {}, transport });
-    // Correctness: one message arrives, verified, exactly once; a forged delivery is refused.
-    const probe = await client.enqueueJSON({
-      queue: 'bench-probe',
-      destination: destination.url,
-      body: { seq: -1, sentAt: performance.now() },
-    });
-    check(
-      (await destination.drained(new Set([probe.messageId]), 10_000)) !== undefined,
-      `dev server${dataDir ? ' --data-dir' : ''}: a probe message was not delivered within 10 s`,
-    );
-    check(destination.refused() === 0, 'dev server: the destination refused a delivery signed by the dev server');
-    const forged = await post(destination.url, {
-      headers: { 'content-type': 'application/json', 'upstash-signature': 'forged.token.value' },
-      body: '{"seq":0,"sentAt":0}',
-    });
-    check(forged.status === 401, `dev server destination answered ${forged.status} to a forged signature`);
+/**
+ * One server under test, its own destination and client. The two relays are the floors: the bare
+ * one for the in-memory dev server, the durable one (a JSON line per message, group-committed with
+ * fdatasync before the answer) for --data-dir.
+ */
+const CONTENDERS = {
+  relay: { file: RELAY, signed: false, label: 'floor: bare node:http relay (accept, answer, POST on)' },
+  durableRelay: {
+    file: RELAY,
+    signed: false,
+    dir: 'BENCH_RELAY_JOURNAL',
+    label: 'floor: durable relay (the bare relay + a JSON line per message, group-committed with fdatasync before the answer)',
+  },
+  memory: { file: HOST, signed: true, label: 'in memory' },
+  dataDir: { file: HOST, signed: true, dir: 'BENCH_DATA_DIR', label: 'with --data-dir (journal, fsync)' },
+};
 
-    const before = await host.call({ cmd: 'stats' });
-    const ownBefore = process.cpuUsage();
-    const load = await sustained(client, destination, { seconds: smoke ? 0.5 : 4, concurrency: 64 });
-    const own = process.cpuUsage(ownBefore);
-    const stats = await host.call({ cmd: 'stats' });
-    // Where the CPU went during the sustained run: the dev server's process, and this one (the
-    // enqueuing client plus the verifying destination).
-    load.cpuPerMessageMicros = {
-      devServer: Math.round(((stats.cpuMs - before.cpuMs) * 1000) / load.accepted),
-      clientAndDestination: Math.round((own.user + own.system) / load.accepted),
-    };
-    check(
-      load.drained && load.lost === 0,
-      `dev server: ${load.lost} of ${load.accepted} accepted messages were not delivered within 60 s (${JSON.stringify(stats)})`,
-    );
-    check(
-      load.duplicated === 0 && load.unexpected === 0,
-      `dev server: ${load.duplicated} duplicate and ${load.unexpected} unexpected deliveries`,
-    );
-    check(destination.refused() === 0, 'dev server: the destination refused deliveries under load');
-    const latency = await fixedRate(client, destination, { seconds: smoke ? 0.5 : 4 });
-    check(
-      latency.drained && latency.lost === 0 && latency.duplicated === 0,
-      `dev server at ${RATE}/s: ${latency.lost} lost, ${latency.duplicated} duplicated`,
-    );
-    log(
-      `dev server${dataDir ? ' --data-dir' : ''}: sustained ${load.rate.toFixed(0)} msg/s (${load.accepted} msgs, enqueue ${load.enqueueRate.toFixed(0)}/s, CPU µs/msg ${JSON.stringify(load.cpuPerMessageMicros)}); at ${latency.achievedRate.toFixed(0)}/s p50 ${latency.p50.toFixed(2)} ms p99 ${latency.p99.toFixed(2)} ms; server ${JSON.stringify(stats)}`,
-    );
-    return { load, latency, stats };
-  } finally {
-    await destination.close();
-    await transport.close();
-    await host.close();
-  }
+async function startContender(name, dir) {
+  const { file, signed, dir: dirVariable } = CONTENDERS[name];
+  const env = dirVariable ? { [dirVariable]: dirVariable === 'BENCH_RELAY_JOURNAL' ? path.join(dir, 'relay.jsonl') : dir } : {};
+  const host = await startProcess(file, { env, execArgv: profileArgs() });
+  const keys = signed ? { currentSigningKey: host.info.currentSigningKey, nextSigningKey: host.info.nextSigningKey } : undefined;
+  const destination = await startDestination(keys);
+  const transport = createUndiciTransport({ connections: 128 });
+  const client = createMessagingClient({ baseUrl: host.info.url, token: host.info.token, headerPrefix: 'Upstash', env: {}, transport });
+  return {
+    name,
+    host,
+    destination,
+    client,
+    async close() {
+      await destination.close();
+      await transport.close();
+      await host.close();
+    },
+  };
 }
 
-/** The bare relay under the same sustained load: its CPU per message is the floor of the dev server's. */
-async function relayScenario({ smoke }) {
-  const relay = await startProcess(RELAY, { execArgv: profileArgs() });
-  const transport = createUndiciTransport({ connections: 128 });
-  const destination = await startDestination(undefined);
-  try {
-    const client = createMessagingClient({ baseUrl: relay.info.url, token: 'relay', headerPrefix: 'Upstash', env: {}, transport });
-    const before = await relay.call({ cmd: 'stats' });
-    const load = await sustained(client, destination, { seconds: smoke ? 0.5 : 4, concurrency: 64 });
-    const stats = await relay.call({ cmd: 'stats' });
-    check(load.drained && load.lost === 0 && load.duplicated === 0, `relay floor: ${load.lost} lost, ${load.duplicated} duplicated`);
-    load.cpuPerMessageMicros = { relay: Math.round(((stats.cpuMs - before.cpuMs) * 1000) / load.accepted) };
-    log(`relay floor: sustained ${load.rate.toFixed(0)} msg/s, CPU µs/msg ${load.cpuPerMessageMicros.relay}`);
-    return load;
-  } finally {
-    await destination.close();
-    await transport.close();
-    await relay.close();
-  }
+/** Correctness before speed: one message arrives, verified, exactly once; a forged delivery is refused. */
+async function probe({ name, client, destination }) {
+  const { messageId } = await client.enqueueJSON({
+    queue: 'bench-probe',
+    destination: destination.url,
+    body: { seq: -1, sentAt: performance.now() },
+  });
+  check((await destination.drained(new Set([messageId]), 10_000)) !== undefined, `${name}: a probe message was not delivered within 10 s`);
+  check(destination.refused() === 0, `${name}: the destination refused a delivery signed by the dev server`);
+  const forged = await post(destination.url, {
+    headers: { 'content-type': 'application/json', 'upstash-signature': 'forged.token.value' },
+    body: '{"seq":0,"sentAt":0}',
+  });
+  check(forged.status === 401, `${name}: the destination answered ${forged.status} to a forged signature`);
+}
+
+/** One sustained run: the server's CPU per accepted message (µs), with the run's figures in `runs`. */
+async function cpuPerMessage({ name, host, client, destination }, seconds, runs) {
+  const before = await host.call({ cmd: 'stats' });
+  const ownBefore = process.cpuUsage();
+  const load = await sustained(client, destination, { seconds, concurrency: 64 });
+  const own = process.cpuUsage(ownBefore);
+  const stats = await host.call({ cmd: 'stats' });
+  check(
+    load.drained && load.lost === 0,
+    `${name}: ${load.lost} of ${load.accepted} accepted messages were not delivered within 60 s (${JSON.stringify(stats)})`,
+  );
+  check(
+    load.duplicated === 0 && load.unexpected === 0,
+    `${name}: ${load.duplicated} duplicate and ${load.unexpected} unexpected deliveries`,
+  );
+  check(destination.refused() === 0, `${name}: the destination refused deliveries under load`);
+  const micros = ((stats.cpuMs - before.cpuMs) * 1000) / load.accepted;
+  // This process's share: the enqueuing client plus the verifying destination.
+  runs.push({ ...load, cpuMicros: Math.round(micros), clientAndDestinationMicros: Math.round((own.user + own.system) / load.accepted) });
+  return micros;
 }
 
 await report(async ({ smoke }) => {
-  const relay = await relayScenario({ smoke });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-'));
+  const started = [];
+  try {
+    for (const name of Object.keys(CONTENDERS)) {
+      mkdirSync(path.join(dir, name));
+      started.push(await startContender(name, path.join(dir, name)));
+    }
+    const byName = Object.fromEntries(started.map((contender) => [contender.name, contender]));
+    for (const name of ['memory', 'dataDir']) await probe(byName[name]);
+    const runs = Object.fromEntries(started.map((contender) => [contender.name, []]));
+    const samples = await alternate(
+      started.map((contender) => ({
+        name: contender.name,
+        measure: () => cpuPerMessage(contender, smoke ? 0.5 : 2, runs[contender.name]),
+      })),
+      { rounds: smoke ? 1 : 5, warmup: !smoke, log: (line) => log(`dev server ${line}`) },
+    );
+    // The warm-up round's run is not a sample: keep the figures of the counted rounds only.
+    if (!smoke) for (const list of Object.values(runs)) list.shift();
+    const latency = {};
+    for (const name of ['memory', 'dataDir']) {
+      const { client, destination } = byName[name];
+      latency[name] = await fixedRate(client, destination, { seconds: smoke ? 0.5 : 4 });
+      check(
+        latency[name].drained && latency[name].lost === 0 && latency[name].duplicated === 0,
+        `${name} at ${RATE}/s: ${latency[name].lost} lost, ${latency[name].duplicated} duplicated`,
+      );
+    }
+    for (const name of Object.keys(CONTENDERS)) {
+      const rates = runs[name].map((run) => run.rate);
+      log(
+        `${CONTENDERS[name].label}: CPU µs/msg ${samples[name].map((v) => v.toFixed(0)).join(' ')}; msg/s ${rates.map((v) => v.toFixed(0)).join(' ')}`,
+      );
+    }
+    return devServerResults(samples, runs, latency);
+  } finally {
+    for (const contender of started) await contender.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function devServerResults(samples, runs, latency) {
   const rows = [];
   const checks = [];
-  for (const withDataDir of [false, true]) {
-    const dataDir = withDataDir ? mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-')) : undefined;
-    try {
-      const { load, latency } = await scenario({ dataDir, smoke });
-      const label = withDataDir ? 'with --data-dir (journal, fsync)' : 'in memory';
-      const cpuRatio = load.cpuPerMessageMicros.devServer / relay.cpuPerMessageMicros.relay;
-      rows.push({
-        section: '5. Dev server',
-        case: 'CPU per message, sustained',
-        contender: label,
-        unit: 'µs/msg',
-        higherIsBetter: false,
-        value: summarise([load.cpuPerMessageMicros.devServer]),
-        ratios: [{ vs: 'relay floor time', median: cpuRatio, min: cpuRatio, max: cpuRatio }],
-        targets: [
-          { text: '<= 2x relay floor', met: cpuRatio <= 2 },
-          { text: '0 lost', met: load.lost === 0 },
-        ],
-      });
-      rows.push({
-        section: '5. Dev server',
-        case: `sustained, ${QUEUES} queues`,
-        contender: label,
-        unit: 'msg/s',
-        higherIsBetter: true,
-        value: summarise([load.rate]),
-        ratios: [],
-        // msg/s is information: the target is CPU per message against the relay floor (above).
-        targets: [{ text: '0 lost, 0 duplicated', met: load.lost === 0 && load.duplicated === 0 }],
-        detail: load,
-      });
-      rows.push({
-        section: '5. Dev server',
-        case: `latency p50 at ${RATE}/s`,
-        contender: label,
-        unit: 'ms',
-        higherIsBetter: false,
-        value: summarise([latency.p50]),
-        ratios: [],
-        targets: [{ text: 'p50 < 5 ms', met: latency.p50 < 5 }],
-        detail: latency,
-      });
-      rows.push({
-        section: '5. Dev server',
-        case: `latency p99 at ${RATE}/s`,
-        contender: label,
-        unit: 'ms',
-        higherIsBetter: false,
-        value: summarise([latency.p99]),
-        ratios: [],
-        targets: [],
-      });
-      checks.push(
-        `dev server ${label}: a probe delivered and verified; forged signature 401; ${load.accepted + latency.accepted} messages each delivered exactly once`,
-      );
-    } finally {
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    }
+  const section = '5. Dev server';
+  for (const name of ['memory', 'dataDir']) {
+    const { label } = CONTENDERS[name];
+    // Each mode against the relay doing the same durable work; --data-dir also shows the bare ratio.
+    const floor = name === 'dataDir' ? 'durableRelay' : 'relay';
+    const floorName = floor === 'relay' ? 'relay floor' : 'durable relay floor';
+    const ratios = [{ vs: `${floorName} time`, ...pairedRatio(samples[name], samples[floor]) }];
+    if (name === 'dataDir') ratios.push({ vs: 'relay floor time', ...pairedRatio(samples[name], samples.relay) });
+    const lost = runs[name].reduce((sum, run) => sum + run.lost + run.duplicated, 0);
+    rows.push({
+      section,
+      case: 'CPU per message, sustained',
+      contender: label,
+      unit: 'µs/msg',
+      higherIsBetter: false,
+      value: summarise(samples[name]),
+      ratios,
+      targets: [
+        { text: `<= 2x ${floorName}`, met: ratios[0].median <= 2 },
+        { text: '0 lost', met: lost === 0 },
+      ],
+    });
+    rows.push({
+      section,
+      case: `sustained, ${QUEUES} queues`,
+      contender: label,
+      unit: 'msg/s',
+      higherIsBetter: true,
+      value: summarise(runs[name].map((run) => run.rate)),
+      ratios: [],
+      // msg/s is information: the target is CPU per message against the relay floor (above).
+      targets: [{ text: '0 lost, 0 duplicated', met: lost === 0 }],
+      detail: runs[name],
+    });
+    rows.push({
+      section,
+      case: `latency p50 at ${RATE}/s`,
+      contender: label,
+      unit: 'ms',
+      higherIsBetter: false,
+      value: summarise([latency[name].p50]),
+      ratios: [],
+      targets: [{ text: 'p50 < 5 ms', met: latency[name].p50 < 5 }],
+      detail: latency[name],
+    });
+    rows.push({
+      section,
+      case: `latency p99 at ${RATE}/s`,
+      contender: label,
+      unit: 'ms',
+      higherIsBetter: false,
+      value: summarise([latency[name].p99]),
+      ratios: [],
+      targets: [],
+    });
+    const delivered = runs[name].reduce((sum, run) => sum + run.accepted, 0) + latency[name].accepted;
+    checks.push(
+      `dev server ${label}: a probe delivered and verified; forged signature 401; ${delivered} messages each delivered exactly once`,
+    );
   }
-  rows.push({
-    section: '5. Dev server',
-    case: 'CPU per message, sustained',
-    contender: 'floor: bare node:http relay (accept, answer, POST on)',
-    unit: 'µs/msg',
-    higherIsBetter: false,
-    value: summarise([relay.cpuPerMessageMicros.relay]),
-    ratios: [],
-    targets: [],
-  });
-  checks.push(`relay floor: ${relay.accepted} messages each delivered exactly once`);
+  for (const name of ['relay', 'durableRelay']) {
+    rows.push({
+      section,
+      case: 'CPU per message, sustained',
+      contender: CONTENDERS[name].label,
+      unit: 'µs/msg',
+      higherIsBetter: false,
+      value: summarise(samples[name]),
+      ratios: [],
+      targets: [],
+    });
+    const delivered = runs[name].reduce((sum, run) => sum + run.accepted, 0);
+    checks.push(`${CONTENDERS[name].label}: ${delivered} messages each delivered exactly once`);
+  }
+  const perRun = (name) =>
+    `${CONTENDERS[name].label}: enqueue rate ${runs[name].map((run) => run.enqueueRate.toFixed(0)).join(' / ')} per s; CPU per message ${runs[name].map((run) => run.cpuMicros).join(' / ')} µs in the server and ${runs[name].map((run) => run.clientAndDestinationMicros).join(' / ')} µs in the client + destination process.`;
   const notes = [
-    `Dev server: started by startDevServer (plan "paid", 100 deliveries in flight, header prefix and issuer Upstash) in its own process; a MessagingClient (createUndiciTransport) and a node:http destination verifying every delivery with Mailroom's receiver share the other process. Sustained: 64 enqueues in flight spread over ${QUEUES} queues for 4 s, then until the last accepted message is delivered; the rate is accepted messages over that whole time. Latency: ${RATE} enqueues/s for 4 s, from the enqueue call to the delivery reaching the handler.`,
-    ...rows
-      .filter((r) => r.detail?.cpuPerMessageMicros)
-      .map(
-        (r) =>
-          `Dev server ${r.contender}: ${r.detail.accepted} messages, enqueue rate ${r.detail.enqueueRate.toFixed(0)}/s, CPU per message ${r.detail.cpuPerMessageMicros.devServer} µs in the dev server and ${r.detail.cpuPerMessageMicros.clientAndDestination} µs in the client + destination process.`,
-      ),
+    `Dev server: started by startDevServer (plan "paid", 100 deliveries in flight, header prefix and issuer Upstash) in its own process, and each relay floor in its own, all four running at once; a MessagingClient (createUndiciTransport) and a node:http destination per server (verifying every delivery with Mailroom's receiver for the dev servers) share the bench's process. Sustained: 64 enqueues in flight spread over ${QUEUES} queues for 2 s, then until the last accepted message is delivered; 5 rounds after a warm-up round, the four servers in a different order each round; ratios are per round. The --data-dir journal keeps growing across rounds, so its compactions are part of the figure. Latency: ${RATE} enqueues/s for 4 s, from the enqueue call to the delivery reaching the handler.`,
+    ...['memory', 'dataDir'].map(perRun),
   ];
   return { id: 'dev-server', rows, checks, notes };
-});
+}

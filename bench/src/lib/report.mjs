@@ -36,7 +36,7 @@ hand: run it again. \`npm run bench\` builds core and the adapters, then measure
 cores; run it on a quiet machine: the load average is recorded below). \`npm run bench -- --smoke\` is
 the quick version \`npm test\` runs (correctness checks, no targets); \`--only=verification,express\`
 runs some measurements; \`--enforce-targets\` exits 2 when a target is missed; \`BENCH_CPU_PROF=<dir>\`
-writes CPU profiles of the dev server's and the relay floor's processes.
+writes CPU profiles of the dev servers' and the relay floors' processes.
 
 Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}.
 Load average (1/5/15 min) at start ${load.start.join(' / ')}, at end ${load.end.join(' / ')}; the run took ${durationSeconds} s.
