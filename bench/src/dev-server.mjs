@@ -170,21 +170,34 @@ function profileArgs() {
  * fdatasync before the answer) for --data-dir.
  */
 const CONTENDERS = {
-  relay: { file: RELAY, signed: false, label: 'floor: bare node:http relay (accept, answer, POST on)' },
+  relay: {
+    file: RELAY,
+    signed: false,
+    env: () => ({}),
+    floorName: 'relay floor',
+    label: 'floor: bare node:http relay (accept, answer, POST on)',
+  },
   durableRelay: {
     file: RELAY,
     signed: false,
-    dir: 'BENCH_RELAY_JOURNAL',
+    env: (dir) => ({ BENCH_RELAY_JOURNAL: path.join(dir, 'relay.jsonl') }),
+    floorName: 'durable relay floor',
     label: 'floor: durable relay (the bare relay + a JSON line per message, group-committed with fdatasync before the answer)',
   },
-  memory: { file: HOST, signed: true, label: 'in memory' },
-  dataDir: { file: HOST, signed: true, dir: 'BENCH_DATA_DIR', label: 'with --data-dir (journal, fsync)' },
+  // Each mode against the relay doing the same durable work.
+  memory: { file: HOST, signed: true, env: () => ({}), floor: 'relay', label: 'in memory' },
+  dataDir: {
+    file: HOST,
+    signed: true,
+    env: (dir) => ({ BENCH_DATA_DIR: dir }),
+    floor: 'durableRelay',
+    label: 'with --data-dir (journal, fsync)',
+  },
 };
 
 async function startContender(name, dir) {
-  const { file, signed, dir: dirVariable } = CONTENDERS[name];
-  const env = dirVariable ? { [dirVariable]: dirVariable === 'BENCH_RELAY_JOURNAL' ? path.join(dir, 'relay.jsonl') : dir } : {};
-  const host = await startProcess(file, { env, execArgv: profileArgs() });
+  const { file, signed, env } = CONTENDERS[name];
+  const host = await startProcess(file, { env: env(dir), execArgv: profileArgs() });
   const keys = signed ? { currentSigningKey: host.info.currentSigningKey, nextSigningKey: host.info.nextSigningKey } : undefined;
   const destination = await startDestination(keys);
   const transport = createUndiciTransport({ connections: 128 });
@@ -287,12 +300,11 @@ function devServerResults(samples, runs, latency) {
   const checks = [];
   const section = '5. Dev server';
   for (const name of ['memory', 'dataDir']) {
-    const { label } = CONTENDERS[name];
-    // Each mode against the relay doing the same durable work; --data-dir also shows the bare ratio.
-    const floor = name === 'dataDir' ? 'durableRelay' : 'relay';
-    const floorName = floor === 'relay' ? 'relay floor' : 'durable relay floor';
+    const { label, floor } = CONTENDERS[name];
+    const { floorName } = CONTENDERS[floor];
     const ratios = [{ vs: `${floorName} time`, ...pairedRatio(samples[name], samples[floor]) }];
-    if (name === 'dataDir') ratios.push({ vs: 'relay floor time', ...pairedRatio(samples[name], samples.relay) });
+    // A durable floor's row also shows the ratio to the bare relay.
+    if (floor !== 'relay') ratios.push({ vs: 'relay floor time', ...pairedRatio(samples[name], samples.relay) });
     const lost = runs[name].reduce((sum, run) => sum + run.lost + run.duplicated, 0);
     rows.push({
       section,

@@ -11,6 +11,7 @@ import http from 'node:http';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 100 });
 let seq = 0;
 const counts = { accepted: 0, delivered: 0, failed: 0 };
+const journal = process.env.BENCH_RELAY_JOURNAL ? openJournal(process.env.BENCH_RELAY_JOURNAL) : undefined;
 
 const server = http.createServer((req, res) => {
   const chunks = [];
@@ -86,7 +87,6 @@ function openJournal(file) {
   };
 }
 
-const journal = process.env.BENCH_RELAY_JOURNAL ? openJournal(process.env.BENCH_RELAY_JOURNAL) : undefined;
 server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => {
   process.send({ ready: true, url: `http://127.0.0.1:${server.address().port}`, token: 'relay' });
