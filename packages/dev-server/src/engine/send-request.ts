@@ -49,9 +49,8 @@ interface SenderState {
 
 /**
  * One sender per dev server, over an undici `Agent` (keep-alive pools per origin): its `dispatch`
- * builds no request or response stream per attempt, which made a delivery about a tenth cheaper in
- * CPU than node:http (docs/benchmarks.md). Owning the agent means closing one server never cuts
- * another's connections (tests run several in one process).
+ * builds no request or response stream per attempt, as node:http does. Owning the agent means
+ * closing one server never cuts another's connections (tests run several in one process).
  */
 export function createRequestSender(): RequestSender {
   const state: SenderState = {
