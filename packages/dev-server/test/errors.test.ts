@@ -29,6 +29,35 @@ describe('errors', () => {
     expect(destination.received('/x')).toHaveLength(0);
   });
 
+  it('never lets the read-only token read the signing keys, on any GET route', async () => {
+    const error = await t.readOnly.signingKeys.get().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error).toMatchObject({ status: 403 });
+    await expect(t.messaging.signingKeys.get()).resolves.toEqual({ current: t.server.currentSigningKey, next: t.server.nextSigningKey });
+    // Every GET the interface has, with some state in it: no answer carries a key.
+    const { messageId } = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/x`, body: 'x', delay: '1d' });
+    await t.messaging.urlGroups.addEndpoints('g', [{ url: `${destination.url}/a` }]);
+    const secrets = [t.server.currentSigningKey, t.server.nextSigningKey, t.server.token];
+    for (const path of [
+      '/v2/topics',
+      '/v2/topics/g',
+      `/v2/messages/${messageId}`,
+      '/v2/events',
+      '/v2/queues',
+      '/v2/queues/q',
+      '/v2/schedules',
+      '/v2/dlq',
+      '/v2/workflows/dlq',
+      '/v2/flowControl',
+      '/v2/globalParallelism',
+      '/console/settings.json',
+    ]) {
+      const answer = await raw(t, 'GET', path, { token: t.server.readOnlyToken });
+      expect([path, answer.status]).toEqual([path, 200]);
+      for (const secret of secrets) expect([path, JSON.stringify(answer.body).includes(secret)]).toEqual([path, false]);
+    }
+  });
+
   it('answers 400 for a destination without http:// or https://', async () => {
     const expected = { error: 'invalid destination url: endpoint has invalid scheme, add http:// or https://' };
     for (const tail of ['ftp://files.test/x', 'app.test/hook', 'mailto:a@b.test']) {

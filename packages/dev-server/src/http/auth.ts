@@ -21,7 +21,8 @@ export function signingKeys(ctx: ServerContext): { current: string; next: string
  */
 export function signingKeyRoutes(ctx: ServerContext): Route[] {
   return [
-    { method: 'GET', path: '/v2/keys', auth: 'messaging', handler: () => json(signingKeys(ctx)) },
+    // The keys sign deliveries every receiver accepts: reading them is as good as writing.
+    { method: 'GET', path: '/v2/keys', auth: 'full-token', handler: () => json(signingKeys(ctx)) },
     {
       method: 'POST',
       path: '/v2/keys/rotate',
@@ -37,15 +38,16 @@ export function signingKeyRoutes(ctx: ServerContext): Route[] {
 
 /**
  * Messaging auth: `Authorization: Bearer <token>`. The full token may call everything; the read-only
- * token only GETs (403 otherwise, as service-facts says); anything else is 401.
+ * token only GETs that answer no secret (403 otherwise, as the service does); anything else is 401.
  */
-export function checkMessagingAuth(req: IncomingMessage, credentials: DevCredentials): void {
+export function checkMessagingAuth(req: IncomingMessage, credentials: DevCredentials, fullTokenOnly = false): void {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   if (!match) throw new HttpError(401, 'missing or malformed Authorization header: expected "Bearer <token>"');
   const token = match[1]!;
   if (safeEqual(token, credentials.token)) return;
   if (safeEqual(token, credentials.readOnlyToken)) {
+    if (fullTokenOnly) throw new HttpError(403, 'the read-only token may not read the signing keys: use the full token');
     if (req.method === 'GET') return;
     throw new HttpError(403, 'the read-only token may only call GET endpoints');
   }

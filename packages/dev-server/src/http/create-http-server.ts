@@ -40,8 +40,8 @@ export function createHttpServer(routes: readonly Route[], options: HttpServerOp
       if (await serveConsole(req, res, options.consoleSettings)) return;
       const method = req.method ?? 'GET';
       const match = matchRoute(routes, method, req.url ?? '/');
-      if (match.route.auth === 'messaging') checkMessagingAuth(req, credentials);
-      else checkManagementAuth(req, credentials);
+      if (match.route.auth === 'management') checkManagementAuth(req, credentials);
+      else checkMessagingAuth(req, credentials, match.route.auth === 'full-token');
       const reply = await match.route.handler({ req, method, params: match.params, rest: match.rest, query: match.query });
       writeReply(res, reply);
     } catch (error) {

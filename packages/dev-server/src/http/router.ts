@@ -2,8 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError } from './http-error';
 import type { Reply } from './reply';
 
-/** Who may call a route. */
-export type RouteAuth = 'messaging' | 'management';
+/**
+ * Who may call a route: `messaging` takes either token (the read-only one for GETs only),
+ * `full-token` refuses the read-only token even for a GET (it answers a secret that lets one write),
+ * `management` takes Basic credentials.
+ */
+export type RouteAuth = 'messaging' | 'full-token' | 'management';
 
 /** One matched request, as handlers see it. */
 export interface RouteRequest {
