@@ -1,11 +1,11 @@
 // `mailroom dev`: starts the dev server until SIGINT/SIGTERM, then closes it cleanly (the journal is
 // compacted and every accepted message is kept for the next start).
 import { runCli } from './cli/run-cli';
+import { lineWriter } from './log';
 
-const result = await runCli(process.argv.slice(2), {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-});
+const out = lineWriter(process.stdout);
+const err = lineWriter(process.stderr);
+const result = await runCli(process.argv.slice(2), { out, err });
 
 if ('exitCode' in result) {
   process.exitCode = result.exitCode;
@@ -18,11 +18,11 @@ if ('exitCode' in result) {
       process.exit(130);
     }
     stopping = true;
-    process.stdout.write(`\n${signal}: stopping the dev server...\n`);
+    out(`\n${signal}: stopping the dev server...`);
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        process.stderr.write(`mailroom: error while stopping: ${String(error)}\n`);
+        err(`mailroom: error while stopping: ${String(error)}`);
         process.exit(1);
       },
     );

@@ -65,6 +65,29 @@ function redactEvent(event: DevServerEvent): DevServerEvent {
   return copy as DevServerEvent;
 }
 
+let stdoutWriter: ((text: string) => void) | undefined;
+
+// Made on first use, not at import: watching stdout is only ours to do once the server logs there.
 function defaultWrite(line: string): void {
-  process.stdout.write(`${line}\n`);
+  stdoutWriter ??= lineWriter(process.stdout);
+  stdoutWriter(line);
+}
+
+// Streams that failed once (EPIPE: `mailroom dev | head -1`, a supervisor that dropped the pipe).
+const closedStreams = new WeakSet<NodeJS.WritableStream>();
+const watchedStreams = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * Writes lines to `stream` until it fails, then nowhere: a closed stdout must never take the server
+ * down (an unhandled `error` event would), and the messages it holds stay served.
+ */
+export function lineWriter(stream: NodeJS.WritableStream): (text: string) => void {
+  if (!watchedStreams.has(stream)) {
+    watchedStreams.add(stream);
+    stream.on('error', () => closedStreams.add(stream));
+  }
+  return (text) => {
+    if (closedStreams.has(stream) || !stream.writable) return;
+    stream.write(text.endsWith('\n') ? text : `${text}\n`);
+  };
 }
