@@ -5,6 +5,8 @@ export default defineConfig([
     entry: { index: 'src/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
+    // The console is found relative to the module (`import.meta.url`), which CommonJS lacks.
+    shims: true,
     clean: true,
     // No maps: see packages/core/tsup.config.ts.
     sourcemap: false,

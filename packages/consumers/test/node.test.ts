@@ -128,6 +128,12 @@ describe('a CommonJS consumer', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(report(result.stdout)).toEqual({ received: [{ orderId: 'cjs-1' }], forged: 401 });
   });
+
+  it('serves the dev console from require("@mailroom/dev-server")', async () => {
+    const result = await node(['cjs-console.cjs']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(report(result.stdout)).toEqual({ page: 200, asset: 200 });
+  });
 });
 
 describe('a minified bundle', () => {
