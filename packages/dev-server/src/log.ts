@@ -13,7 +13,8 @@ export function createLogger(option: LogOption, write: (line: string) => void = 
   if (typeof option === 'function') return option;
   if (option === 'silent') return undefined;
   if (option === 'json') return (event) => write(JSON.stringify({ time: new Date().toISOString(), ...redactEvent(event) }));
-  return (event) => write(`${clockTime(new Date())} ${formatEvent(redactEvent(event))}`);
+  // One event, one line: a message that brought its own line breaks (a stack) is folded.
+  return (event) => write(`${clockTime(new Date())} ${formatEvent(redactEvent(event))}`.replace(/\s*[\r\n]+\s*/g, ' '));
 }
 
 /** One readable line per event. */

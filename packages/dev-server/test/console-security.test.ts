@@ -1,4 +1,11 @@
 import { request } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { DEFAULT_CREDENTIALS } from '../src/credentials';
+import { createEventBus } from '../src/events';
+import { createHttpServer } from '../src/http/create-http-server';
+import { readJsonBody } from '../src/http/read-body';
+import type { Route } from '../src/http/router';
+import { createLogger } from '../src/log';
 import { describe, expect, it } from 'vitest';
 import { startTestServer, t, useTestServer } from './helpers/test-server';
 
@@ -135,6 +142,81 @@ describe('DNS rebinding', () => {
       expect(answer).toBe(200);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('malformed requests', () => {
+  it('answers a malformed console path with 400, logging nothing', async () => {
+    for (const path of ['/console/%', '/console/%E0', '/console/%zz/x.js']) {
+      const answer = await raw('GET', path, {});
+      expect([path, answer.status]).toEqual([path, 400]);
+      expect(JSON.parse(answer.body).error).toMatch(/malformed percent-encoding/);
+    }
+    expect(t.events.filter((event) => event.type === 'error')).toEqual([]);
+  });
+
+  it('treats an upload the client abandons as the client’s failure: no error logged, the server answers the next request', async () => {
+    const { port } = new URL(t.server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST ${publishPath()} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.server.token}\r\nContent-Length: 1000\r\n\r\n0123456789`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await raw('GET', '/v2/events', bearer())).status).toBe(200);
+    expect(t.events.filter((event) => event.type === 'error')).toEqual([]);
+    await nothingAccepted();
+  });
+
+  it('logs an unexpected failure as one line without a stack', () => {
+    const lines: string[] = [];
+    const log = createLogger('text', (line) => lines.push(line))!;
+    log({ type: 'error', message: 'GET /x: Error: first\n    at frame (file.js:1:1)' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain('\n');
+  });
+});
+
+describe('origins', () => {
+  it('answers only the exact origin the request was sent to, not every allowed host name on the port', async () => {
+    const { port } = new URL(t.server.url);
+    for (const origin of [`http://localhost:${port}`, `http://127.0.0.2:${port}`, `http://app.localhost:${port}`, `https://127.0.0.1:${port}`]) {
+      expect([origin, (await raw('GET', '/v2/events', { origin, ...bearer() })).status]).toEqual([origin, 403]);
+    }
+    expect((await raw('GET', '/v2/events', { origin: `http://127.0.0.1:${port}`, ...bearer() })).status).toBe(200);
+  });
+});
+
+describe('slow and oversized requests', () => {
+  it('refuses a declared length over the limit at once, and cuts off a request that never completes', async () => {
+    const huge = await raw('POST', '/v2/topics/g/endpoints', { ...bearer(), 'content-length': String(50 * 1024 * 1024) });
+    expect(huge.status).toBe(400);
+    const echo: Route = { method: 'POST', path: '/echo', auth: 'messaging', handler: async ({ req }) => ({ json: await readJsonBody(req) }) };
+    const server = createHttpServer([echo], {
+      credentials: DEFAULT_CREDENTIALS,
+      events: createEventBus(),
+      guard: { check: () => {} },
+      consoleSettings: () => ({}),
+      timeouts: { requestTimeout: 300, headersTimeout: 200, connectionsCheckingInterval: 50 },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let answer = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      // Declares a kilobyte, sends ten bytes, then nothing.
+      socket.write(
+        `POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEFAULT_CREDENTIALS.token}\r\nContent-Length: 1000\r\n\r\n0123456789`,
+      );
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

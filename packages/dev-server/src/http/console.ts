@@ -45,14 +45,16 @@ export function createRequestGuard(port: () => number, allowedHosts: readonly st
       const site = req.headers['sec-fetch-site'];
       if (site === 'cross-site') throw crossSite(String(origin ?? 'another site'));
       if (origin === undefined) return;
+      // The server's own origin only: the scheme it serves, and the very host and port the request
+      // was sent to (a page on 127.0.0.2 or app.localhost is another origin, though its host is allowed).
       let parsed: URL;
       try {
         parsed = new URL(origin);
       } catch {
         throw crossSite(origin);
       }
-      const samePort = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) === port();
-      if (parsed.protocol !== 'http:' || !samePort || !allowedName(parsed.hostname)) throw crossSite(origin);
+      const samePort = Number(parsed.port || 80) === port();
+      if (parsed.protocol !== 'http:' || !samePort || parsed.hostname !== hostnameOf(host).toLowerCase()) throw crossSite(origin);
     },
   };
 }
@@ -128,7 +130,12 @@ export async function serveConsole(req: IncomingMessage, res: ServerResponse, se
     res.end(body);
     return true;
   }
-  const relative = decodeURIComponent(path.slice(CONSOLE_PATH.length)) || 'index.html';
+  let relative: string;
+  try {
+    relative = decodeURIComponent(path.slice(CONSOLE_PATH.length)) || 'index.html';
+  } catch {
+    throw new HttpError(400, `malformed percent-encoding in ${JSON.stringify(path)}`);
+  }
   const file = normalize(join(dir, relative));
   // Never outside the console's folder, whatever `..` or encoded separators the path holds.
   const content = file.startsWith(dir.endsWith(sep) ? dir : dir + sep) ? await readFile(file).catch(() => undefined) : undefined;

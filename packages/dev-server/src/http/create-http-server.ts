@@ -14,7 +14,24 @@ export interface HttpServerOptions {
   guard: RequestGuard;
   /** The console's non-secret settings (`/console/settings.json`). */
   consoleSettings: () => unknown;
+  /** How long a client may take; tests shorten them. */
+  timeouts?: Partial<typeof SERVER_TIMEOUTS>;
 }
+
+/**
+ * A local client sends a whole request in milliseconds: one that drips its headers or body, or
+ * declares more bytes than it sends, is cut off (408) instead of holding a socket for Node's 5 minutes.
+ */
+const SERVER_TIMEOUTS = {
+  /** The headers of a request. */
+  headersTimeout: 10_000,
+  /** A whole request, body included. */
+  requestTimeout: 30_000,
+  /** An idle keep-alive connection. */
+  keepAliveTimeout: 5_000,
+  /** How often Node checks the two above. */
+  connectionsCheckingInterval: 1_000,
+};
 
 /**
  * The one HTTP server of the dev server: both interfaces and the console on one port, every request
@@ -23,16 +40,18 @@ export interface HttpServerOptions {
  */
 export function createHttpServer(routes: readonly Route[], options: HttpServerOptions): http.Server {
   const { credentials, events, guard } = options;
-  return http.createServer((req, res) => {
+  const { keepAliveTimeout, ...timeouts } = { ...SERVER_TIMEOUTS, ...options.timeouts };
+  const server = http.createServer(timeouts, (req, res) => {
     void handle(req, res).catch((error: unknown) => {
-      events.emit({
-        type: 'error',
-        message: `${req.method} ${req.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      });
+      // One line, no stack: a log line is read by people and by line-oriented tools.
+      const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      events.emit({ type: 'error', message: `${req.method} ${(req.url ?? '/').split('?')[0]}: ${what}` });
       if (!res.headersSent) writeError(res, 500, 'internal error of the dev server (see its log)');
       else res.destroy();
     });
   });
+  server.keepAliveTimeout = keepAliveTimeout;
+  return server;
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     try {

@@ -6,6 +6,8 @@ import { HttpError } from './http-error';
  * the plan's message size). Reading stops at the limit, so a huge body cannot exhaust memory.
  */
 export function readBody(req: IncomingMessage, limit: number, tooLarge: () => HttpError): Promise<Buffer> {
+  // A declared length over the limit is refused before a byte is read.
+  if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -23,10 +25,13 @@ export function readBody(req: IncomingMessage, limit: number, tooLarge: () => Ht
     req.on('end', () => {
       if (!failed) resolve(Buffer.concat(chunks));
     });
-    req.on('error', (error) => {
-      if (!failed) reject(error);
+    // A client that goes away mid-upload is its own failure, not the server's: a 400 nobody reads.
+    const cutShort = () => {
+      if (!failed) reject(new HttpError(400, 'request body cut short: the client closed the connection'));
       failed = true;
-    });
+    };
+    req.on('error', cutShort);
+    req.on('aborted', cutShort);
   });
 }
 
