@@ -3,7 +3,8 @@
 import { resolveHeaderPrefix } from './config';
 import { expectObject, describeValue, ValidationError } from './errors';
 import { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type ProtocolHeaderNames } from './protocol';
-import { parseRetryDelay, type RetryDelayExpression } from './retry-delay';
+import { parseEnqueuedRetryDelay, type RetryDelayExpression } from './retry-delay';
+import { unsignableUrl } from './signature/token';
 import type {
   CallbackTarget,
   DeliverySettings,
@@ -336,7 +337,7 @@ function retryDelaySource(path: string, value: string | RetryDelayExpression): s
     throw new ValidationError(path, `expected an expression such as "pow(2, retried) * 1000", got ${describeValue(value)}`);
   } else {
     // Parsing here means a typo is reported with its position now, not as a 400 from the service.
-    source = parseRetryDelay(value).source;
+    source = parseEnqueuedRetryDelay(value).source;
   }
   // The expression grammar allows line breaks as whitespace, and a hand-made { source } is not parsed
   // at all; either way the text goes on the wire verbatim, so it must be a safe header value.
@@ -355,6 +356,8 @@ export function checkHttpUrl(path: string, url: unknown): string {
     throw new ValidationError(path, `is not a valid URL: ${JSON.stringify(url)}`);
   }
   assertHeaderValue(path, url);
+  const unsignable = unsignableUrl(url);
+  if (unsignable) throw new ValidationError(path, unsignable);
   return url;
 }
 

@@ -120,14 +120,15 @@ function settings(stem: string): DeliverySettingHeaders {
 // it) and the jose one (edge runtimes, tests), byte-identical.
 export { createTokenSigner, type TokenSigner, type TokenSignerOptions } from './signature/node';
 export { DEFAULT_SIGNATURE_TTL_SECONDS, sign, type SignOptions } from './signature/sign';
-export { MAX_TOKEN_LENGTH } from './signature/token';
+export { MAX_ISSUER_LENGTH, MAX_SIGNED_URL_BYTES, MAX_TOKEN_LENGTH, unsignableUrl } from './signature/token';
 
 // Reading the wire the way the service does, shared by the clients and the dev server.
 export { ENV_VARIABLES, resolveHeaderPrefix } from './config';
 export { parseDuration } from './headers';
 export { forwardedHeaders } from './receive/delivery-headers';
-export { defaultBackoffMs, parseRetryDelay } from './retry-delay';
+export { defaultBackoffMs, parseEnqueuedRetryDelay, parseRetryDelay } from './retry-delay';
 export { parseRetryAfter } from './http/failures';
+export { parseCron, type ParsedCron } from './messaging/schedules';
 export { formatServiceTimestamp, parseServiceTimestamp } from './schemas/management';
 export { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED, STATS_PERIODS } from './schemas';
 

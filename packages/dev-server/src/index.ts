@@ -12,8 +12,8 @@
 // - `fromDate`/`toDate` filter on the time an entry entered the DLQ.
 // - `timeScale` scales waits only: timeouts, the 10-minute deduplication window and DLQ retention
 //   are real time (inject `now` to move through them).
-// - Not emulated: `api/...` destinations (400), rate limits (429), schedules, queue parallelism
-//   other than 1, and the plan limits `max_queues`, `max_dlq_size`, `max_requests_per_*`.
+// - Not emulated: `api/...` destinations (400), rate limits (429), and the plan limits
+//   `max_dlq_size` and `max_requests_per_*` across requests (docs/service-interface.md says why).
 
 export { startDevServer, type DevServer } from './start-dev-server';
 export { DEFAULT_PORT, type DevServerOptions } from './options';

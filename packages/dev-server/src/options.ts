@@ -1,5 +1,5 @@
 import type { Environment } from '@mailroom/core';
-import { resolveHeaderPrefix } from '@mailroom/core/protocol';
+import { MAX_ISSUER_LENGTH, resolveHeaderPrefix } from '@mailroom/core/protocol';
 import type { DevServerEventListener } from './events';
 import type { LogOption } from './log';
 import type { PlanName } from './plans';
@@ -75,7 +75,8 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
   const plan = options.plan ?? 'free';
   if (plan !== 'free' && plan !== 'paid') throw new TypeError(`plan must be "free" or "paid", got ${JSON.stringify(plan)}`);
   const issuer = options.issuer ?? 'Service';
-  if (typeof issuer !== 'string' || issuer === '') throw new TypeError('issuer must be a non-empty string');
+  if (typeof issuer !== 'string' || issuer === '' || issuer.length > MAX_ISSUER_LENGTH)
+    throw new TypeError(`issuer must be a non-empty string of at most ${MAX_ISSUER_LENGTH} characters`);
   const log = options.log ?? 'text';
   if (typeof log !== 'function' && !['text', 'json', 'silent'].includes(log))
     throw new TypeError(`log must be "text", "json", "silent" or a function, got ${JSON.stringify(log)}`);

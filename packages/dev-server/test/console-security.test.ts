@@ -183,7 +183,12 @@ describe('malformed requests', () => {
 describe('origins', () => {
   it('answers only the exact origin the request was sent to, not every allowed host name on the port', async () => {
     const { port } = new URL(t.server.url);
-    for (const origin of [`http://localhost:${port}`, `http://127.0.0.2:${port}`, `http://app.localhost:${port}`, `https://127.0.0.1:${port}`]) {
+    for (const origin of [
+      `http://localhost:${port}`,
+      `http://127.0.0.2:${port}`,
+      `http://app.localhost:${port}`,
+      `https://127.0.0.1:${port}`,
+    ]) {
       expect([origin, (await raw('GET', '/v2/events', { origin, ...bearer() })).status]).toEqual([origin, 403]);
     }
     expect((await raw('GET', '/v2/events', { origin: `http://127.0.0.1:${port}`, ...bearer() })).status).toBe(200);
@@ -194,7 +199,12 @@ describe('slow and oversized requests', () => {
   it('refuses a declared length over the limit at once, and cuts off a request that never completes', async () => {
     const huge = await raw('POST', '/v2/topics/g/endpoints', { ...bearer(), 'content-length': String(50 * 1024 * 1024) });
     expect(huge.status).toBe(400);
-    const echo: Route = { method: 'POST', path: '/echo', auth: 'messaging', handler: async ({ req }) => ({ json: await readJsonBody(req) }) };
+    const echo: Route = {
+      method: 'POST',
+      path: '/echo',
+      auth: 'messaging',
+      handler: async ({ req }) => ({ json: await readJsonBody(req) }),
+    };
     const server = createHttpServer([echo], {
       credentials: DEFAULT_CREDENTIALS,
       events: createEventBus(),

@@ -128,12 +128,20 @@ describe('schedules', () => {
     expect(next.getUTCHours()).toBe(0); // 09:00 in Tokyo
   });
 
-  it('refuses a bad cron at the server too', async () => {
-    const response = await fetch(`${t.server.url}/v2/schedules/${destination.url}/x`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${t.server.token}`, 'Service-Cron': '61 * * * *' },
-    });
-    expect(response.status).toBe(400);
+  it('refuses a bad cron at the server too: out of range, or never firing', async () => {
+    for (const [cron, error] of [
+      ['61 * * * *', /Invalid value for minute: 61/],
+      ['0 0 30 2 *', /never fires/],
+      ['* * * * * *', /expected five fields/],
+    ] as const) {
+      const response = await fetch(`${t.server.url}/v2/schedules/${destination.url}/x`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.server.token}`, 'Service-Cron': cron },
+      });
+      expect([cron, response.status]).toEqual([cron, 400]);
+      expect(((await response.json()) as { error: string }).error).toMatch(error);
+    }
+    expect(await t.messaging.schedules.list()).toEqual([]);
   });
 });
 

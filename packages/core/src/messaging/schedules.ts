@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { describeValue, expectObject, ValidationError } from '../errors';
 import { assertHeaderValue, buildEnqueueHeaders, type EnqueueOptions } from '../headers';
 import type { RequestSpec } from '../http';
@@ -35,32 +36,59 @@ const REQUEST_KEYS = new Set(['destination', 'cron', 'body', 'scheduleId', 'queu
 const EXCLUDED = ['notBefore', 'deduplicationId', 'contentBasedDeduplication', 'workflow'];
 const FIELD = /^[0-9A-Za-z*?,/#LW-]+$/;
 
+/** A cron expression read: its five fields and its time zone (`CRON_TZ=`, default UTC). */
+export interface ParsedCron {
+  fields: string;
+  timezone: string;
+}
+
 /**
- * Checks a cron expression the way the service reads it: an optional `CRON_TZ=<IANA zone>` and five
- * fields. The zone is checked against the runtime's time-zone database.
+ * Reads a cron expression the way the service does: an optional `CRON_TZ=<IANA zone>` and five
+ * fields, each value in its range (`61 * * * *` is refused), and at least one time that matches
+ * (`0 0 30 2 *`, February 30th, never fires). The client checks schedules with it before sending,
+ * and the dev server with it when one arrives, so both give the same verdict.
+ *
+ * @throws ValidationError on the `cron` path, saying what is wrong.
  */
-export function checkCron(cron: unknown): string {
+export function parseCron(cron: unknown): ParsedCron {
   if (typeof cron !== 'string' || cron.trim() === '') {
     throw new ValidationError('cron', `expected a cron expression such as "0 9 * * *", got ${describeValue(cron)}`);
   }
   assertHeaderValue('cron', cron);
-  let fields = cron.trim().split(/\s+/);
-  const zone = fields[0]?.startsWith('CRON_TZ=') ? fields[0].slice('CRON_TZ='.length) : undefined;
-  if (zone !== undefined) {
-    fields = fields.slice(1);
+  let parts = cron.trim().split(/\s+/);
+  let timezone = 'UTC';
+  if (parts[0]?.startsWith('CRON_TZ=')) {
+    timezone = parts[0].slice('CRON_TZ='.length);
+    parts = parts.slice(1);
     try {
-      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      new Intl.DateTimeFormat('en-US', { timeZone: timezone });
     } catch {
-      throw new ValidationError('cron', `unknown time zone ${JSON.stringify(zone)} in CRON_TZ; use an IANA name such as Europe/Paris`);
+      throw new ValidationError('cron', `unknown time zone ${JSON.stringify(timezone)} in CRON_TZ; use an IANA name such as Europe/Paris`);
     }
   }
-  if (fields.length !== 5 || !fields.every((field) => FIELD.test(field))) {
+  // Exactly five: croner also takes seconds and years, which the service does not.
+  if (parts.length !== 5 || !parts.every((field) => FIELD.test(field))) {
     throw new ValidationError(
       'cron',
       `expected five fields (minute hour day-of-month month day-of-week), optionally after CRON_TZ=<zone>, got ${JSON.stringify(cron)}`,
     );
   }
-  return cron.trim();
+  const fields = parts.join(' ');
+  let next: Date | null | undefined;
+  try {
+    next = new Cron(fields, { timezone, paused: true }).nextRun();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^CronPattern:\s*/, '') : String(error);
+    throw new ValidationError('cron', `${reason} in ${JSON.stringify(cron)} (minute 0-59, hour 0-23, day 1-31, month 1-12, weekday 0-7)`);
+  }
+  if (!next) throw new ValidationError('cron', `${JSON.stringify(cron)} never fires: no date matches it (is the day in that month?)`);
+  return { fields, timezone };
+}
+
+/** The cron as sent: checked by {@link parseCron}, trimmed. */
+export function checkCron(cron: unknown): string {
+  parseCron(cron);
+  return (cron as string).trim();
 }
 
 /** `POST /v2/schedules/{destination}`: creates (or, with `scheduleId`, replaces) a schedule. */

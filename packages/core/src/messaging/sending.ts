@@ -5,6 +5,7 @@ import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
 import { isPlainEnqueueResult } from '../schemas/messaging';
 import { parseResponse, parseResponseFast } from '../schemas/primitives';
+import { unsignableUrl } from '../signature/token';
 import { z } from 'zod';
 import { toPromise } from '../receive/answers';
 import type { MessagingContext } from './client';
@@ -57,6 +58,8 @@ function classifyUncached(destination: unknown): ClassifiedDestination {
     if (url.hash || destination.includes('#')) {
       throw new ValidationError('destination', `a destination URL cannot carry a #fragment: ${JSON.stringify(destination)}`);
     }
+    const unsignable = unsignableUrl(destination);
+    if (unsignable) throw new ValidationError('destination', unsignable);
     return { kind: 'url', href: url.href };
   }
   if (destination.startsWith('api/')) {

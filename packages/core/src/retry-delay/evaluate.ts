@@ -139,7 +139,8 @@ export interface RetryDelayExpression {
  * Parses and checks a retry-delay expression, so a mistake is found before the enqueue (where the
  * service would answer 400) and the result can be evaluated many times.
  *
- * @throws RetryDelaySyntaxError with the position of the fault; ValidationError when not a string.
+ * @throws RetryDelaySyntaxError with the position of the fault, or when the first retry has no
+ * delay (a failure, an infinite or a negative result); ValidationError when not a string.
  * @example
  * const delay = parseRetryDelay('max(1000, pow(2, retried) * 100)');
  * delay.evaluate(0); // 1000
@@ -160,6 +161,27 @@ export function parseRetryDelay(expression: string): RetryDelayExpression {
       return run(retried);
     },
   });
+}
+
+/**
+ * Parses an expression a message is about to carry, refusing one that gives no delay for the first
+ * retry (`1/0`, `pow(10, 400)`, `-1000`): such a message could never be retried as written, so the
+ * client refuses it before sending and the dev server answers 400. Later retries may still dip
+ * below zero (clamped to 0) or fail (the default backoff then applies).
+ *
+ * @throws RetryDelaySyntaxError for a syntax fault or a first retry without a delay.
+ */
+export function parseEnqueuedRetryDelay(source: string): RetryDelayExpression {
+  const expression = parseRetryDelay(source);
+  const first = compileNode(expression.ast, source)(0);
+  if (!Number.isFinite(first) || first < 0) {
+    throw new RetryDelaySyntaxError(
+      source,
+      0,
+      `evaluates to ${first} for the first retry (retried=0); a delay is a finite number of milliseconds >= 0, e.g. min(86400000, ...)`,
+    );
+  }
+  return expression;
 }
 
 /**

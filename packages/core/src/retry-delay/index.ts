@@ -1,5 +1,5 @@
 export { parseRetryDelay, type RetryDelayExpression } from './evaluate';
-export { evaluateRetryDelay } from './evaluate';
+export { evaluateRetryDelay, parseEnqueuedRetryDelay } from './evaluate';
 export { defaultBackoffMs } from './evaluate';
 export { retrySchedule, type RetryScheduleOptions } from './evaluate';
 export { retryTimeline } from './evaluate';

@@ -198,6 +198,39 @@ export function checkHeader(header: Readonly<Record<string, unknown>>): void {
  */
 export const MAX_TOKEN_LENGTH = 8192;
 
+/** The longest issuer the URL bound below allows for (the real service's is `Upstash`). */
+export const MAX_ISSUER_LENGTH = 64;
+
+/** Bytes the claims may take so that header, claims and signature fit MAX_TOKEN_LENGTH. */
+const MAX_CLAIMS_BYTES = Math.floor(((MAX_TOKEN_LENGTH - STANDARD_HEADER_SEGMENT.length - 2 - 43) * 3) / 4);
+const encoder = new TextEncoder();
+// Every claim but the URL at its widest: a long issuer, ten-digit times, a full jti and body hash.
+const CLAIMS_WITHOUT_URL = encoder.encode(
+  JSON.stringify({
+    iss: 'x'.repeat(MAX_ISSUER_LENGTH),
+    sub: '',
+    iat: 9e9,
+    nbf: 9e9,
+    exp: 9e9,
+    jti: `jwt_${'0'.repeat(32)}`,
+    body: 'x'.repeat(43),
+  }),
+).length;
+
+/**
+ * The most bytes a URL may take inside a signature's claims (JSON-escaped, UTF-8): a destination or
+ * callback URL longer than this would be signed into a token receivers refuse, so it is refused
+ * before it is enqueued, by the client and by the dev server alike.
+ */
+export const MAX_SIGNED_URL_BYTES = MAX_CLAIMS_BYTES - CLAIMS_WITHOUT_URL;
+
+/** Why `url` cannot be signed into a token receivers accept, or `undefined` when it can. */
+export function unsignableUrl(url: string): string | undefined {
+  const bytes = encoder.encode(JSON.stringify(url)).length - 2;
+  if (bytes <= MAX_SIGNED_URL_BYTES) return undefined;
+  return `is ${bytes} bytes long; a URL the service signs may take at most ${MAX_SIGNED_URL_BYTES}, so that its signature stays within the ${MAX_TOKEN_LENGTH} characters receivers accept`;
+}
+
 /** A token whose shape and header passed; nothing about keys, times or claims is known yet. */
 export interface ParsedToken {
   readonly compact: string;

@@ -471,6 +471,19 @@ describe('input checks (nothing is sent)', () => {
       /unknown time zone "Mars\/Olympus"/,
     ],
     [
+      'a cron minute out of range',
+      (c) => c.schedules.create({ destination: 'https://a.test', cron: '61 * * * *' }),
+      /cron: Invalid value for minute: 61/,
+    ],
+    [
+      'a cron that never fires (February 30th)',
+      (c) => c.schedules.create({ destination: 'https://a.test', cron: '0 0 30 2 *' }),
+      /never fires/,
+    ],
+    ['a retry delay dividing by zero', (c) => c.publish({ destination: 'https://a.test', retryDelay: '1/0' }), /retried=0/],
+    ['an infinite retry delay', (c) => c.publish({ destination: 'https://a.test', retryDelay: 'pow(10, 400)' }), /Infinity/],
+    ['a negative retry delay', (c) => c.publish({ destination: 'https://a.test', retryDelay: '-1000' }), /-1000 for the first retry/],
+    [
       'a schedule with deduplication',
       (c) => c.schedules.create({ destination: 'https://a.test', cron: '* * * * *', deduplicationId: 'x' } as never),
       /deduplicationId: does not apply to a schedule/,

@@ -1,42 +1,10 @@
+import { parseCron } from '@mailroom/core/protocol';
 import { Cron } from 'croner';
 import type { EventBus } from '../events';
 import type { Store } from '../state/store';
 import type { ScheduleRecord } from '../state/records';
 import type { Engine } from './create-engine';
 import type { EngineConfig } from './engine-config';
-
-/** A cron expression read: its five fields and its time zone (`CRON_TZ=`, default UTC). */
-export interface ParsedCron {
-  fields: string;
-  timezone: string;
-}
-
-/**
- * Reads `[CRON_TZ=<zone> ]<minute> <hour> <day of month> <month> <day of week>`, or throws an Error
- * whose message says what is wrong (the HTTP layer answers it as 400).
- */
-export function parseCron(cron: string): ParsedCron {
-  let parts = cron.trim().split(/\s+/);
-  let timezone = 'UTC';
-  if (parts[0]?.startsWith('CRON_TZ=')) {
-    timezone = parts[0].slice('CRON_TZ='.length);
-    parts = parts.slice(1);
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-    } catch {
-      throw new Error(`unknown time zone ${JSON.stringify(timezone)} in CRON_TZ`);
-    }
-  }
-  // Exactly five: croner also takes seconds and years, which the service does not.
-  if (parts.length !== 5) throw new Error(`invalid cron ${JSON.stringify(cron)}: expected five fields (minute hour day month weekday)`);
-  const fields = parts.join(' ');
-  try {
-    new Cron(fields, { timezone, paused: true });
-  } catch (error) {
-    throw new Error(`invalid cron ${JSON.stringify(cron)}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  return { fields, timezone };
-}
 
 /** Fires schedules on their cron, each firing handed to `fire` with the time it is for. */
 export interface Scheduler {

@@ -1,3 +1,4 @@
+import { unsignableUrl } from '@mailroom/core/protocol';
 import { badRequest } from './http-error';
 
 /** Where an enqueue goes, read from the rest of its path. */
@@ -30,6 +31,8 @@ export function parseDestination(rest: string): Destination {
       } catch {
         throw badRequest(`invalid destination url: ${JSON.stringify(candidate)} is not a valid URL`);
       }
+      const unsignable = unsignableUrl(candidate);
+      if (unsignable) throw badRequest(`invalid destination url: it ${unsignable}`);
       // Bounded: a client sending to ever-new URLs only loses the shortcut.
       if (validUrls.size >= MAX_REMEMBERED_URLS) validUrls.clear();
       validUrls.add(candidate);

@@ -3,10 +3,11 @@ import type { DurationUnit } from '@mailroom/core';
 import {
   forwardedHeaders,
   parseDuration,
-  parseRetryDelay,
+  parseEnqueuedRetryDelay,
   headerNames as protocolHeaderNames,
   type CallbackHeaders,
   type ProtocolHeaderNames,
+  unsignableUrl,
 } from '@mailroom/core/protocol';
 import type { PlanLimits } from '../plans';
 import type { CallbackSettings, FlowControlSettings, HeaderValues, RedactSettings } from '../state/records';
@@ -228,7 +229,7 @@ function readRetries(value: string | undefined, header: string, plan: PlanLimits
 function readRetryDelay(value: string | undefined, header: string): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   try {
-    return parseRetryDelay(value.trim()).source;
+    return parseEnqueuedRetryDelay(value.trim()).source;
   } catch (error) {
     throw badRequest(`invalid ${header} header: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -368,4 +369,6 @@ export function checkUrl(url: string, what: string): void {
   } catch {
     throw badRequest(`invalid ${what} url: ${JSON.stringify(url)} is not a valid URL`);
   }
+  const unsignable = unsignableUrl(url);
+  if (unsignable) throw badRequest(`invalid ${what} url: it ${unsignable}`);
 }

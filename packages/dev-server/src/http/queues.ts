@@ -1,8 +1,9 @@
 import type { ServerContext } from '../server-context';
 import type { FlowKeyRecord, QueueRecord } from '../state/records';
-import { badRequest, notFound, planLimit } from './http-error';
+import { badRequest, notFound } from './http-error';
 import { cancel } from './messages';
 import { readJsonBody } from './read-body';
+import { queueLimit } from './sending';
 import { empty, json, type Reply } from './reply';
 import type { Route, RouteRequest } from './router';
 
@@ -67,9 +68,7 @@ async function upsert(ctx: ServerContext, request: RouteRequest): Promise<Reply>
     throw badRequest(`invalid paused ${JSON.stringify(paused)}: expected true or false`);
   const now = ctx.config.now();
   const current = ctx.store.state.queues.get(queueName);
-  if (!current && ctx.store.state.queues.size >= ctx.plan.max_queues) {
-    throw planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_queues} queues`);
-  }
+  if (!current && ctx.store.state.queues.size >= ctx.plan.max_queues) throw queueLimit(ctx);
   const queue: QueueRecord = {
     name: queueName,
     parallelism: (parallelism as number | undefined) ?? 1,

@@ -1,6 +1,5 @@
-import { headerNames } from '@mailroom/core/protocol';
+import { headerNames, parseCron } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
-import { parseCron } from '../engine/scheduler';
 import type { ServerContext } from '../server-context';
 import type { ScheduleRecord } from '../state/records';
 import { parseDestination } from './destination';
@@ -66,7 +65,8 @@ async function create(ctx: ServerContext, request: RouteRequest): Promise<Reply>
   try {
     parseCron(cron);
   } catch (error) {
-    throw badRequest(`invalid ${names.cron} header: ${(error as Error).message}`);
+    // ValidationError says `cron: ...`: the header's name says which.
+    throw badRequest(`invalid ${names.cron} header: ${(error as Error).message.replace(/^cron: /, '')}`);
   }
   deliverable(parseDestination(request.rest));
   const queue = get(names.queueName);
@@ -82,6 +82,9 @@ async function create(ctx: ServerContext, request: RouteRequest): Promise<Reply>
     planLimit(`message size exceeds the max message size of the ${ctx.plan.type} plan (${ctx.plan.max_message_size} bytes)`),
   );
   const current = chosen === undefined ? undefined : ctx.store.state.schedules.get(chosen);
+  if (!current && ctx.store.state.schedules.size >= ctx.plan.max_schedules) {
+    throw planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_schedules} schedules; delete one or replace it by its id`);
+  }
   const scheduleId = chosen ?? `scd_${randomHex(12)}`;
   const rawHeaders: string[] = [];
   for (let index = 0; index + 1 < request.req.rawHeaders.length; index += 2) {

@@ -5,7 +5,7 @@ import type { DedupResult, MessageRecord } from '../state/records';
 import { parseDestination, invalidScheme, type Destination } from './destination';
 import { enqueueMessage, type EnqueueTarget } from './enqueue-message';
 import { headerSource, readEnqueueSettings, type EnqueueSettings } from './enqueue-settings';
-import { badRequest, notFound, planLimit } from './http-error';
+import { badRequest, notFound, planLimit, type HttpError } from './http-error';
 import { readBody } from './read-body';
 import { json, type Reply } from './reply';
 import type { Route, RouteRequest } from './router';
@@ -84,6 +84,7 @@ export async function accept(ctx: ServerContext, input: Acceptance): Promise<Acc
   );
   const commits: Promise<void>[] = [];
   if (input.queue !== undefined && !store.state.queues.has(input.queue)) {
+    if (store.state.queues.size >= ctx.plan.max_queues) throw queueLimit(ctx);
     // The service creates a queue on its first message.
     const queue = { name: input.queue, parallelism: 1, paused: false, createdAt: now, updatedAt: now };
     commits.push(store.commit({ type: 'queue.updated', name: input.queue, queue }));
@@ -131,13 +132,37 @@ async function batch(ctx: ServerContext, request: RouteRequest): Promise<Reply> 
     throw badRequest('batch body is not valid JSON: expected an array of { destination, queue?, headers, body }');
   }
   if (!Array.isArray(items) || items.length === 0) throw badRequest('batch body must be a non-empty JSON array of messages');
+  // The service counts every message of a batch against the day's messages: more can never be accepted.
+  if (items.length > plan.max_requests_per_day) {
+    throw planLimit(
+      `batch of ${items.length} messages exceeds the ${plan.max_requests_per_day} messages per day of the ${plan.type} plan; split it`,
+    );
+  }
   const now = config.now();
   const callerIp = callerIpOf(request.req);
-  const prepared = items.map((item, index) => prepareBatchItem(ctx, item, index, now, callerIp));
+  const prepared: Acceptance[] = [];
+  for (const [index, item] of items.entries()) {
+    prepared.push(prepareBatchItem(ctx, item, index, now, callerIp));
+    if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherRequests();
+  }
+  const newQueues = new Set(
+    prepared.map((input) => input.queue).filter((queue) => queue !== undefined && !ctx.store.state.queues.has(queue)),
+  );
+  if (ctx.store.state.queues.size + newQueues.size > plan.max_queues) throw queueLimit(ctx);
   const answers: unknown[] = [];
-  for (const input of prepared) answers.push(answer(input.destination, await accept(ctx, input)));
+  for (const [index, input] of prepared.entries()) {
+    answers.push(answer(input.destination, await accept(ctx, input)));
+    if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherRequests();
+  }
   return json(answers);
 }
+
+// RFC 9110 token characters.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Items of a batch handled between two turns of the event loop, so a large batch stalls nobody. */
+const BATCH_SLICE = 256;
+const yieldToOtherRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function prepareBatchItem(ctx: ServerContext, item: unknown, index: number, now: number, callerIp: string): Acceptance {
   const at = `batch item ${index}`;
@@ -150,6 +175,15 @@ function prepareBatchItem(ctx: ServerContext, item: unknown, index: number, now:
   }
   if (body !== undefined && typeof body !== 'string') throw badRequest(`${at}: body must be a string`);
   const rawHeaders = Object.entries((headers ?? {}) as Record<string, unknown>).flatMap(([name, value]) => [name, String(value)]);
+  // A request's own headers passed Node's parser; a batch item's are only JSON, and a name or value no
+  // HTTP request can carry would fail every delivery.
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!;
+    if (!HEADER_NAME.test(name)) throw badRequest(`${at}: header name ${JSON.stringify(name)} is not a valid HTTP header name`);
+    if (/[\r\n\0]/.test(rawHeaders[index + 1]!)) {
+      throw badRequest(`${at}: header ${name} holds a line break or NUL, which no HTTP request can carry`);
+    }
+  }
   const bytes = Buffer.from(body ?? '', 'utf8');
   if (bytes.length > ctx.plan.max_message_size) {
     throw planLimit(`${at}: message size exceeds the max message size of the ${ctx.plan.type} plan (${ctx.plan.max_message_size} bytes)`);
@@ -206,6 +240,11 @@ function reportAccepted(ctx: ServerContext, message: MessageRecord, now: number)
     ...(message.topicName !== undefined ? { topicName: message.topicName } : {}),
     delayMs: Math.max(0, message.notBefore - now),
   });
+}
+
+/** 412: one queue more than the plan allows. */
+export function queueLimit(ctx: ServerContext): HttpError {
+  return planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_queues} queues; delete one or use an existing queue`);
 }
 
 export function readQueue(name: string | undefined): string {
