@@ -19,6 +19,8 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
   const events: AppEvent[] = [];
   const mailroom = createMailroom(options);
   const app = express();
+  // Every route gets parsed JSON except the service's deliveries, which Mailroom verifies as sent.
+  app.use(mailroom.exceptDeliveries(express.json()));
 
   app.post(
     orderPlaced.path,
@@ -77,7 +79,7 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
   // the whole loop runs with no settings at all. The client is made on first use, so an app that
   // only receives starts without sending settings.
   let client: MessagingClient | undefined;
-  app.post('/send', express.json(), async (req, res, next) => {
+  app.post('/send', async (req, res, next) => {
     try {
       client ??= createMessagingClient();
       res.json(await client.send(orderPlaced, req.body));

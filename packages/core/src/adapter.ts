@@ -15,7 +15,7 @@ export { DEFAULT_MAX_BODY_BYTES } from './receive/options';
 export { handleNodeRequest, serveNodeRequest, type HandleNodeRequestOptions, type ServeNodeRequestOptions } from './node/handle';
 export { readInbound, type ReadInboundOptions } from './node/read';
 export { writeOutbound } from './node/handle';
-export { captureRawBody } from './node/read';
+export { captureRawBody, exceptDeliveries } from './node/read';
 export { DEFAULT_CONSUMED_HINT } from './node/read';
 
 // Web Request/Response (the App Router, edge runtimes, Hono, Bun): `endpoint.fetch` does it all;

@@ -2,7 +2,14 @@
 // moving bytes (reading, limits, signature, parsing, status codes) is core's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError, type ReceiverOptions } from '@mailroom/core';
-import { bindReceiver, serveNodeRequest, standaloneHandlers, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
+import {
+  bindReceiver,
+  exceptDeliveries as skipDeliveries,
+  serveNodeRequest,
+  standaloneHandlers,
+  type AdapterHandlers,
+  type Endpoint,
+} from '@mailroom/core/adapter';
 
 // Re-exported so an app with a global `express.json()` needs only this package to keep the raw bytes.
 export { captureRawBody } from '@mailroom/core';
@@ -27,8 +34,8 @@ export type MailroomRequestHandler = (
 
 /** Ends the 500 that answers when a global parser ate the body, in Express's own words. */
 const EXPRESS_CONSUMED_HINT =
-  'a global body parser (such as app.use(express.json())) ran before this route. Either keep the exact ' +
-  'bytes for Mailroom with app.use(express.json({ verify: captureRawBody })) (captureRawBody from ' +
+  'a global body parser (such as app.use(express.json())) ran before this route. Let it skip the ' +
+  "service's deliveries with app.use(mailroom.exceptDeliveries(express.json())) (createMailroom from " +
   '@mailroom/express), or register the Mailroom routes before app.use(express.json()).';
 
 /** Receiver settings plus what only Express has: its error middleware. */
@@ -66,7 +73,26 @@ function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): Mailro
 }
 
 /** `destination`, `callback` and `failureCallback` route handlers sharing one set of receiver settings. */
-export type ExpressMailroom = AdapterHandlers<MailroomRequestHandler>;
+export interface ExpressMailroom extends AdapterHandlers<MailroomRequestHandler> {
+  /**
+   * Your global body parser, run for every request except the service's signed deliveries, which
+   * Mailroom's routes read as they arrived: `app.use(mailroom.exceptDeliveries(express.json()))`.
+   */
+  exceptDeliveries<P extends MailroomRequestHandler>(parser: P): P;
+}
+
+/**
+ * Wraps a global body parser so it skips the service's signed deliveries (requests carrying
+ * `<Prefix>-Signature`): nothing unsigned is parsed, decompressed or refused by it before the
+ * signature is checked over the bytes on the wire, and Mailroom's routes answer their own refusals
+ * (401, 413, 489 as small JSON). Every other route still gets `req.body` from your parser.
+ *
+ * @example
+ * app.use(exceptDeliveries(express.json()));
+ */
+export function exceptDeliveries<P extends MailroomRequestHandler>(parser: P, options: { headerPrefix?: string } = {}): P {
+  return skipDeliveries(parser, options) as P;
+}
 
 /**
  * Binds receiver settings (signing keys, header prefix, `publicUrl`, body limit, `forwardErrors`) once for every
@@ -78,12 +104,13 @@ export type ExpressMailroom = AdapterHandlers<MailroomRequestHandler>;
  *
  * const mailroom = createMailroom({ publicUrl: 'https://app.example.com' });
  * const app = express();
+ * app.use(mailroom.exceptDeliveries(express.json())); // your routes get req.body, deliveries stay raw
  * app.post(orderPlaced.path, mailroom.destination(orderPlaced, (message) => save(message.body)));
  * app.post('/callbacks', mailroom.callback((message) => log(message.status), { source: orderPlaced }));
  * app.post('/failures', mailroom.failureCallback((message) => alert(message.dlqId)));
  */
 export function createMailroom(options: ExpressOptions = {}): ExpressMailroom {
-  return bindReceiver(options, serveEndpoint);
+  return { ...bindReceiver(options, serveEndpoint), exceptDeliveries: (parser) => exceptDeliveries(parser, options) };
 }
 
 const handlers = standaloneHandlers<MailroomRequestHandler, ExpressOptions>(serveEndpoint);

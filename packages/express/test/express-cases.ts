@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { NonRetryableError } from '@mailroom/core';
 import type express from 'express';
 import type { ErrorRequestHandler } from 'express';
@@ -99,6 +100,59 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       expect(raw).toBe(text);
     });
 
+    describe('behind app.use(mailroom.exceptDeliveries(express.json()))', () => {
+      const setUp = () => {
+        const seen: unknown[] = [];
+        const mailroom = createMailroom(options);
+        const app = expressModule();
+        app.use(mailroom.exceptDeliveries(expressModule.json()));
+        app.post(
+          '/orders',
+          mailroom.destination(orderPlaced, (message) => void seen.push(message.text())),
+        );
+        app.post('/other', (req, res) => void res.json({ parsed: req.body }));
+        return { app, seen };
+      };
+
+      it('verifies the bytes as sent, and the app’s other routes still get parsed JSON', async () => {
+        const { app, seen } = setUp();
+        const text = '{ "total": 12.5,\n  "orderId": "o_1" }';
+        expect((await post(app, '/orders', await delivery(url('/orders'), text, { contentType: 'application/json' }))).status).toBe(200);
+        expect(seen).toEqual([text]);
+        const other = await post(app, '/other', { headers: { 'content-type': 'application/json' }, body: Buffer.from('{"a":1}') });
+        expect(other.body).toEqual({ parsed: { a: 1 } });
+      });
+
+      it('answers bad JSON, a body over the parser’s 100 kB and an unknown encoding itself: small JSON or plain text, no HTML, no stack', async () => {
+        const { app, seen } = setUp();
+        const badJson = await post(app, '/orders', await delivery(url('/orders'), '{"orderId":', { contentType: 'application/json' }));
+        expect([badJson.status, badJson.headers['content-type']]).toEqual([489, 'text/plain; charset=utf-8']);
+        const large = { orderId: 'x'.repeat(200_000), total: 1 };
+        expect((await post(app, '/orders', await delivery(url('/orders'), large))).status).toBe(200);
+        // An encoding the parser does not know: verified over the bytes on the wire, never decoded.
+        const brotli = await delivery(url('/orders'), order, { headers: { 'Content-Encoding': 'br' } });
+        expect((await post(app, '/orders', brotli)).status).toBe(200);
+        expect(badJson.text).not.toMatch(/<html|<pre|at .*\(|node_modules/i);
+        expect(seen).toHaveLength(2);
+      });
+
+      it('verifies a gzip body over its compressed bytes, as sent, and refuses a forgery with 401 before parsing anything', async () => {
+        const { app } = setUp();
+        const compressed = gzipSync(JSON.stringify(order));
+        const signed = await delivery(url('/orders'), compressed, {
+          contentType: 'application/json',
+          headers: { 'Content-Encoding': 'gzip' },
+        });
+        // The signature covers the gzip bytes: the route verifies them, then finds they are not JSON.
+        expect((await post(app, '/orders', signed)).status).toBe(489);
+        const forged = await post(app, '/orders', {
+          headers: { 'content-type': 'application/json', 'service-signature': 'x.y.z' },
+          body: Buffer.from('{bad'),
+        });
+        expect([forged.status, forged.text]).toEqual([401, 'Invalid signature']);
+      });
+    });
+
     it('answers 500 with the fix-it message behind a plain global express.json() and never calls the handler', async () => {
       const handler = vi.fn();
       const app = expressModule();
@@ -107,7 +161,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await post(app, '/orders', { headers, body });
       expect(res.status).toBe(500);
-      expect(res.text).toContain('express.json({ verify: captureRawBody })');
+      expect(res.text).toContain('app.use(mailroom.exceptDeliveries(express.json()))');
       expect(res.text).toContain('@mailroom/express');
       expect(handler).not.toHaveBeenCalled();
     });

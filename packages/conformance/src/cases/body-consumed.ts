@@ -37,5 +37,5 @@ export function bodyConsumedCases(h: Harness): void {
 function expectFixIt(response: TargetResponse): void {
   expect(response.status, `answer body: ${response.body}`).toBe(500);
   // The message must tell the developer what to change, not just that something failed.
-  expect(response.body).toMatch(/captureRawBody|verify/);
+  expect(response.body).toMatch(/exceptDeliveries|captureRawBody|verify/);
 }

@@ -1,12 +1,15 @@
-import { captureRawBody, createMailroom, type MailroomRequestHandler } from '@mailroom/express';
+import { captureRawBody, createMailroom, exceptDeliveries, type MailroomRequestHandler } from '@mailroom/express';
 import express5 from 'express';
 import express4 from 'express4';
 import type { RequestListener } from 'node:http';
 import type { ConformanceTarget, TargetSetup } from '../target';
 import { serveOnPort0 } from './node-server';
 
-/** What the app does before Mailroom's routes: nothing, keep raw bytes for Mailroom, or eat the body. */
-type GlobalParser = 'none' | 'json-verify' | 'json';
+/**
+ * What the app does before Mailroom's routes: nothing, a parser that skips deliveries (the documented
+ * set-up), a parser that keeps raw bytes for Mailroom, or one that eats the body.
+ */
+type GlobalParser = 'none' | 'json-except-deliveries' | 'json-verify' | 'json';
 
 /** The part of an Express app (4 or 5) a target uses, so one mount function serves both majors. */
 interface ExpressApp extends RequestListener {
@@ -16,7 +19,7 @@ interface ExpressApp extends RequestListener {
 
 interface ExpressModule {
   (): ExpressApp;
-  json(options?: { verify?: typeof captureRawBody }): unknown;
+  json(options?: { verify?: typeof captureRawBody }): MailroomRequestHandler;
 }
 
 // Both majors' default exports fit the shape; the casts only erase their (mutually incompatible) types.
@@ -34,6 +37,7 @@ export function expressTarget(name: string, expressModule: ExpressModule, parser
     ...(parser === 'json-verify' ? { quirks: { frameworkParsesJson: true } } : {}),
     start: async (setup) => {
       const app = expressModule();
+      if (parser === 'json-except-deliveries') app.use(exceptDeliveries(expressModule.json(), setup.options));
       if (parser === 'json-verify') app.use(expressModule.json({ verify: captureRawBody }));
       if (parser === 'json') app.use(expressModule.json());
       mount(app, setup);
@@ -51,7 +55,13 @@ function mount(app: ExpressApp, setup: TargetSetup): void {
 
 export const express5Target = expressTarget('express 5', EXPRESS_5);
 export const express4Target = expressTarget('express 4', EXPRESS_4);
-/** A global `express.json({ verify: captureRawBody })`: the documented way out for apps with a global parser. */
+/** A global `express.json()` that skips deliveries: the documented set-up for apps with a global parser. */
+export const expressExceptDeliveriesTarget = expressTarget(
+  'express 5 + global exceptDeliveries(express.json())',
+  EXPRESS_5,
+  'json-except-deliveries',
+);
+/** A global `express.json({ verify: captureRawBody })`: the older way out, which parses before verifying. */
 export const expressJsonVerifyTarget = expressTarget(
   'express 5 + global express.json({ verify: captureRawBody })',
   EXPRESS_5,

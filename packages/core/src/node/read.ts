@@ -1,4 +1,6 @@
 import { BodyReadError, BodyTooLargeError, RawBodyUnavailableError, ValidationError } from '../errors';
+import { resolveHeaderPrefix } from '../config';
+import { headerNames } from '../protocol';
 import { DEFAULT_MAX_BODY_BYTES, resolveBodyLimit, type InboundRequest } from '../receive/options';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -45,6 +47,26 @@ export type NodeRequest = IncomingMessage & {
  */
 export function captureRawBody(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
   (req as NodeRequest).rawBody = buf;
+}
+
+/**
+ * Wraps a Connect-style body parser (`express.json()`, `express.urlencoded()`, ...) so it runs for
+ * every request except a signed delivery (one carrying `<P>-Signature`): Mailroom's routes read those
+ * bytes as they arrived on the wire, and nothing unsigned is parsed, decompressed or size-checked by
+ * the parser first. Your other routes keep their parsed `req.body`.
+ *
+ * @example
+ * app.use(exceptDeliveries(express.json())); // from @mailroom/express
+ */
+export function exceptDeliveries<Req extends IncomingMessage, Res, Next extends (error?: unknown) => void>(
+  parser: (req: Req, res: Res, next: Next) => void,
+  options: { headerPrefix?: string | undefined } = {},
+): (req: Req, res: Res, next: Next) => void {
+  if (typeof parser !== 'function') {
+    throw new ValidationError('parser', 'expected a body-parser middleware such as express.json()');
+  }
+  const signature = headerNames(resolveHeaderPrefix(options.headerPrefix)).signature.toLowerCase();
+  return (req, res, next) => (req.headers[signature] === undefined ? parser(req, res, next) : next());
 }
 
 /**
@@ -98,7 +120,7 @@ function isIdentityEncoded(req: NodeRequest): boolean {
 /** What an adapter tells its users when no hint specific to the framework is given. */
 export const DEFAULT_CONSUMED_HINT =
   'let Mailroom read the request before any body parser runs, or keep the exact bytes on req.rawBody. ' +
-  'Express: express.json({ verify: captureRawBody }) (captureRawBody from @mailroom/core), or mount the ' +
+  'Express: app.use(mailroom.exceptDeliveries(express.json())) (@mailroom/express), or mount the ' +
   'Mailroom route before express.json(). NestJS: NestFactory.create(AppModule, { rawBody: true }). ' +
   'Next.js Pages Router: export const config = { api: { bodyParser: false } } from the API route.';
 

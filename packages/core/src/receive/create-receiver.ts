@@ -1,7 +1,15 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { processEnvironment, resolveHeaderPrefix, optionalSetting, checkBaseUrl } from '../config';
 import { type BodyOf, type DestinationDefinition, isDestinationDefinition } from '../contract';
-import { expectObject, BodyTooLargeError, ConfigError, MethodNotAllowedError, SignatureError, ValidationError } from '../errors';
+import {
+  expectObject,
+  BodyTooLargeError,
+  ConfigError,
+  MethodNotAllowedError,
+  RawBodyUnavailableError,
+  SignatureError,
+  ValidationError,
+} from '../errors';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
 import type { VerifiedSignature } from '../signature';
 import { defaultVerifier, regionalVerifiers, type VerifyDelivery } from './keys';
@@ -346,9 +354,24 @@ async function fetchThrough(
 }
 
 function reportAndMap(context: Context, error: unknown, request: InboundRequest): { response: OutboundResponse; stage: ReceiveStage } {
-  const mapped = errorResponse(error, context.headerPrefix);
-  report(context, error, { stage: mapped.stage, request });
+  const cause = unsignedWithoutBody(context, error, request) ? unsignedRefusal(context) : error;
+  const mapped = errorResponse(cause, context.headerPrefix);
+  report(context, cause, { stage: mapped.stage, request });
   return mapped;
+}
+
+/**
+ * A parser consumed the body of a request that carries no signature: it is refused as unsigned
+ * (401), as it would be with its body, rather than with the fix-it 500 meant for real deliveries
+ * (an app whose parser skips deliveries still parses everything else).
+ */
+function unsignedWithoutBody(context: Context, error: unknown, request: InboundRequest): boolean {
+  return error instanceof RawBodyUnavailableError && context.verify !== undefined && !context.readDelivery(request.headers).signature;
+}
+
+/** What an unsigned request gets: 401, or the missing keys' 500 when none are configured (fail closed). */
+function unsignedRefusal(context: Context): Error {
+  return context.verify instanceof ConfigError ? context.verify : new SignatureError('missing', 'the request carries no signature header');
 }
 
 function report(context: Context, error: unknown, where: { stage: ReceiveStage; request?: InboundRequest }): void {

@@ -12,6 +12,9 @@ const seen = { orders: [] as unknown[], callbacks: [] as Array<{ status?: number
 
 const mailroom = createMailroom();
 const app = express();
+// The README's set-up: the app's own routes get parsed JSON, deliveries reach Mailroom unparsed.
+app.use(mailroom.exceptDeliveries(express.json()));
+app.post('/echo', (req, res) => void res.json(req.body));
 app.post(
   orderPlaced.path,
   mailroom.destination(orderPlaced, (message) => void seen.orders.push(message.body)),
@@ -78,8 +81,23 @@ const replayed = await fetch(`${appUrl}${orderPlaced.path}`, { method: 'POST', h
 const crash = await signRequest({ url: `${appUrl}${crashing.path}`, body: { orderId: 'o-3' }, key, headerPrefix });
 const crashed = await fetch(`${appUrl}${crashing.path}`, { method: 'POST', headers: crash.headers, body: crash.text });
 
+// 5: the global parser: the app's route parses, a delivery with broken JSON gets our 489 (not
+// Express's HTML page), an unsigned request to a Mailroom route our 401.
+const json = { 'content-type': 'application/json' };
+const echo = await (await fetch(`${appUrl}/echo`, { method: 'POST', headers: json, body: '{"a":1}' })).json();
+const broken = await signRequest({
+  url: `${appUrl}${orderPlaced.path}`,
+  body: '{"orderId":',
+  key,
+  headerPrefix,
+  contentType: 'application/json',
+});
+const badJson = await fetch(`${appUrl}${orderPlaced.path}`, { method: 'POST', headers: broken.headers, body: broken.text });
+const unsigned = await fetch(`${appUrl}${orderPlaced.path}`, { method: 'POST', headers: json, body: '{"orderId":' });
+
 console.log(
   `REPORT ${JSON.stringify({
+    parsers: { echo, badJson: [badJson.status, (await badJson.text()).includes('<')], unsigned: unsigned.status },
     seen,
     replay: replayed.status,
     crash: { status: crashed.status, contentType: crashed.headers.get('content-type'), body: await crashed.text() },

@@ -1,0 +1,4 @@
+import { runConformanceSuite } from '../src/run-suite';
+import { expressExceptDeliveriesTarget } from '../src/targets/express';
+
+runConformanceSuite(expressExceptDeliveriesTarget);
