@@ -86,9 +86,10 @@ describe('an Express 5 ESM app configured only by what `mailroom dev` printed', 
     const result = await node(['dist/main.js'], dev.env);
     expect(result.code, result.stderr).toBe(0);
     const { seen, replay, crash, parsers } = report(result.stdout);
-    // Behind app.use(mailroom.exceptDeliveries(express.json())): the app's own route parses JSON,
-    // a signed delivery with broken JSON is our 489 (no HTML page), an unsigned one our 401.
-    expect(parsers).toEqual({ echo: { a: 1 }, badJson: [489, false], unsigned: 401 });
+    // Behind app.use(mailroom.exceptDeliveries(express.json())): the app's own route parses JSON, a
+    // signed delivery with broken JSON is our 489 (no HTML page); an unsigned request is the app's
+    // parser's to refuse, as on any other route (400), and never reaches a handler.
+    expect(parsers).toEqual({ echo: { a: 1 }, badJson: [489, false], unsigned: 400 });
     expect(seen.orders).toEqual([{ orderId: 'o-1' }]);
     // A 200 ends the retries: the callback says it was the final attempt.
     expect(seen.callbacks).toEqual([{ status: 200, isFinalAttempt: true }]);

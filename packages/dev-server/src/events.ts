@@ -46,6 +46,15 @@ export type DevServerEvent =
   | { type: 'dlq'; dlqId: string; messageId: string; workflowRunId?: string }
   | { type: 'callback'; messageId: string; kind: 'callback' | 'failure-callback'; url: string; sourceMessageId: string; retried?: number }
   | { type: 'failure-callback-state'; dlqId: string; state: string }
+  | {
+      /** Opening `--data-dir` dropped a torn last line (a crash mid-write) or skipped damaged records. */
+      type: 'journal-recovered';
+      file: string;
+      tornBytesDropped: number;
+      damagedRecordsSkipped: number;
+      damagedBytesSkipped: number;
+      damagedFile?: string;
+    }
   | { type: 'error'; message: string };
 
 /** Receives every event. */

@@ -38,6 +38,17 @@ export function formatEvent(event: DevServerEvent): string {
       return `${event.kind} ${event.messageId} -> ${event.url} for ${event.sourceMessageId}${event.retried !== undefined ? ` attempt retried=${event.retried}` : ''}`;
     case 'failure-callback-state':
       return `dlq ${event.dlqId} failure callback ${event.state}`;
+    case 'journal-recovered': {
+      const parts: string[] = [];
+      if (event.tornBytesDropped > 0)
+        parts.push(`dropped a torn last line (${event.tornBytesDropped} bytes, a write cut short by a crash)`);
+      if (event.damagedRecordsSkipped > 0) {
+        parts.push(
+          `skipped ${event.damagedRecordsSkipped} damaged record(s) (${event.damagedBytesSkipped} bytes, saved to ${event.damagedFile}) and kept every intact one`,
+        );
+      }
+      return `journal ${event.file}: ${parts.join('; ')}`;
+    }
     case 'error':
       return `error: ${event.message}`;
   }

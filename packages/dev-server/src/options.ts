@@ -18,6 +18,11 @@ export interface DevServerOptions {
   /** Keeps state (and generated credentials) here across restarts. Default: in memory, fixed credentials. */
   dataDir?: string;
   /**
+   * Start even when records in the middle of `dataDir`'s journal are damaged: skip them, keep every
+   * intact record, and save the skipped bytes to `mailroom.jsonl.damaged`. Default `false` (refuse to start, saying where).
+   */
+  repairJournal?: boolean;
+  /**
    * Vendor header prefix of every header read and sent. Default: `MAILROOM_HEADER_PREFIX`, else
    * `Service` (the real service uses `Upstash`), so the server agrees with an app's `.env`.
    */
@@ -50,6 +55,7 @@ export interface ResolvedOptions {
   host: string;
   allowedHosts: string[];
   dataDir: string | undefined;
+  repairJournal: boolean;
   headerPrefix: string;
   issuer: string;
   plan: PlanName;
@@ -91,6 +97,7 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
     host: options.host ?? '127.0.0.1',
     allowedHosts: checkHosts(options.allowedHosts),
     dataDir: options.dataDir,
+    repairJournal: options.repairJournal === true,
     headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
     issuer,
     plan,

@@ -83,6 +83,16 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     now: resolved.now,
     dlqRetentionMs: plan.max_dlq_retention_time_milis,
     onCompactionError: (error) => events.emit({ type: 'error', message: `journal compaction failed: ${String(error)}` }),
+    repairJournal: resolved.repairJournal,
+    onRecovered: ({ file, tornBytesDropped, damagedRecordsSkipped, damagedBytesSkipped, damagedFile }) =>
+      events.emit({
+        type: 'journal-recovered',
+        file: file ?? '',
+        tornBytesDropped,
+        damagedRecordsSkipped,
+        damagedBytesSkipped,
+        ...(damagedFile ? { damagedFile } : {}),
+      }),
   });
   const engine = createEngine(store, config, events);
   const publicUrl = (): string => `http://${urlHost(resolved.host)}:${(server.address() as AddressInfo).port}`;

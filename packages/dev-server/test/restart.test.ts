@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEV_TOKEN } from '../src/index';
+import { DEV_TOKEN, formatEvent } from '../src/index';
 import { always, startDestination, type TestDestination } from './helpers/destination';
 import { startTestServer } from './helpers/test-server';
 
@@ -137,5 +137,58 @@ describe('restart with a data directory', () => {
       }
     }
     expect(await readdir(dataDir)).toEqual(expect.arrayContaining(['credentials.json', 'mailroom.jsonl']));
+  });
+});
+
+describe('a damaged journal', () => {
+  async function threePendingMessages(): Promise<string[]> {
+    const first = await startTestServer({ dataDir });
+    const ids: string[] = [];
+    for (const body of ['a', 'b', 'c']) {
+      ids.push((await first.messaging.enqueue({ queue: 'q', destination: `${destination.url}/later`, body, delay: '1d' })).messageId);
+    }
+    await first.close();
+    return ids;
+  }
+  const journalFile = () => join(dataDir, 'mailroom.jsonl');
+
+  it('drops a torn last line and says so in the log', async () => {
+    const ids = await threePendingMessages();
+    await appendFile(journalFile(), '3f2a9c01 {"type":"messages.acc');
+    const second = await startTestServer({ dataDir });
+    try {
+      const [recovered] = second.events.filter((event) => event.type === 'journal-recovered');
+      expect(recovered).toMatchObject({ file: journalFile(), tornBytesDropped: 30, damagedRecordsSkipped: 0 });
+      expect(formatEvent(recovered!)).toBe(`journal ${journalFile()}: dropped a torn last line (30 bytes, a write cut short by a crash)`);
+      for (const id of ids) expect((await second.messaging.messages.get(id)).messageId).toBe(id);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses to start on a damaged record in the middle, then keeps every intact record with repairJournal', async () => {
+    const ids = await threePendingMessages();
+    const lines = (await readFile(journalFile(), 'utf8')).split('\n');
+    const damagedAt = lines.findIndex((line) => line.includes('"body') && line.includes(ids[1]!));
+    expect(damagedAt).toBeGreaterThan(0);
+    lines[damagedAt] = lines[damagedAt]!.replace(
+      ids[1]!,
+      ids[1]!.replace(/.$/, (c) => (c === 'x' ? 'y' : 'x')),
+    );
+    await writeFile(journalFile(), lines.join('\n'));
+    await expect(startTestServer({ dataDir })).rejects.toThrow(/line \d+ .*--repair-journal/);
+    const repaired = await startTestServer({ dataDir, repairJournal: true });
+    try {
+      const [recovered] = repaired.events.filter((event) => event.type === 'journal-recovered');
+      expect(recovered).toMatchObject({ damagedRecordsSkipped: 1, damagedFile: `${journalFile()}.damaged` });
+      expect(formatEvent(recovered!)).toMatch(
+        /skipped 1 damaged record\(s\) \(\d+ bytes, saved to .*\.damaged\) and kept every intact one/,
+      );
+      expect((await repaired.messaging.messages.get(ids[0]!)).messageId).toBe(ids[0]);
+      expect((await repaired.messaging.messages.get(ids[2]!)).messageId).toBe(ids[2]);
+      expect(await readFile(`${journalFile()}.damaged`, 'utf8')).toBe(`${lines[damagedAt]}\n`);
+    } finally {
+      await repaired.close();
+    }
   });
 });

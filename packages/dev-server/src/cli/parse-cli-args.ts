@@ -19,6 +19,8 @@ Options:
                          and IP addresses always work, other names are refused (DNS rebinding)
   --data-dir <dir>       Keep messages, URL groups, the DLQ and credentials here across restarts
                          (default: in memory, with fixed documented credentials)
+  --repair-journal       Start even if records in the middle of the data directory's journal are
+                         damaged: skip them, keep every intact one (skipped bytes saved aside)
   --header-prefix <p>    Header prefix, e.g. Upstash (default Service)
   --issuer <name>        Issuer of delivery signatures (default Service)
   --plan <free|paid>     Plan whose limits are enforced and reported (default free)
@@ -48,6 +50,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
         host: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         'data-dir': { type: 'string' },
+        'repair-journal': { type: 'boolean' },
         'header-prefix': { type: 'string' },
         issuer: { type: 'string' },
         plan: { type: 'string' },
@@ -101,6 +104,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   if (values.host !== undefined) options.host = values.host;
   if (values['allowed-host'] !== undefined) options.allowedHosts = values['allowed-host'];
   if (values['data-dir'] !== undefined) options.dataDir = values['data-dir'];
+  if (values['repair-journal']) options.repairJournal = true;
   if (values['header-prefix'] !== undefined) options.headerPrefix = values['header-prefix'];
   if (values.issuer !== undefined) options.issuer = values.issuer;
   return { kind: 'dev', options, appUrl: appUrl.replace(/\/+$/, '') };

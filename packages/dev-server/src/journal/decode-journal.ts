@@ -11,6 +11,10 @@ export interface DecodedJournal<R> {
   validLength: number;
   /** Bytes after `validLength`: a final line torn by a crash. */
   tornBytes: number;
+  /** Damaged lines skipped in the middle (only with `skipDamaged`), with their bytes. */
+  damaged: Array<{ line: number; offset: number; bytes: Buffer }>;
+  /** With damaged lines skipped: the file as it should be, every intact line in order. */
+  repaired?: Buffer;
 }
 
 /**
@@ -20,29 +24,45 @@ export interface DecodedJournal<R> {
  * appends are written in order and each one resolves only after its sync. That line (complete or
  * not: a line counts only with its `\n`, which is written with it) is reported as torn, to drop.
  * A bad line with anything after it is damage a crash cannot cause, so this throws a
- * {@link JournalCorruptError} rather than silently losing the records that follow it.
+ * {@link JournalCorruptError} rather than silently losing the records that follow it, unless
+ * `skipDamaged` asks to skip such lines and keep every intact record around them.
  */
-export function decodeJournal<R>(content: Buffer, file: string): DecodedJournal<R> {
-  let offset = decodeHeader(content, file);
+export function decodeJournal<R>(content: Buffer, file: string, skipDamaged = false): DecodedJournal<R> {
+  const headerEnd = decodeHeader(content, file);
+  let offset = headerEnd;
   const records: R[] = [];
+  const damaged: DecodedJournal<R>['damaged'] = [];
+  const kept: Buffer[] = [content.subarray(0, headerEnd)];
+  const done = (tornBytes: number): DecodedJournal<R> => {
+    if (damaged.length === 0) return { records, validLength: offset, tornBytes, damaged };
+    const repaired = Buffer.concat(kept);
+    return { records, validLength: repaired.length, tornBytes, damaged, repaired };
+  };
   for (let line = 2; offset < content.length; line += 1) {
     const end = content.indexOf(NEWLINE, offset);
-    if (end === -1) return { records, validLength: offset, tornBytes: content.length - offset };
+    if (end === -1) return done(content.length - offset);
     const record = decodeRecordLine(content.subarray(offset, end));
     if (record === INVALID_LINE) {
-      if (end === content.length - 1) return { records, validLength: offset, tornBytes: content.length - offset };
-      throw new JournalCorruptError({
-        file,
-        line,
-        offset,
-        problem: 'the record is damaged (bad checksum or format) and more records follow it',
-        hint: `Keep the ${offset} bytes before it (truncate the file there) or move the file aside to start empty.`,
-      });
+      if (end === content.length - 1) return done(content.length - offset);
+      if (!skipDamaged) {
+        throw new JournalCorruptError({
+          file,
+          line,
+          offset,
+          problem: 'the record is damaged (bad checksum or format) and more records follow it',
+          hint:
+            'Start with --repair-journal (startDevServer({ repairJournal: true })) to skip damaged records and keep every ' +
+            `intact one (the skipped bytes are saved to ${file}.damaged), or move the file aside to start empty.`,
+        });
+      }
+      damaged.push({ line, offset, bytes: content.subarray(offset, end + 1) });
+    } else {
+      records.push(record as R);
+      kept.push(content.subarray(offset, end + 1));
     }
-    records.push(record as R);
     offset = end + 1;
   }
-  return { records, validLength: offset, tornBytes: 0 };
+  return done(0);
 }
 
 /** Checks the header line and returns the offset of the first record. */

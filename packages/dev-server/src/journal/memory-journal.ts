@@ -36,5 +36,9 @@ export async function openMemoryJournal<R>(): Promise<OpenedJournal<R>> {
       closed = true;
     },
   };
-  return { journal, records: [], recovery: { tornBytesDropped: 0, file: undefined } };
+  return {
+    journal,
+    records: [],
+    recovery: { tornBytesDropped: 0, damagedRecordsSkipped: 0, damagedBytesSkipped: 0, damagedFile: undefined, file: undefined },
+  };
 }

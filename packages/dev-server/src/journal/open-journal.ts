@@ -14,7 +14,7 @@
  * appends share one write + fdatasync (group commit), and compaction is atomic (tmp file, fsync,
  * rename, directory fsync).
  */
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { decodeJournal } from './decode-journal';
@@ -31,7 +31,8 @@ import type { OpenedJournal, OpenJournalOptions } from './types';
 /**
  * Opens (or creates) the journal `<dir>/<name>.jsonl`, locked to this process, and returns every record
  * on disk so the caller can rebuild its state. A final line torn by a crash is dropped (and truncated
- * away); damage anywhere else throws a `JournalCorruptError`; a live owner throws a `JournalLockedError`.
+ * away); damage anywhere else throws a `JournalCorruptError` (or, with `skipDamaged`, is skipped and
+ * saved aside); a live owner throws a `JournalLockedError`.
  *
  * @example
  * ```ts
@@ -50,7 +51,7 @@ export async function openJournal<R>(options: OpenJournalOptions<R>): Promise<Op
   try {
     // Only safe under the lock: then a temp file is a crashed compaction's, not a live one's.
     await rm(paths.tmp, { force: true });
-    const { handle, decoded } = await loadOrCreate<R>(paths, fsync);
+    const { handle, decoded } = await loadOrCreate<R>(paths, fsync, options.skipDamaged === true);
     const journal = createFileJournal<R>({
       paths,
       handle,
@@ -60,7 +61,15 @@ export async function openJournal<R>(options: OpenJournalOptions<R>): Promise<Op
       fsync,
       autoCompaction,
     });
-    return { journal, records: decoded.records, recovery: { tornBytesDropped: decoded.tornBytes, file: paths.file } };
+    const damagedBytesSkipped = decoded.damaged.reduce((sum, line) => sum + line.bytes.length, 0);
+    const recovery = {
+      tornBytesDropped: decoded.tornBytes,
+      damagedRecordsSkipped: decoded.damaged.length,
+      damagedBytesSkipped,
+      damagedFile: decoded.damaged.length > 0 ? damagedFileOf(paths) : undefined,
+      file: paths.file,
+    };
+    return { journal, records: decoded.records, recovery };
   } catch (error) {
     await releaseLock(lock);
     throw error;
@@ -68,7 +77,11 @@ export async function openJournal<R>(options: OpenJournalOptions<R>): Promise<Op
 }
 
 /** Reads the journal (creating an empty one first if there is none) and opens it for appending. */
-async function loadOrCreate<R>(paths: JournalPaths, fsync: boolean): Promise<{ handle: FileHandle; decoded: DecodedJournal<R> }> {
+async function loadOrCreate<R>(
+  paths: JournalPaths,
+  fsync: boolean,
+  skipDamaged: boolean,
+): Promise<{ handle: FileHandle; decoded: DecodedJournal<R> }> {
   const content = await readIfExists(paths.file);
   if (content === undefined) {
     // Created by rename, like a compaction, so the file is never seen without its header.
@@ -76,7 +89,14 @@ async function loadOrCreate<R>(paths: JournalPaths, fsync: boolean): Promise<{ h
     if (fsync) await syncDirectory(paths.dir);
     return { handle, decoded: decodeJournal<R>(Buffer.from(JOURNAL_HEADER_LINE), paths.file) };
   }
-  const decoded = decodeJournal<R>(content, paths.file);
+  const decoded = decodeJournal<R>(content, paths.file, skipDamaged);
+  if (decoded.repaired) {
+    // The skipped lines are kept beside the journal, then the journal is rewritten without them.
+    await appendFile(damagedFileOf(paths), Buffer.concat(decoded.damaged.map((line) => line.bytes)));
+    const handle = await writeAndRename(paths.tmp, paths.file, decoded.repaired, fsync);
+    if (fsync) await syncDirectory(paths.dir);
+    return { handle, decoded };
+  }
   const handle = await open(paths.file, 'r+');
   try {
     if (decoded.tornBytes > 0) {
@@ -89,6 +109,10 @@ async function loadOrCreate<R>(paths: JournalPaths, fsync: boolean): Promise<{ h
     throw error;
   }
   return { handle, decoded };
+}
+
+function damagedFileOf(paths: JournalPaths): string {
+  return `${paths.file}.damaged`;
 }
 
 async function readIfExists(file: string): Promise<Buffer | undefined> {

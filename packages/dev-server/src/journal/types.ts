@@ -27,6 +27,11 @@ export interface OpenJournalOptions<R> {
   snapshot?: () => readonly R[];
   /** Where a failed automatic compaction is reported. Default: a process warning. */
   onCompactionError?: (error: unknown) => void;
+  /**
+   * Skip damaged records in the middle of the file (which otherwise refuse the open), keep every
+   * intact one, and save the skipped bytes to `<file>.damaged`. Default `false`.
+   */
+  skipDamaged?: boolean;
 }
 
 /** Counters of what a journal really did, for tests, logs and benchmarks. */
@@ -71,6 +76,10 @@ export interface Journal<R> {
 export interface JournalRecovery {
   /** Bytes of a torn final line (a crash mid-append) that were dropped and truncated away. */
   tornBytesDropped: number;
+  /** Damaged records skipped in the middle (with `skipDamaged`), and their bytes, saved to `damagedFile`. */
+  damagedRecordsSkipped: number;
+  damagedBytesSkipped: number;
+  damagedFile: string | undefined;
   /** The journal file, or `undefined` for the in-memory journal. */
   file: string | undefined;
 }

@@ -1,4 +1,4 @@
-import { openJournal, openMemoryJournal, type Journal } from '../journal';
+import { openJournal, openMemoryJournal, type Journal, type JournalRecovery } from '../journal';
 import { createEmptyState, type DevState } from './dev-state';
 import type { DevRecord } from './records';
 import { pruneExpired, type Expiry } from './expiry';
@@ -23,6 +23,10 @@ export interface OpenStoreOptions {
   now: () => number;
   dlqRetentionMs: number;
   onCompactionError: (error: unknown) => void;
+  /** Skip damaged records in the middle of the journal instead of refusing to start. */
+  repairJournal?: boolean;
+  /** Told what opening the journal had to drop or skip, when it did. */
+  onRecovered?: (recovery: JournalRecovery) => void;
 }
 
 /**
@@ -46,7 +50,14 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const opened =
     options.dataDir === undefined
       ? await openMemoryJournal<DevRecord>()
-      : await openJournal<DevRecord>({ dir: options.dataDir, name: 'mailroom', ...journalOptions });
+      : await openJournal<DevRecord>({
+          dir: options.dataDir,
+          name: 'mailroom',
+          skipDamaged: options.repairJournal === true,
+          ...journalOptions,
+        });
+  const { recovery } = opened;
+  if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
   for (const record of opened.records) reduce(state, record);
   const journal: Journal<DevRecord> = opened.journal;
   let closed = false;

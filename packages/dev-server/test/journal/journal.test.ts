@@ -36,7 +36,13 @@ describe('append and replay', () => {
   it('replays every appended record, in order, after a reopen', async () => {
     const { journal, records, recovery } = await open();
     expect(records).toEqual([]);
-    expect(recovery).toEqual({ tornBytesDropped: 0, file: file() });
+    expect(recovery).toEqual({
+      tornBytesDropped: 0,
+      damagedRecordsSkipped: 0,
+      damagedBytesSkipped: 0,
+      damagedFile: undefined,
+      file: file(),
+    });
     const events: Event[] = [{ id: 1 }, { id: 2, text: 'line\nbreak and "quotes" ✉️' }, { id: 3, text: '' }];
     for (const event of events) await journal.append(event);
     const again = await reopen(journal);
@@ -161,9 +167,34 @@ describe('recovery', () => {
     const error = await openJournal({ dir: tempDir() }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(JournalCorruptError);
     expect(error).toMatchObject({ code: 'JOURNAL_CORRUPT', line: 2, offset, file: file() });
-    expect((error as Error).message).toMatch(new RegExp(`line 2 \\(byte ${offset}\\).*truncate the file there`));
+    expect((error as Error).message).toMatch(new RegExp(`line 2 \\(byte ${offset}\\).*--repair-journal.*keep every intact one`));
     // The failed open released its lock: the same error again, not "locked".
     await expect(openJournal({ dir: tempDir() })).rejects.toBeInstanceOf(JournalCorruptError);
+  });
+
+  it('with skipDamaged, skips damaged records in the middle, keeps every intact one and saves the skipped bytes', async () => {
+    const { journal } = await open();
+    for (let id = 1; id <= 5; id += 1) await journal.append({ id });
+    await journal.close();
+    const lines = (await readFile(file(), 'utf8')).split('\n');
+    // Records 2 and 4 damaged (a flipped byte each): a crash cannot do this, a disk or an editor can.
+    lines[2] = lines[2]!.replace('"id":2', '"id":7');
+    lines[4] = lines[4]!.replace('"id":4', '"id":8');
+    const damagedBytes = Buffer.byteLength(`${lines[2]}\n${lines[4]}\n`);
+    await writeFile(file(), `${lines.join('\n')}00`);
+    await expect(openJournal({ dir: tempDir() })).rejects.toBeInstanceOf(JournalCorruptError);
+    const repaired = await openJournal<{ id: number }>({ dir: tempDir(), skipDamaged: true });
+    expect(repaired.records).toEqual([{ id: 1 }, { id: 3 }, { id: 5 }]);
+    expect(repaired.recovery).toMatchObject({
+      damagedRecordsSkipped: 2,
+      damagedBytesSkipped: damagedBytes,
+      tornBytesDropped: 2,
+      damagedFile: `${file()}.damaged`,
+    });
+    expect(await readFile(`${file()}.damaged`, 'utf8')).toBe(`${lines[2]}\n${lines[4]}\n`);
+    await repaired.journal.append({ id: 6 });
+    // Repaired on disk: the next open needs no flag.
+    expect((await reopen(repaired.journal)).records).toEqual([{ id: 1 }, { id: 3 }, { id: 5 }, { id: 6 }]);
   });
 
   it.each([

@@ -82,7 +82,7 @@ const crash = await signRequest({ url: `${appUrl}${crashing.path}`, body: { orde
 const crashed = await fetch(`${appUrl}${crashing.path}`, { method: 'POST', headers: crash.headers, body: crash.text });
 
 // 5: the global parser: the app's route parses, a delivery with broken JSON gets our 489 (not
-// Express's HTML page), an unsigned request to a Mailroom route our 401.
+// Express's HTML page); unsigned broken JSON is refused by the app's own parser.
 const json = { 'content-type': 'application/json' };
 const echo = await (await fetch(`${appUrl}/echo`, { method: 'POST', headers: json, body: '{"a":1}' })).json();
 const broken = await signRequest({
