@@ -161,7 +161,7 @@ export interface MessagingClient {
   /** Several messages in one request; one result per item, an array for a URL-group item. */
   batch(items: readonly BatchItem[], options?: CallOptions): Promise<BatchResult[]>;
   batchJSON<T>(items: ReadonlyArray<Omit<BatchItem, 'body' | 'contentType'> & { body: T }>, options?: CallOptions): Promise<BatchResult[]>;
-  /** Enqueues a payload for a typed destination, checked against its schema first. */
+  /** Sends a payload to a typed destination (published; enqueued in order with `queue`), checked against its schema first. */
   send<D extends DestinationDefinition>(definition: D, payload: PayloadOf<D>, options?: SendOptions): Promise<EnqueueResult>;
   schedules: {
     /** Creates a schedule, or replaces the one named by `scheduleId`. */

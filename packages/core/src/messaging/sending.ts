@@ -331,7 +331,11 @@ const batchResultSchema = z.array(z.union([enqueueResultSchema, urlGroupEnqueueR
 
 /** Settings of a typed send: every enqueue option, plus where the definition's path is served. */
 export interface SendOptions extends Omit<EnqueueOptions, 'contentType'> {
-  /** Queue to enqueue on. Default: the definition's name, so each destination keeps its own order. */
+  /**
+   * Queue to enqueue on, to deliver in order (one at a time, unless the queue's `parallelism` says
+   * more): a message still retrying then holds back every later one of its queue. Default: none, the
+   * message is published and delivered as soon as it is due, whatever others do.
+   */
   queue?: string;
   /** Full URL of the receiving endpoint; default `appUrl` (or `MAILROOM_APP_URL`) joined with `def.path`. */
   url?: string;
@@ -339,7 +343,8 @@ export interface SendOptions extends Omit<EnqueueOptions, 'contentType'> {
 }
 
 /**
- * Enqueues a payload for a typed destination. The payload is checked against the definition's schema
+ * Sends a payload to a typed destination: published (delivered as soon as due, concurrently), or
+ * enqueued on `options.queue` to keep order. The payload is checked against the definition's schema
  * before anything is sent, so a message the receiver would reject with 489 never leaves the process.
  *
  * @example await client.send(orderPlaced, { orderId: 'o1', total: 12 }, { retries: 3 })
@@ -356,7 +361,11 @@ export async function send<D extends DestinationDefinition>(
   await validateWithSchema(definition.schema, payload, 'payload');
   const { queue, url, ...rest } = options;
   const destination = url ?? endpointUrl(context, definition);
-  return (await enqueueJSON(context, { ...rest, queue: queue ?? definition.name, destination, body: payload })) as EnqueueResult;
+  const request = { ...rest, destination, body: payload };
+  // Published unless a queue is asked for: an ordered queue per destination would hold every later
+  // message behind one that is still retrying (a minute of default backoff).
+  const sent = queue === undefined ? publishJSON(context, request) : enqueueJSON(context, { ...request, queue });
+  return (await sent) as EnqueueResult;
 }
 
 function endpointUrl(context: MessagingContext, definition: DestinationDefinition): string {

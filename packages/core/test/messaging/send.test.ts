@@ -16,14 +16,14 @@ const orderPlaced = defineDestination({
 });
 
 describe('send', () => {
-  it('enqueues validated JSON to appUrl + path on a queue named after the destination', async () => {
+  it('publishes validated JSON to appUrl + path, on no queue (nothing waits behind a retrying message)', async () => {
     const fixture = await messagingFixture({ appUrl: 'https://shop.test/base/' });
     stub = fixture.stub;
     fixture.stub.reply({ json: enqueueResult });
     const payload = { orderId: 'o1', total: 12, placedAt: '2026-01-01T00:00:00Z' };
     await fixture.client.send(orderPlaced, payload, { retries: 2 });
     const request = fixture.stub.requests[0];
-    expect(request?.path).toBe('/v2/enqueue/order-placed/https://shop.test/base/order-placed');
+    expect(request?.path).toBe('/v2/publish/https://shop.test/base/order-placed');
     expect(request?.json()).toEqual(payload);
     expect(request?.headers['service-retries']).toBe('2');
   });
