@@ -59,6 +59,15 @@ describe('a Next.js App Router app', () => {
     }
     expect(received).toEqual([{ orderId: 'next-1' }]);
 
+    // The module-level client of app/api/send (built without settings) sends once they are there.
+    const viaRoute = await fetch(`${appUrl}/api/send`, { method: 'POST', body: JSON.stringify({ orderId: 'next-2' }) });
+    expect(viaRoute.status).toBe(200);
+    for (let waited = 0; received.length < 2 && waited < 20_000; waited += 100) {
+      received = (await (await fetch(`${appUrl}/api/events`)).json()) as unknown[];
+      if (received.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(received).toEqual([{ orderId: 'next-1' }, { orderId: 'next-2' }]);
+
     const unsigned = await fetch(`${appUrl}/api/order-placed`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

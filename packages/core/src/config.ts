@@ -141,11 +141,19 @@ export function requiredSetting(
     throw new ConfigError(
       optionName,
       variable,
-      `Missing setting "${optionName}".${why} Pass { ${optionName}: ... } or set the environment variable ${variable}.`,
+      `Missing setting "${optionName}".${why} Pass { ${optionName}: ... } or set the environment variable ${variable}. ${ENV_FILE_HINT}`,
     );
   }
   return value;
 }
+
+/**
+ * Said with every missing `MAILROOM_*` setting: a `.env` file is only read by a runtime or framework
+ * that loads it, and Express and NestJS do not.
+ */
+export const ENV_FILE_HINT =
+  'A .env file counts only once it is loaded: Next.js loads it itself; run Express with node --env-file=.env ' +
+  '(Node 20.6+), and NestJS with ConfigModule.forRoot() from @nestjs/config (or node --env-file=.env).';
 
 function variableOf(option: string): string | undefined {
   return (ENV_VARIABLES as Record<string, string>)[option];

@@ -2,7 +2,7 @@ import { requesterSettings, type SharedClientOptions } from './http/options';
 import { checkBaseUrl, processEnvironment, requiredSetting } from './config';
 import { DEV_CREDENTIALS, devServerUrl, type DevOption } from './dev-mode';
 import { ValidationError } from './errors';
-import { createRequester, type HttpTransport, type Requester } from './http';
+import { createRequesterWhenConfigured, type HttpTransport, type Requester } from './http';
 import { transportOption } from './messaging/client';
 import {
   STATS_PERIODS,
@@ -62,18 +62,20 @@ export function createManagementClient(options: ManagementClientOptions = {}): M
       password: DEV_CREDENTIALS.managementPassword,
     });
   }
-  const baseUrl = checkBaseUrl(
-    'baseUrl',
-    requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'),
-  );
-  const user = requiredSetting('managementUser', options.user, env, 'It is the account e-mail.', 'user');
-  const password = requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password');
-  const transport = createRequester({
+  // The URL and credentials are required on first use, not here (see createRequesterWhenConfigured).
+  const transport = createRequesterWhenConfigured(() => ({
     ...requesterSettings(options),
     ...transportOption(options.transport),
-    baseUrl,
-    auth: { kind: 'basic', user, password },
-  });
+    baseUrl: checkBaseUrl(
+      'baseUrl',
+      requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'),
+    ),
+    auth: {
+      kind: 'basic',
+      user: requiredSetting('managementUser', options.user, env, 'It is the account e-mail.', 'user'),
+      password: requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password'),
+    },
+  }));
   return {
     users: (callOptions = {}) => get(transport, ['messaging', 'users'], messagingUsersSchema, callOptions),
     stats: (id, callOptions = {}) => stats(transport, id, callOptions),

@@ -1,4 +1,4 @@
-export { createRequester } from './requester';
+export { createRequester, createRequesterWhenConfigured } from './requester';
 export { createFetchTransport } from './transport';
 export type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from './transport';
 export type {

@@ -365,6 +365,39 @@ export function createRequester(options: RequesterOptions): Requester {
   };
 }
 
+/**
+ * {@link createRequester} over settings read by `connect`, now when they are all there, else on
+ * first use: a client made at module level (the README's style) must not break a build where its
+ * settings are absent (`next build`), and its `ConfigError` then comes with the first request. A
+ * failed read is tried again on the next use (the variables may be set by then).
+ */
+export function createRequesterWhenConfigured(connect: () => RequesterOptions): Requester {
+  let requester: Requester | undefined;
+  try {
+    requester = createRequester(connect());
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+  }
+  if (requester) return requester;
+  const current = (): Requester => (requester ??= createRequester(connect()));
+  return {
+    request(spec) {
+      try {
+        return current().request(spec);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    requestJson(spec, parse) {
+      try {
+        return current().requestJson(spec, parse);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+  };
+}
+
 function prepareAndSend<T>(
   spec: RequestSpec,
   options: ResolvedRequesterOptions,

@@ -11,7 +11,7 @@ import {
   resolveHeaderPrefix,
 } from '../config';
 import type { DestinationDefinition, PayloadOf } from '../contract';
-import { createRequester, type HttpTransport, type Requester } from '../http';
+import { createRequesterWhenConfigured, type HttpTransport, type Requester } from '../http';
 import { requesterSettings, type SharedClientOptions } from '../http/options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
 import {
@@ -277,17 +277,16 @@ export function createMessagingClient(options: MessagingClientOptions = {}): Mes
   // A region's own variables (MAILROOM_EU_CENTRAL_1_URL) win over the default ones; code wins over both.
   const baseUrlSetting = options.baseUrl ?? regionalSetting('baseUrl', region, env);
   const tokenSetting = options.token ?? regionalSetting('token', region, env);
-  const baseUrl = checkBaseUrl('baseUrl', requiredSetting('baseUrl', baseUrlSetting, env, 'It is the messaging base URL of the service.'));
-  const token = requiredSetting('token', tokenSetting, env, 'It is the messaging token of the service.');
   const appUrlSetting = optionalSetting('appUrl', options.appUrl, env);
   const context: MessagingContext = {
-    transport: createRequester({
+    // The URL and token are required on first use, not here (see createRequesterWhenConfigured).
+    transport: createRequesterWhenConfigured(() => ({
       ...requesterSettings(options),
       ...transportOption(options.transport),
       ...(devServers.has(options) ? { devServer: devServers.get(options)! } : {}),
-      baseUrl,
-      auth: { kind: 'bearer', token },
-    }),
+      baseUrl: checkBaseUrl('baseUrl', requiredSetting('baseUrl', baseUrlSetting, env, 'It is the messaging base URL of the service.')),
+      auth: { kind: 'bearer', token: requiredSetting('token', tokenSetting, env, 'It is the messaging token of the service.') },
+    })),
     headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
     appUrl: appUrlSetting === undefined ? undefined : checkBaseUrl('appUrl', appUrlSetting),
   };

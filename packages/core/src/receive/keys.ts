@@ -1,4 +1,4 @@
-import { ENV_VARIABLES, normalizeRegion, optionalSetting, regionalSetting } from '../config';
+import { ENV_FILE_HINT, ENV_VARIABLES, normalizeRegion, optionalSetting, regionalSetting } from '../config';
 import { ConfigError, expectObject } from '../errors';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
 import { DEV_CREDENTIALS, devServerUrl } from '../dev-mode';
@@ -43,7 +43,7 @@ export function defaultVerifier(options: ReceiverOptions, env: ReceiverOptions['
     return new ConfigError(
       'currentSigningKey',
       ENV_VARIABLES.currentSigningKey,
-      `No signing key is configured, so no message can be verified. Set ${ENV_VARIABLES.currentSigningKey} and ${ENV_VARIABLES.nextSigningKey} (or pass currentSigningKey / nextSigningKey).`,
+      `No signing key is configured, so no message can be verified. Set ${ENV_VARIABLES.currentSigningKey} and ${ENV_VARIABLES.nextSigningKey} (or pass currentSigningKey / nextSigningKey). ${ENV_FILE_HINT}`,
     );
   }
   return verifierFor(options, { currentSigningKey, nextSigningKey });

@@ -34,11 +34,11 @@ describe('dev mode', () => {
     );
   });
 
-  it('is off for MAILROOM_DEV=0 or false, and dev: false wins over the variable', () => {
+  it('is off for MAILROOM_DEV=0 or false, and dev: false wins over the variable', async () => {
     for (const value of ['0', 'false', '']) {
-      expect(() => createMessagingClient({ env: { MAILROOM_DEV: value } })).toThrow(/Missing setting "baseUrl"/);
+      await expect(createMessagingClient({ env: { MAILROOM_DEV: value } }).signingKeys.get()).rejects.toThrow(/Missing setting "baseUrl"/);
     }
-    expect(() => createMessagingClient({ env: { MAILROOM_DEV: '1' }, dev: false })).toThrow(/Missing setting "baseUrl"/);
+    await expect(createMessagingClient({ env: { MAILROOM_DEV: '1' }, dev: false }).signingKeys.get()).rejects.toThrow(/Missing setting "baseUrl"/);
   });
 
   it('needs no settings: the documented credentials, and the app on $PORT', async () => {

@@ -144,10 +144,11 @@ describe('configuration', () => {
     expect(stub.requests[0]?.headers.authorization).toBe(basic);
   });
 
-  it('names each missing setting and its variable', () => {
-    expect(() => createManagementClient({ env: {} })).toThrow(/MAILROOM_MANAGEMENT_URL/);
-    expect(() => createManagementClient({ baseUrl: 'http://x.test/v2', env: {} })).toThrow(/MAILROOM_MANAGEMENT_USER/);
-    expect(() => createManagementClient({ baseUrl: 'http://x.test/v2', user: 'u', env: {} })).toThrow(ConfigError);
-    expect(() => createManagementClient({ baseUrl: 'http://x.test/v2', user: 'u', env: {} })).toThrow(/MAILROOM_MANAGEMENT_PASSWORD/);
+  it('names each missing setting and its variable, on first use', async () => {
+    const firstUse = (options: Parameters<typeof createManagementClient>[0]) => createManagementClient(options).users();
+    await expect(firstUse({ env: {} })).rejects.toThrow(/MAILROOM_MANAGEMENT_URL/);
+    await expect(firstUse({ baseUrl: 'http://x.test/v2', env: {} })).rejects.toThrow(/MAILROOM_MANAGEMENT_USER/);
+    await expect(firstUse({ baseUrl: 'http://x.test/v2', user: 'u', env: {} })).rejects.toBeInstanceOf(ConfigError);
+    await expect(firstUse({ baseUrl: 'http://x.test/v2', user: 'u', env: {} })).rejects.toThrow(/MAILROOM_MANAGEMENT_PASSWORD/);
   });
 });

@@ -259,12 +259,22 @@ describe('configuration', () => {
     expect(stub.requests[0]?.path).toBe('/proxy/v2/enqueue/q/https://app.test/a');
   });
 
-  it('names the missing option and variable', () => {
-    expect(() => createMessagingClient({ env: {} })).toThrow(ConfigError);
-    expect(() => createMessagingClient({ baseUrl: 'http://x.test', env: {} })).toThrow(/MAILROOM_TOKEN/);
-    expect(() => createMessagingClient({ token: 't', env: {} })).toThrow(/MAILROOM_URL/);
-    expect(() => createMessagingClient({ baseUrl: 'x.test', token: 't', env: {} })).toThrow(/http:\/\//);
+  it('is created without its settings (a module-level client in a build), and names the missing one on first use', async () => {
+    const firstUse = (options: Parameters<typeof createMessagingClient>[0]) => createMessagingClient(options).signingKeys.get();
+    await expect(firstUse({ env: {} })).rejects.toBeInstanceOf(ConfigError);
+    await expect(firstUse({ baseUrl: 'http://x.test', env: {} })).rejects.toThrow(/MAILROOM_TOKEN/);
+    await expect(firstUse({ token: 't', env: {} })).rejects.toThrow(/MAILROOM_URL.*A \.env file counts only once it is loaded.*--env-file=\.env.*@nestjs\/config/);
+    await expect(firstUse({ baseUrl: 'x.test', token: 't', env: {} })).rejects.toThrow(/http:\/\//);
+    // A setting given in code that is wrong is still refused at once.
     expect(() => createMessagingClient({ baseUrl: 'http://x.test', token: 't', headerPrefix: 'a b', env: {} })).toThrow(ConfigError);
+    expect(() => createMessagingClient({ baseUrl: 'http://x.test', token: 't', timeoutMs: -1, env: {} })).toThrow(/timeoutMs/);
+    // The variables are read again on the next use: set late, they work.
+    const env: Record<string, string> = {};
+    const late = createMessagingClient({ env, retry: false });
+    await expect(late.signingKeys.get()).rejects.toBeInstanceOf(ConfigError);
+    env.MAILROOM_URL = 'http://127.0.0.1:1';
+    env.MAILROOM_TOKEN = 't';
+    await expect(late.signingKeys.get()).rejects.toMatchObject({ name: 'NetworkError' });
   });
 });
 

@@ -453,7 +453,7 @@ describe('receiver helpers for frameworks with their own routing', () => {
 
   it('names the management option as the caller spells it', async () => {
     const { createManagementClient } = await import('../../src');
-    expect(() => createManagementClient({ env: {} })).toThrow(/Pass \{ baseUrl: \.\.\. \}.*MAILROOM_MANAGEMENT_URL/);
+    await expect(createManagementClient({ env: {} }).users()).rejects.toThrow(/Pass \{ baseUrl: \.\.\. \}.*MAILROOM_MANAGEMENT_URL/);
   });
 });
 
