@@ -185,7 +185,9 @@ export function nodeDevServerLocator(url = DEV_SERVER_URL): DevServerLocator {
         );
       }
       try {
-        const server = await module.startDevServer?.({ port: Number(new URL(url).port), log: 'text' });
+        // Lives in this process, holding it open only while a message is pending: a script that
+        // sent its messages can end, and an app's own server keeps it running.
+        const server = await module.startDevServer?.({ port: Number(new URL(url).port), log: 'text', exitWhenIdle: true });
         if (server) {
           started.add(server);
           console.log(

@@ -47,6 +47,12 @@ export interface DevServerOptions {
   now?: () => number;
   /** Called with every event, whatever `log` is (tests wait on these instead of sleeping). */
   onEvent?: DevServerEventListener;
+  /**
+   * Let the process exit while no message is pending: the server, its connections and its timers
+   * then keep the process alive only until every accepted message is delivered or dead-lettered.
+   * Dev mode's in-process server uses it, so a script that sent its messages can end. Default `false`.
+   */
+  exitWhenIdle?: boolean;
 }
 
 /** The options with their defaults applied and checked. */
@@ -64,6 +70,7 @@ export interface ResolvedOptions {
   region: string | undefined;
   now: () => number;
   onEvent: DevServerEventListener | undefined;
+  exitWhenIdle: boolean;
 }
 
 /** Default port, the same as the service's own local server uses, so examples need no change. */
@@ -106,6 +113,7 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
     region,
     now: options.now ?? Date.now,
     onEvent: options.onEvent,
+    exitWhenIdle: options.exitWhenIdle === true,
   };
 }
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { loadCredentials } from './credentials';
 import { createEngine } from './engine/create-engine';
 import type { EngineConfig } from './engine/engine-config';
-import { createEventBus, type DevServerEventListener } from './events';
+import { createEventBus, type DevServerEventListener, type EventBus } from './events';
 import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/create-http-server';
 import { createScheduler } from './engine/scheduler';
@@ -19,7 +19,7 @@ import { managementRoutes, MANAGEMENT_BASE_PATH } from './management/management-
 import { resolveOptions, type DevServerOptions } from './options';
 import { PLANS, type PlanName } from './plans';
 import type { ServerContext } from './server-context';
-import { openStore } from './state/store';
+import { openStore, type Store } from './state/store';
 
 /** A running dev server. */
 export interface DevServer {
@@ -77,6 +77,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     planTimeoutSeconds: plan.timeout,
     region: resolved.region,
     now: resolved.now,
+    unrefTimers: resolved.exitWhenIdle,
   };
   const store = await openStore({
     dataDir: resolved.dataDir,
@@ -136,6 +137,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const managementUrl = `${url}${MANAGEMENT_BASE_PATH}`;
   engine.start();
   ctx.scheduler.start();
+  const releaseWhenIdle = resolved.exitWhenIdle ? holdWhilePending(server, store, events) : undefined;
   events.emit({ type: 'listening', url, managementUrl, dataDir: resolved.dataDir, recovered: store.state.messages.size });
 
   let closing: Promise<void> | undefined;
@@ -162,11 +164,33 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     subscribe: (listener) => events.subscribe(listener),
     close() {
       // HTTP first (no new acceptance), then the engine (no new attempt), then the journal.
+      releaseWhenIdle?.();
       closing ??= stopServer(server)
         .then(() => engine.close())
         .then(() => store.close());
       return closing;
     },
+  };
+}
+
+/**
+ * With `exitWhenIdle`: the server stops holding the process open, and one idle interval holds it
+ * instead, exactly while a message is pending (checked after every event). Answers its release.
+ */
+function holdWhilePending(server: Server, store: Store, events: EventBus): () => void {
+  server.unref();
+  // A client's keep-alive connection must not hold the process either; a request in flight does.
+  server.on('connection', (socket) => socket.unref());
+  const hold = setInterval(() => {}, 1 << 30);
+  const update = (): void => {
+    if (store.state.messages.size > 0) hold.ref();
+    else hold.unref();
+  };
+  update();
+  const unsubscribe = events.subscribe(update);
+  return () => {
+    unsubscribe();
+    clearInterval(hold);
   };
 }
 

@@ -101,6 +101,35 @@ describe('the dev console', () => {
     await row.getByText('CALLBACK_SUCCESS').waitFor({ timeout: 5000 });
   });
 
+  it('asks before emptying the DLQ and before rotating the keys, and does nothing on Cancel', async () => {
+    destination.script('/dead', always(500));
+    await server.messaging.publish({ destination: `${destination.url}/dead`, body: 'x', retries: 0 });
+    await server.waitForEvents('dlq', 1);
+    await page.getByRole('link', { name: 'DLQ' }).click();
+    await page.locator('tr[data-dlq-id]').waitFor();
+    await page.getByRole('button', { name: 'Delete all' }).click();
+    const ask = page.getByRole('alertdialog');
+    await expect(ask.textContent()).resolves.toContain('Delete all 1 DLQ entries? They cannot be retried afterwards.');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    expect((await server.messaging.dlq.list()).messages).toHaveLength(1);
+    await page.getByRole('button', { name: 'Delete all' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Yes' }).click();
+    await page.locator('tr[data-dlq-id]').waitFor({ state: 'detached' });
+    expect((await server.messaging.dlq.list()).messages).toHaveLength(0);
+
+    const before = await server.messaging.signingKeys.get();
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Rotate signing keys' }).click();
+    const rotate = page.getByRole('alertdialog');
+    await expect(rotate.textContent()).resolves.toMatch(/keep verifying after one rotation, not after two.*dev mode/);
+    await rotate.getByRole('button', { name: 'Cancel' }).click();
+    expect(await server.messaging.signingKeys.get()).toEqual(before);
+    await page.getByRole('button', { name: 'Rotate signing keys' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Yes' }).click();
+    await page.locator('pre[data-env]').getByText(`MAILROOM_CURRENT_SIGNING_KEY=${before.next}`).waitFor();
+    expect((await server.messaging.signingKeys.get()).current).toBe(before.next);
+  });
+
   it('pauses and resumes a queue from the page', async () => {
     await server.messaging.queues.upsert({ name: 'held', paused: true });
     await server.messaging.enqueue({ queue: 'held', destination: `${destination.url}/held`, body: 'x' });

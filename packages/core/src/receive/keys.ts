@@ -1,5 +1,5 @@
 import { ENV_FILE_HINT, ENV_VARIABLES, normalizeRegion, optionalSetting, regionalSetting } from '../config';
-import { ConfigError, expectObject } from '../errors';
+import { ConfigError, expectObject, SignatureError } from '../errors';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
 import { DEV_CREDENTIALS, devServerUrl } from '../dev-mode';
 import type { ReceiverOptions } from './options';
@@ -30,11 +30,16 @@ function verifierFor(options: ReceiverOptions, keys: KeyPair): VerifyDelivery {
 /** The default pair's verifier, or the `ConfigError` every delivery is answered with when there is none. */
 export function defaultVerifier(options: ReceiverOptions, env: ReceiverOptions['env'] & object): VerifyDelivery | ConfigError {
   // Dev mode: the dev server's documented keys, unless keys are passed in code.
-  if (devServerUrl(options.dev, env) !== undefined) {
-    return verifierFor(options, {
-      currentSigningKey: options.currentSigningKey ?? DEV_CREDENTIALS.currentSigningKey,
-      nextSigningKey: options.nextSigningKey ?? DEV_CREDENTIALS.nextSigningKey,
-    });
+  const devUrl = devServerUrl(options.dev, env);
+  if (devUrl !== undefined) {
+    announceDevMode(devUrl);
+    if (options.currentSigningKey !== undefined || options.nextSigningKey !== undefined) {
+      return verifierFor(options, {
+        currentSigningKey: options.currentSigningKey ?? DEV_CREDENTIALS.currentSigningKey,
+        nextSigningKey: options.nextSigningKey ?? DEV_CREDENTIALS.nextSigningKey,
+      });
+    }
+    return devServerKeysVerifier(options, devUrl);
   }
   const currentSigningKey = optionalSetting('currentSigningKey', options.currentSigningKey, env);
   const nextSigningKey = optionalSetting('nextSigningKey', options.nextSigningKey, env);
@@ -47,6 +52,59 @@ export function defaultVerifier(options: ReceiverOptions, env: ReceiverOptions['
     );
   }
   return verifierFor(options, { currentSigningKey, nextSigningKey });
+}
+
+/**
+ * Dev mode's verifier: the dev server's documented keys, and, when a delivery does not verify with
+ * them, the keys the dev server holds now (its console can rotate them), fetched once per failure
+ * burst. A forgery still fails: it verifies with neither pair.
+ */
+function devServerKeysVerifier(options: ReceiverOptions, devUrl: string): VerifyDelivery {
+  let verify = verifierFor(options, DEV_CREDENTIALS);
+  let fetching: Promise<VerifyDelivery> | undefined;
+  const retry = (error: unknown, input: VerifyInput): Promise<VerifiedSignature> => {
+    if (!(error instanceof SignatureError) || error.reason !== 'bad-signature') return Promise.reject(error);
+    fetching ??= fetchDevServerKeys(devUrl)
+      .then((keys) => (verify = verifierFor(options, keys)))
+      .finally(() => {
+        fetching = undefined;
+      });
+    return fetching.then(
+      (refreshed) => refreshed(input),
+      () => Promise.reject(error),
+    );
+  };
+  return (input) => {
+    try {
+      const verified = verify(input);
+      return verified instanceof Promise ? verified.catch((error: unknown) => retry(error, input)) : verified;
+    } catch (error) {
+      return retry(error, input);
+    }
+  };
+}
+
+async function fetchDevServerKeys(devUrl: string): Promise<KeyPair> {
+  const response = await fetch(`${devUrl}/v2/keys`, {
+    headers: { authorization: `Bearer ${DEV_CREDENTIALS.token}` },
+    signal: AbortSignal.timeout(2_000),
+  });
+  if (!response.ok) throw new Error(`GET /v2/keys answered ${response.status}`);
+  const keys = (await response.json()) as { current?: unknown; next?: unknown };
+  if (typeof keys.current !== 'string' || typeof keys.next !== 'string') throw new Error('GET /v2/keys answered no keys');
+  return { currentSigningKey: keys.current, nextSigningKey: keys.next };
+}
+
+let announced = false;
+
+/** Said once per process: where the dev console is, also for an app that only receives. */
+function announceDevMode(devUrl: string): void {
+  if (announced) return;
+  announced = true;
+  console.log(
+    `[mailroom] dev mode: receiving with mailroom dev's keys; console: ${devUrl}/console/ ` +
+      '(mailroom dev starts in this process with its first send, or run npx mailroom dev)',
+  );
 }
 
 /**

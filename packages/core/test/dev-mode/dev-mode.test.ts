@@ -38,7 +38,9 @@ describe('dev mode', () => {
     for (const value of ['0', 'false', '']) {
       await expect(createMessagingClient({ env: { MAILROOM_DEV: value } }).signingKeys.get()).rejects.toThrow(/Missing setting "baseUrl"/);
     }
-    await expect(createMessagingClient({ env: { MAILROOM_DEV: '1' }, dev: false }).signingKeys.get()).rejects.toThrow(/Missing setting "baseUrl"/);
+    await expect(createMessagingClient({ env: { MAILROOM_DEV: '1' }, dev: false }).signingKeys.get()).rejects.toThrow(
+      /Missing setting "baseUrl"/,
+    );
   });
 
   it('needs no settings: the documented credentials, and the app on $PORT', async () => {

@@ -263,7 +263,9 @@ describe('configuration', () => {
     const firstUse = (options: Parameters<typeof createMessagingClient>[0]) => createMessagingClient(options).signingKeys.get();
     await expect(firstUse({ env: {} })).rejects.toBeInstanceOf(ConfigError);
     await expect(firstUse({ baseUrl: 'http://x.test', env: {} })).rejects.toThrow(/MAILROOM_TOKEN/);
-    await expect(firstUse({ token: 't', env: {} })).rejects.toThrow(/MAILROOM_URL.*A \.env file counts only once it is loaded.*--env-file=\.env.*@nestjs\/config/);
+    await expect(firstUse({ token: 't', env: {} })).rejects.toThrow(
+      /MAILROOM_URL.*A \.env file counts only once it is loaded.*--env-file=\.env.*@nestjs\/config/,
+    );
     await expect(firstUse({ baseUrl: 'x.test', token: 't', env: {} })).rejects.toThrow(/http:\/\//);
     // A setting given in code that is wrong is still refused at once.
     expect(() => createMessagingClient({ baseUrl: 'http://x.test', token: 't', headerPrefix: 'a b', env: {} })).toThrow(ConfigError);

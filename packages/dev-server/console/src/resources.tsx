@@ -45,7 +45,11 @@ export function DlqView({ client }: { client: MessagingClient }) {
           Workflow runs ({workflow.data?.messages.length ?? 0})
         </button>
         {view === 'message' && (messages.data?.messages.length ?? 0) > 0 && (
-          <Action danger onClick={act(async () => `Deleted ${(await client.dlq.deleteMany({ all: true })).deleted} entries`)}>
+          <Action
+            danger
+            confirm={`Delete all ${messages.data?.messages.length ?? 0} DLQ entries? They cannot be retried afterwards.`}
+            onClick={act(async () => `Deleted ${(await client.dlq.deleteMany({ all: true })).deleted} entries`)}
+          >
             Delete all
           </Action>
         )}

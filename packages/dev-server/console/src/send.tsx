@@ -189,7 +189,16 @@ export function SettingsView({ client, settings, token }: { client: MessagingCli
         >
           {copied ? 'Copied' : 'Copy'}
         </button>
-        <Action onClick={async () => (await client.signingKeys.rotate(), keys.refresh())}>Rotate signing keys</Action>
+        <Action
+          danger
+          confirm="The next key becomes current and a new next key is made. Apps configured with both old keys keep verifying after one rotation, not after two: paste the new lines above into them. Apps in dev mode (MAILROOM_DEV=1) pick up the new keys themselves."
+          onClick={async () => {
+            await client.signingKeys.rotate();
+            keys.refresh();
+          }}
+        >
+          Rotate signing keys
+        </Action>
       </div>
       <dl class="facts">
         <dt>Header prefix</dt>

@@ -19,30 +19,47 @@ export function State({ state }: { state: string }) {
   return <span class={`badge badge-${state.toLowerCase().replace(/_/g, '-')}`}>{state}</span>;
 }
 
+/**
+ * A button that shows it is working. With `confirm`, the first click asks (the sentence says what
+ * will happen) and only "Yes" acts: for actions that cannot be undone or that break running apps.
+ */
 export function Action({
   onClick,
   children,
   danger,
+  confirm,
 }: {
   onClick: () => Promise<unknown> | void;
   children: ComponentChildren;
   danger?: boolean;
+  confirm?: string;
 }) {
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState(false);
+  const run = async () => {
+    setAsking(false);
+    setBusy(true);
+    try {
+      await onClick();
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (asking) {
+    return (
+      <span class="confirm" role="alertdialog" aria-label="Confirm">
+        <span>{confirm}</span>
+        <button type="button" class={danger ? 'danger' : ''} onClick={run}>
+          Yes
+        </button>
+        <button type="button" onClick={() => setAsking(false)}>
+          Cancel
+        </button>
+      </span>
+    );
+  }
   return (
-    <button
-      type="button"
-      class={danger ? 'danger' : ''}
-      disabled={busy}
-      onClick={async () => {
-        setBusy(true);
-        try {
-          await onClick();
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
+    <button type="button" class={danger ? 'danger' : ''} disabled={busy} onClick={confirm ? () => setAsking(true) : run}>
       {children}
     </button>
   );

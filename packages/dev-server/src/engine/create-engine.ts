@@ -45,7 +45,7 @@ export interface Engine {
  * made again.
  */
 export function createEngine(store: Store, config: EngineConfig, events: EventBus): Engine {
-  const timers = createTimers(config.now);
+  const timers = createTimers(config.now, config.unrefTimers);
   const sender = createRequestSender();
   // One signer per key: a rotation switches every later delivery to the new current key.
   const signers = new Map<string, TokenSigner>();

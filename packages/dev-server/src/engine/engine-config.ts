@@ -13,6 +13,8 @@ export interface EngineConfig {
   /** The region deliveries name in `<P>-Region` (`eu-central-1`); none by default. */
   region: string | undefined;
   now: () => number;
+  /** Timers do not keep the process alive (dev mode's in-process server: see `exitWhenIdle`). */
+  unrefTimers: boolean;
 }
 
 /** Sent as `User-Agent` on every delivery, so a destination can tell dev traffic apart. */

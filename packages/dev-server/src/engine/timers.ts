@@ -17,8 +17,9 @@ export interface Timers {
  * What is already due (most messages: no delay) gets no timer of its own: it joins one batch that a
  * single `setImmediate` fires, in the order it was armed. A timer per message cost more than the
  * rest of scheduling it, and the batch still fires only after the current request was answered.
+ * With `unref`, a waiting timer does not keep the process alive by itself.
  */
-export function createTimers(now: () => number): Timers {
+export function createTimers(now: () => number, unref = false): Timers {
   const handles = new Map<string, NodeJS.Timeout>();
   const soon = new Map<string, () => void>();
   let flush: NodeJS.Immediate | undefined;
@@ -45,6 +46,7 @@ export function createTimers(now: () => number): Timers {
       },
       Math.min(wait, MAX_TIMEOUT_MS),
     );
+    if (unref) handle.unref();
     handles.set(key, handle);
   };
 
