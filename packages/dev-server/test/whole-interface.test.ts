@@ -120,12 +120,36 @@ describe('schedules', () => {
   });
 
   it('replaces a schedule created again with the same id, and respects CRON_TZ', async () => {
-    await t.messaging.schedules.create({ destination: `${destination.url}/a`, cron: '0 0 1 1 *', scheduleId: 'same' });
-    await t.messaging.schedules.create({ destination: `${destination.url}/b`, cron: 'CRON_TZ=Asia/Tokyo 0 9 * * *', scheduleId: 'same' });
-    const list = await t.messaging.schedules.list();
-    expect(list.map((s) => [s.scheduleId, s.destination])).toEqual([['same', `${destination.url}/b`]]);
-    const next = new Date(list[0]!.nextScheduleTime!);
-    expect(next.getUTCHours()).toBe(0); // 09:00 in Tokyo
+    // Real time (scale 1): the next firing shown is then on the cron's own clock.
+    const real = await startTestServer({ timeScale: 1 });
+    try {
+      await real.messaging.schedules.create({ destination: `${destination.url}/a`, cron: '0 0 1 1 *', scheduleId: 'same' });
+      await real.messaging.schedules.create({ destination: `${destination.url}/b`, cron: 'CRON_TZ=Asia/Tokyo 0 9 * * *', scheduleId: 'same' });
+      const list = await real.messaging.schedules.list();
+      expect(list.map((s) => [s.scheduleId, s.destination])).toEqual([['same', `${destination.url}/b`]]);
+      const next = new Date(list[0]!.nextScheduleTime!);
+      expect(next.getUTCHours()).toBe(0); // 09:00 in Tokyo
+    } finally {
+      await real.close();
+    }
+  });
+
+  it('shows a sped-up schedule on the one clock it fires by: its next firing is when its message is created', async () => {
+    const scaled = await startTestServer({ timeScale: 0.02 });
+    try {
+      const before = Date.now();
+      const { scheduleId } = await scaled.messaging.schedules.create({ destination: `${destination.url}/tick`, cron: '* * * * *' });
+      const shown = (await scaled.messaging.schedules.get(scheduleId)).nextScheduleTime!;
+      // A cron minute lasts 1.2 s at this scale, so the next firing is at most that far away, in real time.
+      expect(shown).toBeGreaterThanOrEqual(before);
+      expect(shown).toBeLessThanOrEqual(Date.now() + 1200);
+      await destination.waitFor('/tick', 1);
+      const created = (await scaled.messaging.logs.list({ state: 'CREATED' })).events.at(-1)!;
+      expect(created.time).toBeGreaterThanOrEqual(shown);
+      expect((await scaled.messaging.schedules.get(scheduleId)).lastScheduleTime).toBe(shown);
+    } finally {
+      await scaled.close();
+    }
   });
 
   it('refuses a bad cron at the server too: out of range, or never firing', async () => {

@@ -27,17 +27,21 @@ export interface SchedulerOptions {
 }
 
 /**
- * Cron runs on the service's clock, which the time scale speeds up like every other wait: with
- * `timeScale: 0.001` a schedule firing every minute fires every 60 real milliseconds. (A scale of 0,
- * "no waiting", would fire without end, so schedules keep real time then.) Firings missed while the
- * server was down are not made up, as a restarted service would not either.
+ * Cron patterns run on a clock the time scale speeds up like every other wait: with `timeScale:
+ * 0.001` a schedule firing every minute fires every 60 real milliseconds. Every time this module
+ * hands out (the next firing, the firing time, `lastScheduleTime`) is on the one clock the rest of
+ * the server shows, the real one: the moment the firing really happens, so a schedule's "next
+ * firing" and its message's log agree. (A scale of 0, "no waiting", would fire without end, so
+ * schedules keep real time then.) Firings missed while the server was down are not made up, as a
+ * restarted service would not either.
  */
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const { store, engine, config } = options;
   const scale = config.timeScale > 0 ? config.timeScale : 1;
   const startReal = config.now();
-  const serviceNow = (): number => startReal + (config.now() - startReal) / scale;
-  const realAt = (serviceTime: number): number => startReal + (serviceTime - startReal) * scale;
+  // The sped-up clock cron patterns are matched on, and the way back to real time.
+  const cronTimeAt = (realTime: number): number => startReal + (realTime - startReal) / scale;
+  const realAt = (cronTime: number): number => startReal + (cronTime - startReal) * scale;
   const crons = new Map<string, { cron: string; instance: Cron }>();
 
   const cronOf = (schedule: ScheduleRecord): Cron => {
@@ -49,9 +53,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return instance;
   };
 
+  /** The real time of a schedule's next firing. */
   const nextFiring = (schedule: ScheduleRecord): number | undefined => {
-    const after = Math.max(serviceNow(), schedule.lastScheduleTime ?? 0);
-    return cronOf(schedule).nextRun(new Date(after))?.getTime();
+    const after = cronTimeAt(Math.max(config.now(), schedule.lastScheduleTime ?? 0));
+    const next = cronOf(schedule).nextRun(new Date(after))?.getTime();
+    // Whole milliseconds, as every other time the server shows; rounded up, never before the cron time.
+    return next === undefined ? undefined : Math.ceil(realAt(next));
   };
 
   const key = (scheduleId: string): string => `schedule:${scheduleId}`;
@@ -60,7 +67,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if (schedule.paused) return disarm(schedule.scheduleId);
     const time = nextFiring(schedule);
     if (time === undefined) return disarm(schedule.scheduleId);
-    engine.timer(key(schedule.scheduleId), realAt(time), () => {
+    engine.timer(key(schedule.scheduleId), time, () => {
       // Timers are keyed by schedule: a replacement re-armed this one; a deletion or pause cancelled it.
       const live = store.state.schedules.get(schedule.scheduleId);
       if (!live || live.paused) return;
