@@ -7,7 +7,7 @@
 
 // One receiver, every endpoint through the adapter's own wrapper.
 export { bindReceiver, standaloneHandlers, type AdapterHandlers, type StandaloneHandlers } from './receive/adapter-handlers';
-export type { Endpoint, MessageHandler, Receiver } from './receive/create-receiver';
+export { defaultOnError, type Endpoint, type MessageHandler, type Receiver } from './receive/create-receiver';
 export type { InboundRequest, OutboundResponse } from './receive/options';
 export { DEFAULT_MAX_BODY_BYTES } from './receive/options';
 

@@ -124,7 +124,11 @@ describe('schedules', () => {
     const real = await startTestServer({ timeScale: 1 });
     try {
       await real.messaging.schedules.create({ destination: `${destination.url}/a`, cron: '0 0 1 1 *', scheduleId: 'same' });
-      await real.messaging.schedules.create({ destination: `${destination.url}/b`, cron: 'CRON_TZ=Asia/Tokyo 0 9 * * *', scheduleId: 'same' });
+      await real.messaging.schedules.create({
+        destination: `${destination.url}/b`,
+        cron: 'CRON_TZ=Asia/Tokyo 0 9 * * *',
+        scheduleId: 'same',
+      });
       const list = await real.messaging.schedules.list();
       expect(list.map((s) => [s.scheduleId, s.destination])).toEqual([['same', `${destination.url}/b`]]);
       const next = new Date(list[0]!.nextScheduleTime!);

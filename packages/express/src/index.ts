@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError, type ReceiverOptions } from '@mailroom/core';
 import {
   bindReceiver,
+  defaultOnError,
   exceptDeliveries as skipDeliveries,
   serveNodeRequest,
   standaloneHandlers,
@@ -72,6 +73,16 @@ function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): Mailro
   };
 }
 
+/**
+ * With `forwardErrors`, a crashed handler's error goes to the app's error middleware *instead of*
+ * `onError`: reporting it here too would log it twice. Refusals are still reported.
+ */
+function receiverOptions<O extends ExpressOptions>(options: O | undefined): O | undefined {
+  if (options?.forwardErrors !== true) return options;
+  const onError = options.onError ?? defaultOnError;
+  return { ...options, onError: (error, where) => (where.stage === 'handler' ? undefined : onError(error, where)) };
+}
+
 /** `destination`, `callback` and `failureCallback` route handlers sharing one set of receiver settings. */
 export interface ExpressMailroom extends AdapterHandlers<MailroomRequestHandler> {
   /**
@@ -110,10 +121,15 @@ export function exceptDeliveries<P extends MailroomRequestHandler>(parser: P, op
  * app.post('/failures', mailroom.failureCallback((message) => alert(message.dlqId)));
  */
 export function createMailroom(options: ExpressOptions = {}): ExpressMailroom {
-  return { ...bindReceiver(options, serveEndpoint), exceptDeliveries: (parser) => exceptDeliveries(parser, options) };
+  return { ...bindReceiver(receiverOptions(options), serveEndpoint), exceptDeliveries: (parser) => exceptDeliveries(parser, options) };
 }
 
-const handlers = standaloneHandlers<MailroomRequestHandler, ExpressOptions>(serveEndpoint);
+const standalone = standaloneHandlers<MailroomRequestHandler, ExpressOptions>(serveEndpoint);
+const handlers: typeof standalone = {
+  destination: (definition, handler, options) => standalone.destination(definition, handler, receiverOptions(options)),
+  callback: (handler, options) => standalone.callback(handler, receiverOptions(options)),
+  failureCallback: (handler, options) => standalone.failureCallback(handler, receiverOptions(options)),
+};
 
 /**
  * A route handler for one typed destination: verifies the signature over the exact bytes, validates

@@ -196,10 +196,11 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
     it("passes a handler's error to the app's error middleware with forwardErrors: true", async () => {
       const failure = new Error('database down');
       const caught = vi.fn();
+      const reported = vi.fn();
       const app = expressModule();
       app.post(
         '/orders',
-        destination(orderPlaced, () => Promise.reject(failure), { ...options, forwardErrors: true }),
+        destination(orderPlaced, () => Promise.reject(failure), { ...options, onError: reported, forwardErrors: true }),
       );
       const onError: ErrorRequestHandler = (error, _req, res, _next) => {
         caught(error);
@@ -211,6 +212,30 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ caught: 'database down' });
       expect(caught).toHaveBeenCalledWith(failure);
+      // Instead of onError, not as well: the app's middleware is the one report.
+      expect(reported).not.toHaveBeenCalled();
+      // A refusal is still reported.
+      const tampered = await delivery(url('/orders'), order, { tampered: true });
+      expect((await post(app, '/orders', tampered)).status).toBe(401);
+      expect(reported).toHaveBeenCalledOnce();
+      expect(reported.mock.calls[0]![1]).toMatchObject({ stage: 'signature' });
+    });
+
+    it('reports a crashed handler once with forwardErrors through createMailroom too, and never to the console', async () => {
+      const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+      try {
+        const mailroom = createMailroom({ ...options, onError: undefined, forwardErrors: true });
+        const app = expressModule();
+        app.post(
+          '/orders',
+          mailroom.destination(orderPlaced, () => Promise.reject(new Error('db'))),
+        );
+        app.use(((_error, _req, res, _next) => void res.status(503).end()) as ErrorRequestHandler);
+        expect((await post(app, '/orders', await delivery(url('/orders'), order))).status).toBe(503);
+        expect(errors).not.toHaveBeenCalled();
+      } finally {
+        errors.mockRestore();
+      }
     });
 
     it('answers 500 through Express’s default error handler when the app has none', async () => {

@@ -382,7 +382,8 @@ function report(context: Context, error: unknown, where: { stage: ReceiveStage; 
   }
 }
 
-function defaultOnError(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
+/** What `onError` does when not given: one `console.warn` line per refusal, one `console.error` line per handler failure. */
+export function defaultOnError(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   if (!request) console.warn(`[mailroom] ${message}`);
   else if (stage === 'handler') console.error(`[mailroom] handler failed: ${message}`);
