@@ -51,6 +51,18 @@ describe('publish, batch and the logs', () => {
     }
   });
 
+  it('lists the logs strictly newest first, also when attempts overlap (an ACTIVE entry is written when its attempt ends)', async () => {
+    destination.script('/slow', () => ({ status: 200, delayMs: 150 }));
+    for (let index = 0; index < 3; index += 1) await t.messaging.publish({ destination: `${destination.url}/slow`, body: String(index) });
+    await destination.waitFor('/slow', 1);
+    for (let index = 0; index < 3; index += 1) await t.messaging.publish({ destination: `${destination.url}/fast`, body: String(index) });
+    await t.waitForEvents('delivered', 6);
+    const times: number[] = [];
+    for await (const event of t.messaging.logs.iterate({ count: 4 })) times.push(event.time);
+    expect(times).toHaveLength(18);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
   it('sends a batch to a URL, a queue and a URL group, answering one result per item', async () => {
     await t.messaging.urlGroups.addEndpoints('fan', [{ url: `${destination.url}/g1` }, { url: `${destination.url}/g2` }]);
     const results = await t.messaging.batchJSON([

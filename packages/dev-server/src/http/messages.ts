@@ -1,5 +1,6 @@
 import type { ServerContext } from '../server-context';
-import type { MessageRecord } from '../state/records';
+import { logBefore } from '../state/reduce';
+import type { LogRecord, MessageRecord } from '../state/records';
 import { badRequest, notFound } from './http-error';
 import { json, type Reply } from './reply';
 import type { Route } from './router';
@@ -68,13 +69,13 @@ function logs(ctx: ServerContext, query: URLSearchParams): Reply {
   const ids = [...query.getAll('messageIds'), ...query.getAll('messageId')].filter(Boolean);
   const wanted = query.get('state');
   const count = readCount(query, LOG_PAGE, LOG_PAGE);
-  const before = readCursor(query);
+  const before = readLogCursor(query);
   const page: Record<string, unknown>[] = [];
-  let last: number | undefined;
+  let last: LogRecord | undefined;
   let more = false;
   for (let index = state.logs.length - 1; index >= 0; index -= 1) {
     const entry = state.logs[index]!;
-    if (before !== undefined && entry.order >= before) continue;
+    if (before !== undefined && !logBefore(entry, before)) continue;
     if (wanted && entry.state !== wanted) continue;
     if (ids.length > 0 && !ids.includes(entry.messageId)) continue;
     const message = state.logMessages[index]!;
@@ -84,9 +85,9 @@ function logs(ctx: ServerContext, query: URLSearchParams): Reply {
       break;
     }
     page.push(logView(entry, message, ctx.config));
-    last = entry.order;
+    last = entry;
   }
-  return json({ events: page, ...(more && last !== undefined ? { cursor: String(last) } : {}) });
+  return json({ events: page, ...(more && last !== undefined ? { cursor: `${last.time}-${last.order}` } : {}) });
 }
 
 /**
@@ -142,6 +143,15 @@ export function readCount(query: URLSearchParams, fallback: number, max: number)
 }
 
 /** A cursor answered earlier: the order number to continue below. */
+/** A log page's cursor: the time and order of the last entry given (the log is in that order). */
+function readLogCursor(query: URLSearchParams): { time: number; order: number } | undefined {
+  const cursor = query.get('cursor');
+  if (cursor === null || cursor === '') return undefined;
+  const match = /^(\d+)-(\d+)$/.exec(cursor);
+  if (!match) throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
+  return { time: Number(match[1]), order: Number(match[2]) };
+}
+
 export function readCursor(query: URLSearchParams): number | undefined {
   const cursor = query.get('cursor');
   if (cursor === null || cursor === '') return undefined;

@@ -211,19 +211,23 @@ function log(state: DevState, message: MessageRecord, entry: Omit<LogRecord, 'or
   keepLog(state, message, { order: state.nextLogOrder, messageId: message.id, ...entry });
 }
 
-/** Appends one entry, dropping the oldest beyond the limit. */
+/**
+ * Keeps the log in time order (then by `order`), dropping the oldest beyond the limit. Most entries
+ * are the newest; an attempt's ACTIVE entry is written when the attempt ends, after entries of other
+ * messages that happened meanwhile, and a snapshot groups entries by message: those are put back in
+ * their place, so the listing is strictly newest first.
+ */
 function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): void {
   const last = state.logs.at(-1);
-  if (last === undefined || last.order < entry.order) {
+  if (last === undefined || logBefore(last, entry)) {
     state.logs.push(entry);
     state.logMessages.push(message);
   } else {
-    // Restored from a snapshot, which groups entries by message: put each back in its place.
     let low = 0;
     let high = state.logs.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if (state.logs[middle]!.order < entry.order) low = middle + 1;
+      if (logBefore(state.logs[middle]!, entry)) low = middle + 1;
       else high = middle;
     }
     state.logs.splice(low, 0, entry);
@@ -235,4 +239,9 @@ function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): voi
     state.logs.splice(0, state.logs.length - LOG_LIMIT);
     state.logMessages.splice(0, state.logMessages.length - LOG_LIMIT);
   }
+}
+
+/** Whether log entry `a` comes before `b`: earlier, or as early and written first. */
+export function logBefore(a: LogRecord, b: { time: number; order: number }): boolean {
+  return a.time < b.time || (a.time === b.time && a.order < b.order);
 }
