@@ -26,7 +26,7 @@ export class ApiError extends MailroomError {
   readonly url: string;
 
   constructor(init: { status: number; serviceMessage: string; method: string; url: string }, code = 'API') {
-    super(code, `${init.method} ${redactUrl(init.url)} failed with ${init.status}: ${init.serviceMessage}`);
+    super(code, `${init.method} ${redactUrl(init.url)} failed with ${init.status}: ${sentence(init.serviceMessage)}`);
     this.status = init.status;
     this.serviceMessage = init.serviceMessage;
     this.method = init.method;
@@ -34,17 +34,35 @@ export class ApiError extends MailroomError {
   }
 }
 
+/** The service's text as a sentence: it often ends without a full stop, and a hint follows it. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** 401 or 403: the token or management credentials are wrong, or a read-only token tried to write. */
 export class AuthError extends ApiError {
   override name = 'AuthError';
-  constructor(init: { status: number; serviceMessage: string; method: string; url: string }) {
+  constructor(init: {
+    status: number;
+    serviceMessage: string;
+    method: string;
+    url: string;
+    credentials?: 'messaging' | 'management' | undefined;
+  }) {
     super(init, 'AUTH');
-    const hint =
-      init.status === 403
-        ? ' The credentials are valid but may not do this (a read-only token may only GET).'
-        : ' Check MAILROOM_TOKEN (messaging) or MAILROOM_MANAGEMENT_USER / MAILROOM_MANAGEMENT_PASSWORD (management).';
-    this.message += hint;
+    this.message += ` ${authHint(init.status, init.credentials)}`;
   }
+}
+
+function authHint(status: number, credentials: 'messaging' | 'management' | undefined): string {
+  if (status === 403) {
+    return credentials === 'management'
+      ? 'The credentials are valid but may not do this.'
+      : 'The token is valid but may not do this: a read-only token may only GET, and never read the signing keys.';
+  }
+  if (credentials === 'messaging') return 'Check the token (MAILROOM_TOKEN).';
+  if (credentials === 'management') return 'Check the management credentials (MAILROOM_MANAGEMENT_USER, MAILROOM_MANAGEMENT_PASSWORD).';
+  return 'Check MAILROOM_TOKEN (messaging) or MAILROOM_MANAGEMENT_USER and MAILROOM_MANAGEMENT_PASSWORD (management).';
 }
 
 /** 404: the URL group, DLQ entry, user or index does not exist. */

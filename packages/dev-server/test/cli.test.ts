@@ -201,6 +201,9 @@ describe('mailroom CLI', () => {
       const second = await runCli(['dev', '--port', String(first.server.port)], { out: () => {}, err: (text) => err.push(text) });
       expect(second).toEqual({ exitCode: 1 });
       expect(err.join('')).toContain('EADDRINUSE');
+      expect(err.join('')).toContain(
+        `Port ${first.server.port} is taken (another mailroom dev?): stop what uses it, or start on another with --port <n>`,
+      );
     } finally {
       await first.server.close();
     }

@@ -1,4 +1,4 @@
-import type { DlqWorkflowMessage } from '@mailroom/core';
+import { NotFoundError, type DlqWorkflowMessage } from '@mailroom/core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { always } from './helpers/destination';
 import { raw } from './helpers/raw';
@@ -193,5 +193,49 @@ describe('workflow DLQ', () => {
     const messageId = await failWorkflow({ runId: 'wfr_ro', failureCallback: 'fail' });
     await expect(t.readOnly.workflowDlq.retriggerFailureCallback(dlqIdOf(messageId)!)).rejects.toMatchObject({ status: 403 });
     expect((await t.readOnly.workflowDlq.list()).messages).toHaveLength(1);
+  });
+});
+
+describe('an unknown DLQ id', () => {
+  it('is a NotFoundError for get, delete and retry alike', async () => {
+    for (const call of [() => t.messaging.dlq.get('nope'), () => t.messaging.dlq.delete('nope'), () => t.messaging.dlq.retry('nope')]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(NotFoundError);
+    }
+    const retried = await t.messaging.dlq.retry('nope').catch((caught: unknown) => caught);
+    expect((retried as Error).message).toMatch(/no DLQ entry nope: it was never there, or was already retried, deleted or expired/);
+  });
+});
+
+describe('what a DLQ entry carries', () => {
+  it('the caller under one spelling (callerIp; the spec’s callerIP for a workflow run), and only the message’s own headers', async () => {
+    const { messageId } = await t.messaging.publish({
+      destination: `${destination.url}/s500`,
+      body: 'x',
+      retries: 0,
+      headers: { 'X-Tenant': 'acme' },
+    });
+    await t.waitForEvents('dlq', 1);
+    const raw = (await (await fetch(`${t.server.url}/v2/dlq`, { headers: { authorization: `Bearer ${t.server.token}` } })).json()) as {
+      messages: Array<Record<string, unknown>>;
+    };
+    const entry = raw.messages.find((message) => message.messageId === messageId)!;
+    expect(entry.callerIp).toBe('127.0.0.1');
+    expect(entry).not.toHaveProperty('callerIP');
+    const names = Object.keys(entry.header as object);
+    expect(names).toContain('Service-Forward-X-Tenant');
+    expect(names).toContain('Service-Retries');
+    // The sending client's own request headers are not the message's.
+    for (const clientHeader of ['User-Agent', 'Accept', 'Accept-Encoding', 'Host', 'Connection', 'Authorization', 'Content-Length']) {
+      expect(names).not.toContain(clientHeader);
+    }
+    await failWorkflow({ runId: 'wfr_caller', failureCallback: 'none' });
+    const workflow = (await (
+      await fetch(`${t.server.url}/v2/workflows/dlq`, { headers: { authorization: `Bearer ${t.server.token}` } })
+    ).json()) as {
+      messages: Array<Record<string, unknown>>;
+    };
+    expect(workflow.messages[0]).toMatchObject({ callerIP: '127.0.0.1' });
+    expect(workflow.messages[0]).not.toHaveProperty('callerIp');
   });
 });

@@ -12,6 +12,16 @@ describe('errors', () => {
     const error = await wrong.urlGroups.list().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthError);
     expect(error).toMatchObject({ status: 401 });
+    // Sentences, and only the credentials this client uses.
+    expect((error as Error).message).toBe(
+      `GET ${t.server.url}/v2/topics failed with 401: invalid token. Check the token (MAILROOM_TOKEN).`,
+    );
+    const management = createManagementClient({ baseUrl: t.server.managementUrl, user: 'nobody', password: 'nope', retry: false, env: {} });
+    const managementError = await management.users().catch((caught: unknown) => caught);
+    expect((managementError as Error).message).toMatch(
+      /invalid management credentials\. Check the management credentials \(MAILROOM_MANAGEMENT_USER, MAILROOM_MANAGEMENT_PASSWORD\)\.$/,
+    );
+    expect((managementError as Error).message).not.toContain('MAILROOM_TOKEN');
     const missing = await raw(t, 'GET', '/v2/topics', { token: null });
     expect(missing.status).toBe(401);
     expect(missing.body).toEqual({ error: expect.any(String) });

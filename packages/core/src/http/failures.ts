@@ -151,7 +151,10 @@ const MAX_MESSAGE_CHARS = 500;
  *   { method: 'GET', url: 'http://h/v2/topics/t' })
  * // NotFoundError: GET http://h/v2/topics/t failed with 404: topic t not found
  */
-export function mapErrorResponse(response: ErrorResponse, request: { method: string; url: string; now?: number }): ApiError {
+export function mapErrorResponse(
+  response: ErrorResponse,
+  request: { method: string; url: string; now?: number; credentials?: 'messaging' | 'management' },
+): ApiError {
   const init = {
     status: response.status,
     serviceMessage: errorMessageFromBody(response.text, response.status, response.statusText),
@@ -161,7 +164,7 @@ export function mapErrorResponse(response: ErrorResponse, request: { method: str
   switch (response.status) {
     case 401:
     case 403:
-      return new AuthError(init);
+      return new AuthError({ ...init, credentials: request.credentials });
     case 404:
       return new NotFoundError(init);
     case 412:

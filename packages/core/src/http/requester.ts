@@ -467,7 +467,12 @@ function failedAttempt(request: PreparedRequest, error: unknown): AttemptFailure
 function errorAnswer(request: PreparedRequest, options: ResolvedRequesterOptions, result: HttpTransportResponse): AttemptFailure {
   const now = options.now();
   return {
-    error: mapErrorResponse(result, { method: request.method, url: request.url, now }),
+    error: mapErrorResponse(result, {
+      method: request.method,
+      url: request.url,
+      now,
+      credentials: options.authorization.startsWith('Basic ') ? 'management' : 'messaging',
+    }),
     retryAfter: retryAfterMs(result.headers, now),
   };
 }

@@ -1,4 +1,4 @@
-import { expectObject, ValidationError } from '../errors';
+import { expectObject, NotFoundError, ValidationError } from '../errors';
 import { dlqListResponseSchema, retriggerResponseSchema, type DlqWorkflowMessage, type RetriggerResponse } from '../schemas';
 import {
   dlqDeleteResultSchema,
@@ -109,7 +109,15 @@ export async function retryDlqMessage(
   const id = checkId('dlqId', dlqId, 'dlqId of a DLQ entry (as listed)');
   const result = await retryDlqMessages(context, { dlqIds: [id] }, options);
   const first = result.responses[0];
-  if (!first) throw new ValidationError('dlqId', `the service retried nothing for ${JSON.stringify(id)}; is it still in the DLQ?`);
+  if (!first) {
+    // Like `get` of an unknown id: the bulk endpoint skips ids it does not hold instead of answering 404.
+    throw new NotFoundError({
+      status: 404,
+      serviceMessage: `no DLQ entry ${id}: it was never there, or was already retried, deleted or expired`,
+      method: 'POST',
+      url: `/v2/dlq/retry?dlqIds=${encodeURIComponent(id)}`,
+    });
+  }
   return { messageId: first.messageId };
 }
 

@@ -6,7 +6,9 @@ import {
   BodyTooLargeError,
   ConfigError,
   MethodNotAllowedError,
+  NonRetryableError,
   RawBodyUnavailableError,
+  RetryAfterError,
   SignatureError,
   ValidationError,
 } from '../errors';
@@ -386,6 +388,9 @@ function report(context: Context, error: unknown, where: { stage: ReceiveStage; 
 export function defaultOnError(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   if (!request) console.warn(`[mailroom] ${message}`);
+  // A handler that gives up or asks for later decided so: that is an answer, not a failure.
+  else if (error instanceof NonRetryableError) console.warn(`[mailroom] handler gave up on the message (489, no retry): ${message}`);
+  else if (error instanceof RetryAfterError) console.warn(`[mailroom] handler asked for a retry in ${error.seconds} s: ${message}`);
   else if (stage === 'handler') console.error(`[mailroom] handler failed: ${message}`);
   else console.warn(`[mailroom] request refused at ${stage}: ${message}`);
 }

@@ -468,3 +468,35 @@ describe('a receiver without signing keys', () => {
     expect((await receiver.destination(orders, () => {}).handle(await inbound({ id: 1 }))).status).toBe(500);
   });
 });
+
+describe('the default onError', () => {
+  it('logs a handler that gives up or asks for later as what it is, not as "handler failed"', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const { onError: _ignored, ...withDefault } = base as ReceiverOptions;
+      const receiver = createReceiver(withDefault);
+      const request = () => createSignedRequest({ url, body: { id: 3 }, key: keys.currentSigningKey, now: () => NOW });
+      const giveUp = receiver.destination(orders, () => {
+        throw new NonRetryableError('order 3 does not exist');
+      });
+      const later = receiver.destination(orders, () => {
+        throw new RetryAfterError(30, 'the stock service is busy');
+      });
+      const crash = receiver.destination(orders, () => {
+        throw new Error('db down');
+      });
+      expect((await giveUp.fetch(await request())).status).toBe(489);
+      expect((await later.fetch(await request())).status).toBe(503);
+      expect((await crash.fetch(await request())).status).toBe(500);
+      expect(warn.mock.calls.map(([line]) => line)).toEqual([
+        '[mailroom] handler gave up on the message (489, no retry): NonRetryableError: order 3 does not exist',
+        '[mailroom] handler asked for a retry in 30 s: RetryAfterError: the stock service is busy',
+      ]);
+      expect(error.mock.calls.map(([line]) => line)).toEqual(['[mailroom] handler failed: Error: db down']);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+  });
+});

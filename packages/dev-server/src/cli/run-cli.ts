@@ -1,4 +1,5 @@
 import { createLogger } from '../log';
+import { DEFAULT_PORT } from '../options';
 import { startDevServer, type DevServer } from '../start-dev-server';
 import { startBanner } from './banner';
 import { parseCliArgs, USAGE } from './parse-cli-args';
@@ -32,7 +33,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<{ exit
     io.out(startBanner(server, command.appUrl));
     return { server };
   } catch (error) {
-    io.err(`mailroom: could not start the dev server: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.err(`mailroom: could not start the dev server: ${startFailure(error, command.options.port)}\n`);
     return { exitCode: 1 };
   }
+}
+
+/** What to tell a person whose server did not start; a taken port says how to pick another. */
+function startFailure(error: unknown, port: number | undefined): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if ((error as NodeJS.ErrnoException | undefined)?.code !== 'EADDRINUSE') return message;
+  return `${message}. Port ${port ?? DEFAULT_PORT} is taken (another mailroom dev?): stop what uses it, or start on another with --port <n> (--port 0 picks a free one).`;
 }

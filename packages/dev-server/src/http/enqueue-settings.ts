@@ -57,8 +57,6 @@ export function headerSource(rawHeaders: string[]): HeaderSource {
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const TIMEOUT_UNITS: readonly DurationUnit[] = ['h', 'm', 's'];
-// Never stored: the token must not reach a callback body or the DLQ; the rest belong to the hop.
-const NOT_SOURCE_HEADERS = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
 /**
  * Reads and validates the headers of an enqueue with the configured prefix: 400 for a malformed
@@ -84,7 +82,7 @@ export function readEnqueueSettings(req: HeaderSource, prefix: string, plan: Pla
   const settings: EnqueueSettings = {
     method: readMethod(get(n.method), n.wire.delivery.method) ?? 'POST',
     forwardHeaders: forwards ? forwardedHeaders(req.headers, { headerPrefix: prefix }) : {},
-    sourceHeader: headerValuesFromRaw(req.rawHeaders, NOT_SOURCE_HEADERS),
+    sourceHeader: headerValuesFromRaw(req.rawHeaders, n.isMessageHeader),
     maxRetries: retries,
     timeoutSeconds: readTimeout(get(n.timeout), n.wire.delivery.timeout, plan) ?? plan.timeout,
     notBefore,
@@ -149,6 +147,12 @@ interface HeaderNames {
   workflowCreatedAt: string;
   callback: CallbackHeaderNames;
   failureCallback: CallbackHeaderNames;
+  /**
+   * What a message keeps of its enqueue's headers (its `header` in views, the DLQ and callbacks'
+   * `sourceHeader`): its own settings and Content-Type. Never the token, nor what belongs to the
+   * sending client or the hop (User-Agent, Accept, Host, Connection, ...).
+   */
+  isMessageHeader: (lowerCaseName: string) => boolean;
 }
 
 /** The lower-case names of one callback's headers. */
@@ -170,6 +174,7 @@ function headerNames(prefix: string): HeaderNames {
   if (!names) {
     const wire = protocolHeaderNames(prefix);
     const key = (name: string) => name.toLowerCase();
+    const ownPrefix = `${prefix.toLowerCase()}-`;
     names = {
       wire,
       retries: key(wire.delivery.retries),
@@ -190,6 +195,7 @@ function headerNames(prefix: string): HeaderNames {
       workflowCreatedAt: key(wire.workflowCreatedAt),
       callback: callbackNames(wire.callback),
       failureCallback: callbackNames(wire.failureCallback),
+      isMessageHeader: (name) => name === 'content-type' || name.startsWith(ownPrefix),
     };
     namesByPrefix.set(prefix, names);
   }

@@ -30,14 +30,14 @@ function canonicalize(name: string): string {
 
 /**
  * Node's `rawHeaders` (`[name, value, name, value, ...]`) as name -> values, canonical names, repeated
- * headers kept as separate values. `skip` names (lower case) are left out.
+ * headers kept as separate values; only those whose lower-case name `keep` accepts.
  */
-export function headerValuesFromRaw(rawHeaders: readonly string[], skip?: ReadonlySet<string>): HeaderValues {
+export function headerValuesFromRaw(rawHeaders: readonly string[], keep: (lowerCaseName: string) => boolean): HeaderValues {
   // Built in place: this runs for every enqueue.
   const out: HeaderValues = {};
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index]!;
-    if (!skip?.has(name.toLowerCase())) appendHeaderValue(out, name, rawHeaders[index + 1]!);
+    if (keep(name.toLowerCase())) appendHeaderValue(out, name, rawHeaders[index + 1]!);
   }
   return out;
 }

@@ -161,7 +161,6 @@ function view(ctx: ServerContext, schedule: ScheduleRecord): Record<string, unkn
     ...(settings.callback ? { callback: settings.callback.url } : {}),
     ...(settings.failureCallback ? { failureCallback: settings.failureCallback.url } : {}),
     callerIp: schedule.callerIp,
-    callerIP: schedule.callerIp,
     isPaused: schedule.paused,
     ...(typeof queue === 'string' && queue !== '' ? { queueName: queue } : {}),
     ...flowFields(settings.flowControl),

@@ -39,7 +39,6 @@ export function messageFields(message: MessageRecord): Record<string, unknown> {
     ...(message.failureCallback ? { failureCallback: message.failureCallback.url } : {}),
     ...(message.queue !== undefined ? { queueName: message.queue } : {}),
     ...(message.scheduleId !== undefined ? { scheduleId: message.scheduleId } : {}),
-    callerIP: message.callerIp,
     callerIp: message.callerIp,
     ...flowFields(flow),
     ...labelFields(message.label),
@@ -68,8 +67,15 @@ export function dlqView(entry: DlqEntry): Record<string, unknown> {
   return {
     dlqId: entry.dlqId,
     ...messageFields(message),
+    // A failed workflow run is listed with the spec's spelling, `callerIP`; a message with the newer `callerIp`.
     ...(message.workflow
-      ? { workflowRunId: message.workflow.runId, workflowCreatedAt: message.workflow.createdAt, workflowUrl: message.workflow.url }
+      ? {
+          callerIp: undefined,
+          callerIP: message.callerIp,
+          workflowRunId: message.workflow.runId,
+          workflowCreatedAt: message.workflow.createdAt,
+          workflowUrl: message.workflow.url,
+        }
       : {}),
     ...(entry.response
       ? {

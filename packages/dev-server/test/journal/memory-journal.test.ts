@@ -5,7 +5,13 @@ describe('openMemoryJournal', () => {
   it('has nothing to replay and counts what it was given', async () => {
     const { journal, records, recovery } = await openMemoryJournal<{ id: number }>();
     expect(records).toEqual([]);
-    expect(recovery).toEqual({ tornBytesDropped: 0, file: undefined });
+    expect(recovery).toEqual({
+      tornBytesDropped: 0,
+      damagedRecordsSkipped: 0,
+      damagedBytesSkipped: 0,
+      damagedFile: undefined,
+      file: undefined,
+    });
     await Promise.all([journal.append({ id: 1 }), journal.append({ id: 2 })]);
     await journal.compact([{ id: 2 }]);
     expect(journal.stats()).toEqual({ appends: 2, batches: 2, syncs: 0, compactions: 1, recordsInFile: 1, bytesInFile: 0 });
