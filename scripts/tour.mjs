@@ -193,7 +193,9 @@ await scene('6. A schedule fires on its cron, each firing a normal signed messag
     scheduleId: 'tour-every-minute',
   });
   const schedule = await client.schedules.get(scheduleId);
-  say(`schedule ${scheduleId} ('* * * * *'): next firing ${new Date(schedule.nextScheduleTime).toISOString()} (a cron minute lasts 3 s here)`);
+  say(
+    `schedule ${scheduleId} ('* * * * *'): next firing ${new Date(schedule.nextScheduleTime).toISOString()} (a cron minute lasts 3 s here)`,
+  );
   await until('two firings', () => events.filter((e) => e.kind === 'order' && e.orderId === 'tour-6').length >= 2, 20_000);
   await client.schedules.pause(scheduleId);
   say('fired twice, each delivery verified by the app; paused it so it stops');
