@@ -2,7 +2,14 @@
 
 import { resolveHeaderPrefix } from './config';
 import { expectObject, describeValue, ValidationError } from './errors';
-import { headerNames, type CallbackHeaders, type DeliverySettingHeaders, type ProtocolHeaderNames } from './protocol';
+import {
+  headerNames,
+  RESOURCE_NAME,
+  RESOURCE_NAME_RULE,
+  type CallbackHeaders,
+  type DeliverySettingHeaders,
+  type ProtocolHeaderNames,
+} from './protocol';
 import { parseEnqueuedRetryDelay, type RetryDelayExpression } from './retry-delay';
 import { unsignableUrl } from './signature/token';
 import type {
@@ -130,7 +137,6 @@ const KNOWN_KEYS = new Set<string>([
 ]);
 const FLOW_CONTROL_KEYS = new Set<string>(['key', 'parallelism', 'rate', 'period']);
 const REDACT_KEYS = new Set<string>(['body', 'headers']);
-const KEY_NAME = /^[A-Za-z0-9._-]+$/;
 const TARGET_KEYS = new Set<string>(['url', 'method', 'timeout', 'retries', 'retryDelay', 'delay', 'headers']);
 const WORKFLOW_KEYS = new Set<string>(['runId', 'url', 'createdAt']);
 
@@ -195,8 +201,8 @@ function addFlowControl(out: Record<string, string>, names: ProtocolHeaderNames,
     throw new ValidationError('flowControl', `expected { key, parallelism?, rate?, period? }, got ${describeValue(flow)}`);
   }
   rejectUnknownKeys('flowControl', flow, FLOW_CONTROL_KEYS);
-  if (typeof flow.key !== 'string' || !KEY_NAME.test(flow.key)) {
-    throw new ValidationError('flowControl.key', `expected letters, digits, "-", "_" or "." only, got ${describeValue(flow.key)}`);
+  if (typeof flow.key !== 'string' || !RESOURCE_NAME.test(flow.key)) {
+    throw new ValidationError('flowControl.key', `expected ${RESOURCE_NAME_RULE}, got ${describeValue(flow.key)}`);
   }
   const parts: string[] = [];
   for (const name of ['parallelism', 'rate'] as const) {

@@ -1,7 +1,7 @@
 import { requesterSettings, type SharedClientOptions } from './http/options';
 import { checkBaseUrl, processEnvironment, requiredSetting } from './config';
 import { DEV_CREDENTIALS, devServerUrl, type DevOption } from './dev-mode';
-import { ValidationError } from './errors';
+import { expectObject, ValidationError } from './errors';
 import { createRequesterWhenConfigured, type HttpTransport, type Requester } from './http';
 import { transportOption } from './messaging/client';
 import {
@@ -87,6 +87,11 @@ export function createManagementClient(options: ManagementClientOptions = {}): M
 }
 
 function stats(transport: Requester, id: string, options: { period?: StatsPeriod; signal?: AbortSignal }): Promise<MessagingStats> {
+  // `stats(id, '1d')` or `{ peroid: '1d' }` would otherwise silently answer the default hour.
+  expectObject(options, 'options', "{ period: '1d' } (1h, 3h, 12h, 1d, 3d, 7d or 30d)");
+  for (const key of Object.keys(options)) {
+    if (key !== 'period' && key !== 'signal') throw new ValidationError(key, 'unknown option; known options are period, signal');
+  }
   const period = options.period;
   if (period !== undefined && !(STATS_PERIODS as readonly string[]).includes(period)) {
     throw new ValidationError('period', `expected one of ${STATS_PERIODS.join(', ')}, got ${JSON.stringify(period)}`);

@@ -116,6 +116,14 @@ function settings(stem: string): DeliverySettingHeaders {
   };
 }
 
+/**
+ * A name the service puts in a URL path (queue, URL group, schedule id, flow-control key): letters,
+ * digits, `-`, `_` and `.`, but not `.` or `..` alone, which a URL resolves away as a dot-segment.
+ */
+export const RESOURCE_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
+/** {@link RESOURCE_NAME} in words, for the messages that refuse a name. */
+export const RESOURCE_NAME_RULE = 'letters, digits, "-", "_" and "." (but not "." or ".." alone)';
+
 // Signing deliveries: the synchronous node:crypto signer (the dev server signs every delivery with
 // it) and the jose one (edge runtimes, tests), byte-identical.
 export { createTokenSigner, type TokenSigner, type TokenSignerOptions } from './signature/node';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-
+import { raw } from './helpers/raw';
 import { destination, t, useTestServer } from './helpers/test-server';
 
 useTestServer();
@@ -51,5 +51,26 @@ describe('queues', () => {
     await t.messaging.enqueue({ queue: 'mixed', destination: `${destination.url}/order`, body: 'now' });
     const requests = await destination.waitFor('/order', 2);
     expect(requests.map((request) => request.text)).toEqual(['now', 'delayed']);
+  });
+});
+
+describe('names a URL resolves away', () => {
+  it('refuses "." and ".." as a queue, URL group or schedule id, in the client and at the server', async () => {
+    for (const name of ['.', '..']) {
+      await expect(t.messaging.queues.upsert({ name, parallelism: 1 })).rejects.toThrow(/not "\." or "\.\." alone/);
+      const upsert = await raw(t, 'POST', '/v2/queues', { body: JSON.stringify({ queueName: name, parallelism: 1 }) });
+      expect([name, upsert.status]).toEqual([name, 400]);
+      const enqueue = await raw(t, 'POST', `/v2/enqueue/${name}/${destination.url}/x`, { body: 'x' });
+      expect(enqueue.status).toBeGreaterThanOrEqual(400);
+      const schedule = await raw(t, 'POST', `/v2/schedules/${destination.url}/x`, {
+        headers: { 'Service-Cron': '* * * * *', 'Service-Schedule-Id': name },
+      });
+      expect([name, schedule.status]).toEqual([name, 400]);
+    }
+    // "..." is no dot-segment: an ordinary name, created and managed.
+    await t.messaging.queues.upsert({ name: '...', parallelism: 2 });
+    expect((await t.messaging.queues.get('...')).parallelism).toBe(2);
+    await t.messaging.queues.delete('...');
+    expect(await t.messaging.queues.list()).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
 import { isPlainEnqueueResult } from '../schemas/messaging';
 import { parseResponse, parseResponseFast } from '../schemas/primitives';
+import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '../protocol';
 import { unsignableUrl } from '../signature/token';
 import { z } from 'zod';
 import { toPromise } from '../receive/answers';
@@ -17,7 +18,6 @@ export type ApiDestination = `api/${string}`;
 
 export type ClassifiedDestination = { kind: 'url'; href: string } | { kind: 'api'; name: string } | { kind: 'urlGroup'; name: string };
 
-const GROUP_NAME = /^[A-Za-z0-9._-]+$/;
 const API_NAME = /^api\/[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 
 // An app sends to a handful of destinations over and over; parsing the same URL for every enqueue
@@ -66,7 +66,7 @@ function classifyUncached(destination: unknown): ClassifiedDestination {
     if (!API_NAME.test(destination)) throw new ValidationError('destination', `invalid API name ${JSON.stringify(destination)}`);
     return { kind: 'api', name: destination };
   }
-  if (GROUP_NAME.test(destination)) return { kind: 'urlGroup', name: destination };
+  if (RESOURCE_NAME.test(destination)) return { kind: 'urlGroup', name: destination };
   throw new ValidationError(
     'destination',
     `${JSON.stringify(destination)} is neither a URL group name (letters, digits, "-", "_", ".") nor a URL: a URL must start with http:// or https://`,
@@ -75,8 +75,8 @@ function classifyUncached(destination: unknown): ClassifiedDestination {
 
 /** Queue and URL-group names share the service's naming rule. */
 export function checkName(path: string, value: unknown): string {
-  if (typeof value !== 'string' || !GROUP_NAME.test(value)) {
-    throw new ValidationError(path, `expected letters, digits, "-", "_" or "." only, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !RESOURCE_NAME.test(value)) {
+    throw new ValidationError(path, `expected ${RESOURCE_NAME_RULE}, got ${JSON.stringify(value)}`);
   }
   return value;
 }

@@ -78,6 +78,9 @@ describe('stats', () => {
     const { stub, client } = await setup();
     expect(() => client.stats('u1', { period: '2h' as never })).toThrow(ValidationError);
     expect(() => client.stats('')).toThrow(ValidationError);
+    // Never silently the default hour: a bare period or a misspelt option is refused.
+    expect(() => client.stats('u1', '1d' as never)).toThrow(/period: '1d'/);
+    expect(() => client.stats('u1', { peroid: '1d' } as never)).toThrow(/peroid: unknown option/);
     expect(stub.requests).toHaveLength(0);
   });
 

@@ -1,4 +1,4 @@
-import { unsignableUrl } from '@mailroom/core/protocol';
+import { RESOURCE_NAME, unsignableUrl } from '@mailroom/core/protocol';
 import { badRequest } from './http-error';
 
 /** Where an enqueue goes, read from the rest of its path. */
@@ -6,8 +6,6 @@ export type Destination =
   | { kind: 'url'; url: string }
   | { kind: 'api'; name: string }
   | { kind: 'group'; name: string; looksLikeHost: boolean };
-
-const GROUP_NAME = /^[A-Za-z0-9._-]+$/;
 
 /** Destination URLs already parsed once: most enqueues repeat a handful of URLs. */
 const validUrls = new Set<string>();
@@ -42,7 +40,7 @@ export function parseDestination(rest: string): Destination {
   const queryAt = raw.indexOf('?');
   const name = safeDecode(queryAt === -1 ? raw : raw.slice(0, queryAt));
   if (name.startsWith('api/')) return { kind: 'api', name };
-  if (!GROUP_NAME.test(name)) throw invalidScheme();
+  if (!RESOURCE_NAME.test(name)) throw invalidScheme();
   // `app.test` is a legal group name, and also what a user who forgot `https://` sends: when no such
   // group exists, a dotted name ending in a letter label reads as the latter (400, not 404).
   return { kind: 'group', name, looksLikeHost: /\.[A-Za-z]{2,}$/.test(name) };

@@ -7,6 +7,8 @@ import {
   headerNames as protocolHeaderNames,
   type CallbackHeaders,
   type ProtocolHeaderNames,
+  RESOURCE_NAME,
+  RESOURCE_NAME_RULE,
   unsignableUrl,
 } from '@mailroom/core/protocol';
 import type { PlanLimits } from '../plans';
@@ -323,16 +325,13 @@ function readWorkflow(get: HeaderGet, n: HeaderNames, now: number): EnqueueSetti
   };
 }
 
-const FLOW_KEY = /^[A-Za-z0-9._-]+$/;
-
 /** `<P>-Flow-Control-Key` with `<P>-Flow-Control-Value: parallelism=2, rate=10, period=1m`. */
 function readFlowControl(key: string | undefined, value: string | undefined, wire: ProtocolHeaderNames): FlowControlSettings | undefined {
   if (key === undefined || key.trim() === '') {
     if (value !== undefined && value.trim() !== '') throw badRequest(`${wire.flowControlValue} needs ${wire.flowControlKey}`);
     return undefined;
   }
-  if (!FLOW_KEY.test(key.trim()))
-    throw badRequest(`invalid ${wire.flowControlKey} ${JSON.stringify(key)}: use letters, digits, "-", "_" and "."`);
+  if (!RESOURCE_NAME.test(key.trim())) throw badRequest(`invalid ${wire.flowControlKey} ${JSON.stringify(key)}: use ${RESOURCE_NAME_RULE}`);
   const settings: FlowControlSettings = { key: key.trim() };
   for (const part of (value ?? '').split(',')) {
     if (part.trim() === '') continue;

@@ -1,3 +1,4 @@
+import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
 import type { ServerContext } from '../server-context';
 import type { FlowKeyRecord, QueueRecord } from '../state/records';
 import { badRequest, notFound } from './http-error';
@@ -9,8 +10,6 @@ import type { Route, RouteRequest } from './router';
 
 // How fast messages go out: queues (parallelism, pause/resume, delete) and flow-control keys (their
 // limits and counters, pause/resume, pin/unpin, resetRate), and the account's global parallelism.
-
-const NAME = /^[A-Za-z0-9._-]+$/;
 
 export function queueRoutes(ctx: ServerContext): Route[] {
   return [
@@ -58,8 +57,8 @@ async function upsert(ctx: ServerContext, request: RouteRequest): Promise<Reply>
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw badRequest('body must be {"queueName": "...", "parallelism": n}');
   const { queueName, parallelism, paused } = body as Record<string, unknown>;
-  if (typeof queueName !== 'string' || !NAME.test(queueName)) {
-    throw badRequest(`invalid queueName ${JSON.stringify(queueName)}: use letters, digits, "-", "_" and "." only`);
+  if (typeof queueName !== 'string' || !RESOURCE_NAME.test(queueName)) {
+    throw badRequest(`invalid queueName ${JSON.stringify(queueName)}: use ${RESOURCE_NAME_RULE}`);
   }
   if (parallelism !== undefined && (!Number.isSafeInteger(parallelism) || (parallelism as number) < 1)) {
     throw badRequest(`invalid parallelism ${JSON.stringify(parallelism)}: expected a whole number >= 1`);
@@ -124,7 +123,7 @@ function flowKeys(ctx: ServerContext): string[] {
 }
 
 function knownKey(ctx: ServerContext, key: string | undefined): string {
-  if (key === undefined || !NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key ?? '')}`);
+  if (key === undefined || !RESOURCE_NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key ?? '')}`);
   if (!ctx.engine.flow(key).known) throw notFound(`flow control key ${key} not found`);
   return key;
 }
@@ -151,7 +150,7 @@ function flowView(ctx: ServerContext, key: string): Record<string, unknown> {
 /** `POST /v2/flowControl/{key}/pause | resume | pin | unpin | resetRate`. */
 async function changeFlow(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
   const key = request.params.key ?? '';
-  if (!NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key)}`);
+  if (!RESOURCE_NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key)}`);
   const current: FlowKeyRecord = ctx.store.state.flowKeys.get(key) ?? { key, paused: false, pinned: {} };
   const action = request.params.action;
   let next: FlowKeyRecord;

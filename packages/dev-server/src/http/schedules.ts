@@ -1,4 +1,4 @@
-import { headerNames, parseCron } from '@mailroom/core/protocol';
+import { headerNames, parseCron, RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import type { ServerContext } from '../server-context';
 import type { ScheduleRecord } from '../state/records';
@@ -14,7 +14,6 @@ import { bodyFields, flowFields, labelFields } from './views';
 // Schedules: `POST /v2/schedules/{destination}` with `<P>-Cron` (and `<P>-Schedule-Id` to replace
 // one), listing, pause, resume, delete; and each firing, which is a publish of the stored request.
 
-const SCHEDULE_ID = /^[A-Za-z0-9._-]+$/;
 // Never stored: the token must not reach a listing; the rest belong to the hop.
 const NOT_STORED = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
@@ -72,8 +71,8 @@ async function create(ctx: ServerContext, request: RouteRequest): Promise<Reply>
   const queue = get(names.queueName);
   if (queue) readQueue(queue);
   const chosen = get(names.scheduleId);
-  if (chosen !== undefined && !SCHEDULE_ID.test(chosen)) {
-    throw badRequest(`invalid ${names.scheduleId} ${JSON.stringify(chosen)}: use letters, digits, "-", "_" and "."`);
+  if (chosen !== undefined && !RESOURCE_NAME.test(chosen)) {
+    throw badRequest(`invalid ${names.scheduleId} ${JSON.stringify(chosen)}: use ${RESOURCE_NAME_RULE}`);
   }
   const now = ctx.config.now();
   // Checked now so a broken schedule is refused here rather than failing at every firing.

@@ -1,3 +1,4 @@
+import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
 import type { IncomingMessage } from 'node:http';
 import { dedupKeys, findDuplicate } from '../engine/deduplication';
 import type { ServerContext } from '../server-context';
@@ -12,8 +13,6 @@ import type { Route, RouteRequest } from './router';
 
 // Everything that turns a request into messages: enqueue (spec endpoint 8), publish, batch; and the
 // one acceptance step they share with schedule firings and DLQ retries.
-
-const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
 
 export function sendingRoutes(ctx: ServerContext): Route[] {
   return [
@@ -248,8 +247,8 @@ export function queueLimit(ctx: ServerContext): HttpError {
 }
 
 export function readQueue(name: string | undefined): string {
-  if (name === undefined || !QUEUE_NAME.test(name)) {
-    throw badRequest(`invalid queue name ${JSON.stringify(name ?? '')}: use letters, digits, "-", "_" and "." only`);
+  if (name === undefined || !RESOURCE_NAME.test(name)) {
+    throw badRequest(`invalid queue name ${JSON.stringify(name ?? '')}: use ${RESOURCE_NAME_RULE}`);
   }
   return name;
 }

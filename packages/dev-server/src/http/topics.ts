@@ -1,3 +1,4 @@
+import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
 import type { ServerContext } from '../server-context';
 import type { UrlGroupRecord } from '../state/records';
 import { checkUrl } from './enqueue-settings';
@@ -5,8 +6,6 @@ import { badRequest, notFound, planLimit } from './http-error';
 import { readJsonBody } from './read-body';
 import { empty, json, type Reply } from './reply';
 import type { Route, RouteRequest } from './router';
-
-const NAME = /^[A-Za-z0-9._-]+$/;
 
 /** URL groups: list (spec 5), add endpoints (creates the group), remove endpoints (spec 6). */
 export function topicRoutes(ctx: ServerContext): Route[] {
@@ -34,8 +33,8 @@ async function addEndpoints(ctx: ServerContext, request: RouteRequest): Promise<
     const url = endpoint.url;
     if (typeof url !== 'string') throw badRequest(`endpoints[${index}].url is required`);
     checkUrl(url, `endpoints[${index}]`);
-    if (endpoint.name !== undefined && (typeof endpoint.name !== 'string' || !NAME.test(endpoint.name))) {
-      throw badRequest(`endpoints[${index}].name must use letters, digits, "-", "_" and "." only`);
+    if (endpoint.name !== undefined && (typeof endpoint.name !== 'string' || !RESOURCE_NAME.test(endpoint.name))) {
+      throw badRequest(`endpoints[${index}].name must use ${RESOURCE_NAME_RULE}`);
     }
     return { url, ...(endpoint.name ? { name: endpoint.name as string } : {}) };
   });
@@ -85,8 +84,8 @@ function existing(ctx: ServerContext, name: string | undefined): UrlGroupRecord 
 }
 
 function groupName(name: string | undefined): string {
-  if (name === undefined || !NAME.test(name))
-    throw badRequest(`invalid topic name ${JSON.stringify(name ?? '')}: use letters, digits, "-", "_" and "." only`);
+  if (name === undefined || !RESOURCE_NAME.test(name))
+    throw badRequest(`invalid topic name ${JSON.stringify(name ?? '')}: use ${RESOURCE_NAME_RULE}`);
   return name;
 }
 
