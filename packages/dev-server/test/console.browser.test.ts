@@ -130,6 +130,54 @@ describe('the dev console', () => {
     expect((await server.messaging.signingKeys.get()).current).toBe(before.next);
   });
 
+  it('links the ids a notice names, keeps a notice to its tab, and offers no retry for a message no longer in the DLQ', async () => {
+    destination.script('/gone', always(500));
+    const { messageId } = await server.messaging.publish({ destination: `${destination.url}/gone`, body: 'x', retries: 0 });
+    await server.waitForEvents('dlq', 1);
+    await page.getByRole('link', { name: 'DLQ' }).click();
+    await page.locator('tr[data-dlq-id]').getByRole('button', { name: 'Retry' }).click();
+    const notice = page.getByRole('status');
+    await notice.getByText(/Retried as msg_/).waitFor();
+    const retriedId = (await notice.getByRole('link').textContent())!;
+    expect(retriedId).toMatch(/^msg_/);
+    // The notice belongs to the tab it was given in.
+    await page.getByRole('tab', { name: /Workflow runs/ }).click();
+    await expect(page.getByRole('status').count()).resolves.toBe(0);
+    // The first message failed and its entry was retried away: its page says so, with no button.
+    await page.goto(`${server.server.url}/console/#/messages/${messageId}`);
+    const detail = page.locator('aside.detail');
+    await detail.getByText('Not in the DLQ any more (retried, deleted or expired).').waitFor();
+    await expect(detail.getByRole('button', { name: 'Retry from DLQ' }).count()).resolves.toBe(0);
+  });
+
+  it('filters the logs, shows schedule times with their zone, and labels the chart’s axes', async () => {
+    destination.script('/mixed', failTimes(1));
+    await server.messaging.publish({ destination: `${destination.url}/mixed`, body: 'x', retries: 1 });
+    await server.waitForEvents('delivered', 1);
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.locator('tr[data-log-state="DELIVERED"]').waitFor();
+    await page.getByLabel('State').selectOption('ERROR');
+    await page.locator('tr[data-log-state="DELIVERED"]').waitFor({ state: 'detached' });
+    await expect(
+      page.locator('tr[data-log-state]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-log-state'))),
+    ).resolves.toEqual(['ERROR']);
+
+    await server.messaging.schedules.create({ destination: `${destination.url}/later`, cron: '0 0 1 1 *' });
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    const next = await page.locator('tr[data-schedule] td').nth(3).textContent();
+    // Chromium here runs in UTC: the zone is written out.
+    expect(next).toMatch(/UTC|GMT/);
+
+    await page.getByRole('link', { name: 'Statistics' }).click();
+    await page.locator('svg.chart').waitFor();
+    await expect(page.locator('svg.chart text[data-axis="y"]').allTextContents()).resolves.toEqual(['0', '1', '2']); // one failed attempt and one delivery in the same minute
+    await expect(page.locator('svg.chart text[data-axis="x"]').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^\d\d:\d\d$/),
+      expect.stringMatching(/^\d\d:\d\d$/),
+      expect.stringMatching(/^\d\d:\d\d$/),
+    ]);
+  });
+
   it('pauses and resumes a queue from the page', async () => {
     await server.messaging.queues.upsert({ name: 'held', paused: true });
     await server.messaging.enqueue({ queue: 'held', destination: `${destination.url}/held`, body: 'x' });

@@ -72,9 +72,10 @@ export async function recentEvents(client: MessagingClient): Promise<ConsoleEven
 export function usePoll<T>(
   load: () => Promise<T>,
   intervalMs = 1000,
-): { data: T | undefined; error: string | undefined; refresh: () => void } {
+): { data: T | undefined; error: string | undefined; loaded: boolean; refresh: () => void } {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [loaded, setLoaded] = useState(false);
   const loader = useRef(load);
   loader.current = load;
   const [tick, setTick] = useState(0);
@@ -91,6 +92,7 @@ export function usePoll<T>(
       } catch (failure) {
         if (alive) setError(failure instanceof Error ? failure.message : String(failure));
       }
+      if (alive) setLoaded(true);
       if (alive) timer = setTimeout(run, intervalMs);
     };
     void run();
@@ -99,7 +101,7 @@ export function usePoll<T>(
       if (timer) clearTimeout(timer);
     };
   }, [intervalMs, tick]);
-  return { data, error, refresh: () => setTick((value) => value + 1) };
+  return { data, error, loaded, refresh: () => setTick((value) => value + 1) };
 }
 
 /** Decodes a body the interface gives as base64 into text, pretty-printed when it is JSON. */
@@ -140,7 +142,8 @@ export function time(ms: number | undefined): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour12: false }) + `.${String(ms % 1000).padStart(3, '0')}`;
 }
 
+/** A date and time with its zone (`25/11/2026, 13:20:05 UTC`): a schedule's time means nothing without it. */
 export function dateTime(ms: number | undefined): string {
   if (ms === undefined || ms === 0) return '';
-  return new Date(ms).toLocaleString(undefined, { hour12: false });
+  return new Date(ms).toLocaleString(undefined, { hour12: false, timeZoneName: 'short' });
 }

@@ -2,7 +2,7 @@ import type { MessagingClient } from '@mailroom/core';
 import { headerNames } from '@mailroom/core/protocol';
 import { useMemo, useState } from 'preact/hooks';
 import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent, type ConsoleSettings } from './api';
-import { Action, Empty, ErrorLine, Field, State } from './ui';
+import { Action, Empty, ErrorLine, Field, Notice, State, useAct } from './ui';
 
 // Messages, live: one row per message from the logs, and a message's timeline: every attempt as sent
 // and answered, the wait before the next one and why, its callbacks with their own attempts.
@@ -128,7 +128,7 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
           </table>
         )}
       </section>
-      {current && <MessageDetail client={client} message={current} all={all} refresh={refresh} />}
+      {current && <MessageDetail key={current.id} client={client} message={current} all={all} refresh={refresh} />}
     </div>
   );
 }
@@ -144,18 +144,17 @@ function MessageDetail({
   all: MessageSummary[];
   refresh: () => void;
 }) {
-  const [notice, setNotice] = useState<string | undefined>(undefined);
+  // Whether it is in the DLQ now (retried, deleted or expired entries are not): asked, not assumed.
+  const inDlq = usePoll(() =>
+    message.state === 'FAILED' ? client.dlq.list({ messageId: message.id }).then((page) => page.messages[0]) : Promise.resolve(undefined),
+  );
+  const { notice, act: run } = useAct(() => {
+    refresh();
+    inDlq.refresh();
+  });
   const callbacks = all.filter((other) => other.sourceMessageId === message.id);
   const created = message.events[0];
   const pending = !['DELIVERED', 'FAILED', 'CANCELED'].includes(message.state);
-  const run = (what: () => Promise<string>) => async () => {
-    try {
-      setNotice(await what());
-    } catch (error) {
-      setNotice(error instanceof Error ? error.message : String(error));
-    }
-    refresh();
-  };
   return (
     <aside class="detail" aria-label={`Message ${message.id}`}>
       <header>
@@ -194,24 +193,15 @@ function MessageDetail({
         {pending && (
           <Action onClick={run(async () => `Cancelled ${(await client.messages.cancel(message.id)).cancelled} message`)}>Cancel</Action>
         )}
-        {message.state === 'FAILED' && (
-          <Action
-            onClick={run(async () => {
-              const entry = (await client.dlq.list({ messageId: message.id })).messages[0];
-              if (!entry) return 'This message is no longer in the DLQ';
-              return `Retried as ${(await client.dlq.retry(entry.dlqId)).messageId}`;
-            })}
-          >
-            Retry from DLQ
-          </Action>
-        )}
+        {message.state === 'FAILED' &&
+          (inDlq.data ? (
+            <Action onClick={run(async () => `Retried as ${(await client.dlq.retry(inDlq.data!.dlqId)).messageId}`)}>Retry from DLQ</Action>
+          ) : (
+            inDlq.loaded && <span class="muted">Not in the DLQ any more (retried, deleted or expired).</span>
+          ))}
         <Action onClick={run(async () => `Replayed as ${await replay(client, message)}`)}>Replay</Action>
       </div>
-      {notice && (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice notice={notice} />
       <h3>Body</h3>
       <pre class="body">{decodeBody(created?.body) || '(empty)'}</pre>
       <h3>Timeline</h3>

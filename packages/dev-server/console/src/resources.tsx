@@ -1,31 +1,10 @@
 import type { MessagingClient } from '@mailroom/core';
 import { useState } from 'preact/hooks';
 import { dateTime, decodeBody, recentEvents, time, usePoll } from './api';
-import { Action, Empty, ErrorLine, ListTable, State } from './ui';
+import { Action, Empty, ErrorLine, Field, ListTable, Notice, State, useAct } from './ui';
 
 // The resource views: both DLQs, queues, schedules, URL groups and the raw event stream, each with
 // the actions the interface offers.
-
-function useAct(refresh: () => void) {
-  const [notice, setNotice] = useState<string | undefined>(undefined);
-  const act = (what: () => Promise<string | undefined>) => async () => {
-    try {
-      setNotice(await what());
-    } catch (error) {
-      setNotice(error instanceof Error ? error.message : String(error));
-    }
-    refresh();
-  };
-  return { notice, act };
-}
-
-function Notice({ text }: { text: string | undefined }) {
-  return text ? (
-    <p class="notice" role="status">
-      {text}
-    </p>
-  ) : null;
-}
 
 export function DlqView({ client }: { client: MessagingClient }) {
   const [view, setView] = useState<'message' | 'workflow'>('message');
@@ -34,7 +13,7 @@ export function DlqView({ client }: { client: MessagingClient }) {
   const { notice, act } = useAct(() => {
     messages.refresh();
     workflow.refresh();
-  });
+  }, view);
   return (
     <section aria-label="Dead-letter queue">
       <div class="tabs" role="tablist">
@@ -54,7 +33,7 @@ export function DlqView({ client }: { client: MessagingClient }) {
           </Action>
         )}
       </div>
-      <Notice text={notice} />
+      <Notice notice={notice} />
       <ErrorLine error={messages.error ?? workflow.error} />
       {view === 'message' ? (
         <ListTable
@@ -65,6 +44,10 @@ export function DlqView({ client }: { client: MessagingClient }) {
             <tr data-dlq-id={entry.dlqId}>
               <td>
                 <a href={`#/messages/${entry.messageId}`}>{dateTime(Number(entry.dlqId.split('-')[0]))}</a>
+                <br />
+                <a href={`#/messages/${entry.messageId}`}>
+                  <code>{entry.messageId}</code>
+                </a>
               </td>
               <td class="url">{entry.url}</td>
               <td>{entry.responseStatus ?? (entry as { error?: string }).error ?? 'no answer'}</td>
@@ -118,7 +101,7 @@ export function QueuesView({ client }: { client: MessagingClient }) {
   const { notice, act } = useAct(refresh);
   return (
     <section aria-label="Queues">
-      <Notice text={notice} />
+      <Notice notice={notice} />
       <ErrorLine error={error} />
       <ListTable
         items={data}
@@ -151,7 +134,7 @@ export function SchedulesView({ client }: { client: MessagingClient }) {
   const { notice, act } = useAct(refresh);
   return (
     <section aria-label="Schedules">
-      <Notice text={notice} />
+      <Notice notice={notice} />
       <ErrorLine error={error} />
       <ListTable
         items={data}
@@ -218,17 +201,47 @@ export function UrlGroupsView({ client }: { client: MessagingClient }) {
   );
 }
 
+const LOG_STATES = ['', 'CREATED', 'ACTIVE', 'RETRY', 'ERROR', 'DELIVERED', 'FAILED', 'CANCEL_REQUESTED', 'CANCELED'] as const;
+
 export function LogsView({ client }: { client: MessagingClient }) {
   const { data, error } = usePoll(() => recentEvents(client));
+  const [filter, setFilter] = useState({ state: '', messageId: '', url: '', queue: '' });
+  const set = (key: keyof typeof filter) => (event: Event) =>
+    setFilter({ ...filter, [key]: (event.target as HTMLInputElement).value.trim() });
+  const events = (data ?? []).filter(
+    (event) =>
+      (!filter.state || event.state === filter.state) &&
+      (!filter.messageId || event.messageId === filter.messageId || event.sourceMessageId === filter.messageId) &&
+      (!filter.url || (event.url ?? '').includes(filter.url)) &&
+      (!filter.queue || event.queueName === filter.queue),
+  );
   return (
     <section aria-label="Logs">
+      <search class="toolbar">
+        <Field label="State">
+          <select value={filter.state} onChange={set('state')}>
+            {LOG_STATES.map((state) => (
+              <option value={state}>{state || 'any'}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Message id">
+          <input value={filter.messageId} onInput={set('messageId')} placeholder="msg_..." />
+        </Field>
+        <Field label="URL contains">
+          <input value={filter.url} onInput={set('url')} placeholder="/orders" />
+        </Field>
+        <Field label="Queue">
+          <input value={filter.queue} onInput={set('queue')} placeholder="emails" />
+        </Field>
+      </search>
       <ErrorLine error={error} />
       <ListTable
-        items={data?.slice(0, 300)}
-        empty="No events yet."
+        items={events.slice(0, 300)}
+        empty={data && data.length > 0 ? 'No event matches these filters.' : 'No events yet.'}
         head={['Time', 'State', 'Message', 'Destination', 'Detail']}
         row={(event) => (
-          <tr>
+          <tr data-log-state={event.state}>
             <td>{time(event.time)}</td>
             <td>
               <State state={event.state} />

@@ -47,7 +47,7 @@ export function SendView({ client }: { client: MessagingClient }) {
           void send();
         }}
       >
-        <Field label="Destination" hint="A URL (https://...), a URL group name, or an api/... name">
+        <Field label="Destination" hint="A URL (https://...) or a URL group name">
           <input
             name="destination"
             required
@@ -120,7 +120,12 @@ export function StatsView({ client }: { client: MessagingClient }) {
   );
   const width = 720;
   const height = 220;
-  const bar = width / buckets.length;
+  // Room for the counts on the left and the times below.
+  const left = 36;
+  const bar = (width - left) / buckets.length;
+  const ticks = [...new Set([0, Math.round(max / 2), max])];
+  const clock = (ms: number) => new Date(ms).toLocaleTimeString(undefined, { hour12: false, hour: '2-digit', minute: '2-digit' });
+  const scale = (value: number) => (value / max) * height;
   return (
     <section aria-label="Statistics">
       <ErrorLine error={error} />
@@ -128,13 +133,20 @@ export function StatsView({ client }: { client: MessagingClient }) {
         Last 30 minutes: <strong>{totals.delivered}</strong> delivered, <strong>{totals.errors}</strong> failed attempts,{' '}
         <strong>{totals.failed}</strong> failed for good.
       </p>
-      <svg class="chart" viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label="Deliveries and failures per minute">
+      <svg class="chart" viewBox={`0 -12 ${width} ${height + 36}`} role="img" aria-label="Deliveries and failures per minute">
+        {ticks.map((tick) => (
+          <g>
+            <line x1={left} y1={height - scale(tick)} x2={width} y2={height - scale(tick)} class="grid" />
+            <text x={left - 6} y={height - scale(tick) + 4} class="axis-label" text-anchor="end" data-axis="y">
+              {tick}
+            </text>
+          </g>
+        ))}
         {buckets.map((bucket, index) => {
-          const scale = (value: number) => (value / max) * height;
           const delivered = scale(bucket.delivered);
           const errors = scale(bucket.errors);
           const failed = scale(bucket.failed);
-          const x = index * bar + 2;
+          const x = left + index * bar + 2;
           return (
             <g>
               <title>{`${new Date(bucket.start).toLocaleTimeString(undefined, { hour12: false })}: ${bucket.delivered} delivered, ${bucket.errors} failed attempts, ${bucket.failed} failed`}</title>
@@ -144,13 +156,18 @@ export function StatsView({ client }: { client: MessagingClient }) {
             </g>
           );
         })}
-        <line x1="0" y1={height} x2={width} y2={height} class="axis" />
-        <text x="0" y={height + 16} class="axis-label">
-          30 min ago
-        </text>
-        <text x={width} y={height + 16} class="axis-label" text-anchor="end">
-          now
-        </text>
+        <line x1={left} y1={height} x2={width} y2={height} class="axis" />
+        {[0, Math.floor(buckets.length / 2), buckets.length - 1].map((index, position) => (
+          <text
+            x={left + index * bar + (position === 2 ? bar : 0)}
+            y={height + 18}
+            class="axis-label"
+            text-anchor={position === 0 ? 'start' : position === 1 ? 'middle' : 'end'}
+            data-axis="x"
+          >
+            {clock(buckets[index]!.start + (position === 2 ? 60_000 : 0))}
+          </text>
+        ))}
       </svg>
       <p class="legend">
         <span class="key bar-delivered" /> delivered <span class="key bar-error" /> failed attempt <span class="key bar-failed" /> failed

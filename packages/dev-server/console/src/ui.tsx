@@ -103,3 +103,38 @@ export function ListTable<T>({
     </table>
   );
 }
+
+/** What an action said: success in the status colour, a refusal or failure as an error. */
+export interface NoticeText {
+  text: string;
+  failed: boolean;
+}
+
+/** Message ids in a notice become links to the message. */
+export function Notice({ notice }: { notice: NoticeText | undefined }) {
+  if (!notice) return null;
+  const parts = notice.text.split(/(msg_[A-Za-z0-9]+)/);
+  return (
+    <p class={notice.failed ? 'notice error-text' : 'notice'} role={notice.failed ? 'alert' : 'status'}>
+      {parts.map((part) => (/^msg_[A-Za-z0-9]+$/.test(part) ? <a href={`#/messages/${part}`}>{part}</a> : part))}
+    </p>
+  );
+}
+
+/**
+ * Runs an action and keeps what it said, until `scope` changes (another tab, another message): a
+ * notice belongs to where it was given.
+ */
+export function useAct(refresh: () => void, scope: unknown = undefined) {
+  const [notice, setNotice] = useState<(NoticeText & { scope: unknown }) | undefined>(undefined);
+  const act = (what: () => Promise<string | undefined>) => async () => {
+    try {
+      const text = await what();
+      setNotice(text === undefined ? undefined : { text, failed: false, scope });
+    } catch (error) {
+      setNotice({ text: error instanceof Error ? error.message : String(error), failed: true, scope });
+    }
+    refresh();
+  };
+  return { notice: notice && notice.scope === scope ? notice : undefined, act };
+}
