@@ -78,7 +78,7 @@ describe('refused at enqueue, never accepted to fail later', () => {
 describe('plan limits', () => {
   it('refuses a queue, a schedule or a batch beyond the free plan, with 412 naming the limit', async () => {
     const free = (await t.management.users())[0]!;
-    for (let index = 0; index < free.max_queues; index += 1) {
+    for (let index = 0; index < free.max_queues!; index += 1) {
       await t.messaging.enqueue({ queue: `q${index}`, destination: `${destination.url}/q`, body: 'x' });
     }
     const queue = await t.messaging
@@ -88,7 +88,7 @@ describe('plan limits', () => {
     expect((queue as Error).message).toMatch(/allows 10 queues/);
     await expect(t.messaging.queues.upsert({ name: 'one-more', parallelism: 1 })).rejects.toBeInstanceOf(PlanLimitError);
 
-    for (let index = 0; index < free.max_schedules; index += 1) {
+    for (let index = 0; index < free.max_schedules!; index += 1) {
       await t.messaging.schedules.create({ destination: `${destination.url}/s`, cron: '0 0 1 1 *' });
     }
     const schedule = await t.messaging.schedules
@@ -97,7 +97,7 @@ describe('plan limits', () => {
     expect(schedule).toBeInstanceOf(PlanLimitError);
     expect((schedule as Error).message).toMatch(/allows 10 schedules/);
 
-    const items = Array.from({ length: free.max_requests_per_day + 1 }, () => ({ destination: `${destination.url}/b`, body: 'x' }));
+    const items = Array.from({ length: free.max_requests_per_day! + 1 }, () => ({ destination: `${destination.url}/b`, body: 'x' }));
     const batch = await raw(t, 'POST', '/v2/batch', { body: JSON.stringify(items) });
     expect(batch.status).toBe(412);
     expect((batch.body as { error: string }).error).toMatch(/1001 messages exceeds the 1000 messages per day of the free plan/);

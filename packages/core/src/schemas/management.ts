@@ -14,61 +14,62 @@ export const MESSAGING_RESERVED_TYPES = ['messaging_fixed_1m', 'messaging_fixed_
 /** `reserved_type`: a fixed-tier label, `enterprise:<id>`, an empty string for other plans, or something newer. */
 export type MessagingReservedType = (typeof MESSAGING_RESERVED_TYPES)[number] | `enterprise:${string}` | '' | (string & {});
 
-// Every documented field is required except the three the spec calls optional, because the spec
-// lists them as always present and a client that silently got `undefined` limits would be worse
-// than a clear ResponseValidationError. Enumerated values are lenient (see known-string.ts), and
-// unknown keys pass through: real answers carry undocumented fields.
+// A live service's answer: its own documented example leaves out fields the spec lists
+// (`read_only_token`, `max_bandwidth_per_second`, `deletion_time`) and adds others
+// (`max_completion_tokens_per_day`, ...). So only what identifies the account is required; every
+// limit and setting is optional in the type (check before use), enumerated values are lenient
+// (see known-string.ts), and unknown keys pass through.
 /** One messaging user account with its plan details and limits (management `GET /messaging/users`). */
 export const messagingUserSchema = z.looseObject({
   /** An e-mail or a team id. */
   customer_id: z.string(),
   id: z.string(),
   token: z.string(),
-  read_only_token: z.string(),
-  active: z.boolean(),
-  state: knownString(MESSAGING_USER_STATES),
+  read_only_token: z.string().optional(),
+  active: z.boolean().optional(),
+  state: knownString(MESSAGING_USER_STATES).optional(),
   /** Present only while an asynchronous change (e.g. `suspended`) is being applied. */
   modifying_state: knownString(['suspended']).optional(),
   /** Unix seconds. */
-  last_plan_upgrade_time: z.number(),
+  last_plan_upgrade_time: z.number().optional(),
   /** Bytes. */
-  max_message_size: z.number(),
-  max_requests_per_day: z.number(),
-  max_requests_per_day_hard: z.number(),
-  max_endpoints_per_topic: z.number(),
-  max_requests_per_second: z.number(),
-  max_dlq_size: z.number(),
-  max_retries: z.number(),
-  max_topics: z.number(),
-  max_schedules: z.number(),
-  max_events_size: z.number(),
+  max_message_size: z.number().optional(),
+  max_requests_per_day: z.number().optional(),
+  max_requests_per_day_hard: z.number().optional(),
+  max_endpoints_per_topic: z.number().optional(),
+  max_requests_per_second: z.number().optional(),
+  max_dlq_size: z.number().optional(),
+  max_retries: z.number().optional(),
+  max_topics: z.number().optional(),
+  max_schedules: z.number().optional(),
+  max_events_size: z.number().optional(),
   /** Milliseconds; the spelling `milis` is the service's. */
-  max_dlq_retention_time_milis: z.number(),
+  max_dlq_retention_time_milis: z.number().optional(),
   /** Seconds. */
-  max_delay: z.number(),
-  max_parallelism: z.number(),
-  max_global_parallelism: z.number(),
-  max_queues: z.number(),
+  max_delay: z.number().optional(),
+  max_parallelism: z.number().optional(),
+  max_global_parallelism: z.number().optional(),
+  max_queues: z.number().optional(),
   /** Bytes per second. */
-  max_bandwidth_per_second: z.number(),
-  prod_pack_enabled: z.boolean(),
+  max_bandwidth_per_second: z.number().optional(),
+  prod_pack_enabled: z.boolean().optional(),
   /** The STRING `'true'` or `'false'`, not a boolean: the service's own choice, kept as sent. */
-  prometheus_enabled: knownString(['true', 'false']),
+  prometheus_enabled: knownString(['true', 'false']).optional(),
   /** Seconds. */
-  timeout: z.number(),
-  type: knownString(MESSAGING_USER_TYPES),
-  region: knownString(MESSAGING_USER_REGIONS),
+  timeout: z.number().optional(),
+  type: knownString(MESSAGING_USER_TYPES).optional(),
+  region: knownString(MESSAGING_USER_REGIONS).optional(),
   /** Empty or absent for plans that are not fixed-tier or enterprise. */
   reserved_type: (z.string() as unknown as z.ZodType<MessagingReservedType, string>).optional(),
   /** May be 0. */
-  reserved_price: z.number(),
-  created_by: z.string(),
+  reserved_price: z.number().optional(),
+  created_by: z.string().optional(),
   /** Unix seconds. */
-  creation_time: z.number(),
+  creation_time: z.number().optional(),
   /** Unix seconds; 0 when not deleted. */
-  deletion_time: z.number(),
+  deletion_time: z.number().optional(),
   /** Monthly budget in dollars; 0 means no limit. */
-  budget: z.number(),
+  budget: z.number().optional(),
   /** Present for enterprise accounts only. */
   enterprise: z.looseObject({ enabled: z.boolean() }).optional(),
 });

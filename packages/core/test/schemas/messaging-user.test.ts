@@ -53,7 +53,22 @@ describe('messagingUserSchema', () => {
     expect(error.message).toContain('expected string, got boolean');
   });
 
-  it.each(['id', 'token', 'read_only_token', 'state', 'max_retries', 'creation_time', 'budget', 'region'])('requires %s', (field) => {
+  it("accepts the service's own documented example: without read_only_token, max_bandwidth_per_second and deletion_time, with fields the spec does not list", () => {
+    const example: Record<string, unknown> = {
+      ...copy(messagingUserFree),
+      max_completion_tokens_per_day: 1000,
+      max_workflow_parallelism: 10,
+    };
+    delete example.read_only_token;
+    delete example.max_bandwidth_per_second;
+    delete example.deletion_time;
+    const user = parseResponse(messagingUserSchema, example, URL);
+    expect(user.read_only_token).toBeUndefined();
+    expect(user.max_completion_tokens_per_day).toBe(1000);
+    expectTypeOf(user.max_bandwidth_per_second).toEqualTypeOf<number | undefined>();
+  });
+
+  it.each(['id', 'token', 'customer_id'])('requires %s', (field) => {
     const user: Record<string, unknown> = copy(messagingUserFree);
     delete user[field];
     const error = responseError(messagingUserSchema, user);
@@ -86,7 +101,7 @@ describe('messagingUserSchema', () => {
     expectTypeOf<Extract<MessagingUser['state'], 'active' | 'passive'>>().toEqualTypeOf<'active' | 'passive'>();
     expectTypeOf<Extract<MessagingUser['region'], 'eu-central-1'>>().toEqualTypeOf<'eu-central-1'>();
     expectTypeOf<'enterprise:acme'>().toExtend<NonNullable<MessagingUser['reserved_type']>>();
-    expectTypeOf<MessagingUser['prometheus_enabled']>().toExtend<string>();
+    expectTypeOf<MessagingUser['prometheus_enabled']>().toExtend<string | undefined>();
     expectTypeOf<MessagingUser['modifying_state']>().toExtend<string | undefined>();
     expect(MESSAGING_USER_STATES).toEqual(['active', 'passive']);
   });
