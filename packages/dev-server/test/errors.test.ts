@@ -157,7 +157,7 @@ describe('errors', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 400 });
-    expect((error as ApiError).serviceMessage).toMatch(/not supported by the dev server/);
+    expect((error as ApiError).serviceMessage).toMatch(/not supported by the dev server: .*Send to the provider's own URL instead/);
   });
 
   it('answers 404 for unknown paths, 405 for a wrong method, 400 for a bad queue name', async () => {

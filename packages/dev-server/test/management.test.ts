@@ -77,6 +77,23 @@ describe('management', () => {
     expect(stats.days).toHaveLength(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate());
     expect(stats.daily_requests).toHaveLength(stats.days.length);
     expect(sum(stats.daily_requests)).toBe(4);
+    // Weekday names, as the service's example writes them; the first is the 1st of this month's.
+    const firstOfMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).getUTCDay();
+    expect(stats.days[0]).toBe(['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][firstOfMonth]);
+  });
+
+  it('counts cancelled workflow messages in the workflow series', async () => {
+    const { messageId } = await t.messaging.publish({
+      destination: `${destination.url}/wf`,
+      body: 'x',
+      delay: '1h',
+      workflow: { runId: 'wfr_cancel', url: `${destination.url}/wf` },
+    });
+    await t.messaging.messages.cancel(messageId);
+    const [user] = await t.management.users();
+    const stats = await t.management.stats(user!.id);
+    expect(stats.daily_workflow_messages.map((entry) => entry.id)).toEqual(['delivered', 'failed', 'canceled']);
+    expect(sum(series(stats.daily_workflow_messages, 'canceled'))).toBe(1);
   });
 
   it('answers 60 points for every period and 240 at 3-hour steps for 30d', async () => {

@@ -19,6 +19,9 @@ describe('URL groups', () => {
       name: 'orders',
       endpoints: [{ name: 'a', url: `${destination.url}/a` }, { url: `${destination.url}/b` }, { name: 'c', url: `${destination.url}/c` }],
     });
+    // As the service lists them: an endpoint added without a name has `"name": ""`.
+    const listed = await raw(t, 'GET', '/v2/topics/orders');
+    expect((listed.body as { endpoints: unknown[] }).endpoints[1]).toEqual({ name: '', url: `${destination.url}/b` });
     expect(group!.createdAt).toBeGreaterThanOrEqual(before);
     expect(group!.updatedAt).toBeGreaterThanOrEqual(group!.createdAt);
 

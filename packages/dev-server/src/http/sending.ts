@@ -201,7 +201,9 @@ function prepareBatchItem(ctx: ServerContext, item: unknown, index: number, now:
 
 export function deliverable(destination: Destination): DeliverableDestination {
   if (destination.kind === 'api') {
-    throw badRequest(`${destination.name} is not supported by the dev server: it delivers to URLs and URL groups only`);
+    throw badRequest(
+      `${destination.name} is not supported by the dev server: the service forwards api/... destinations to an LLM provider with your provider key, which a local emulator cannot. Send to the provider's own URL instead (e.g. https://api.openai.com/v1/chat/completions, its key in a Forward-Authorization header) with a callback for the answer, or try api/... against the real service`,
+    );
   }
   return destination;
 }

@@ -33,7 +33,8 @@ async function addEndpoints(ctx: ServerContext, request: RouteRequest): Promise<
     const url = endpoint.url;
     if (typeof url !== 'string') throw badRequest(`endpoints[${index}].url is required`);
     checkUrl(url, `endpoints[${index}]`);
-    if (endpoint.name !== undefined && (typeof endpoint.name !== 'string' || !RESOURCE_NAME.test(endpoint.name))) {
+    // An empty name is no name, as the service lists unnamed endpoints with `"name": ""`.
+    if (endpoint.name !== undefined && endpoint.name !== '' && (typeof endpoint.name !== 'string' || !RESOURCE_NAME.test(endpoint.name))) {
       throw badRequest(`endpoints[${index}].name must use ${RESOURCE_NAME_RULE}`);
     }
     return { url, ...(endpoint.name ? { name: endpoint.name as string } : {}) };
@@ -98,6 +99,8 @@ function readEndpoints(body: unknown): Array<{ url?: unknown; name?: unknown }> 
   });
 }
 
+/** A group as the service lists it: every endpoint with its `name`, `""` when it has none. */
 function view(group: UrlGroupRecord): Record<string, unknown> {
-  return { createdAt: group.createdAt, updatedAt: group.updatedAt, name: group.name, endpoints: group.endpoints };
+  const endpoints = group.endpoints.map((endpoint) => ({ name: endpoint.name ?? '', url: endpoint.url }));
+  return { createdAt: group.createdAt, updatedAt: group.updatedAt, name: group.name, endpoints };
 }

@@ -4,6 +4,7 @@ import type { DevState } from '../state/dev-state';
 import type { StatsBucket } from '../state/records';
 
 const MINUTE = 60_000;
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** Points and step of each period: 60 points, except `30d` with 240 at 3-hour steps (spec endpoint 2). */
 const PERIODS: Readonly<Record<StatsPeriod, { points: number; stepMinutes: number }>> = {
@@ -41,7 +42,8 @@ export function messagingStats(state: DevState, period: StatsPeriod, now: number
   const dailyRequests = daily('requests');
   const dailyWorkflow = daily('workflowRequests');
   return {
-    days: month.map((day) => new Date(day).toISOString().slice(0, 10)),
+    // Weekday names, as the service's own example writes them ("Wednesday", "Thursday", ...).
+    days: month.map((day) => WEEKDAYS[new Date(day).getUTCDay()]!),
     daily_requests: dailyRequests.map((entry, index) => ({ ...entry, workflow_message: dailyWorkflow[index]?.y ?? 0, workflow_run: 0 })),
     daily_billings: month.map((day) => point(day, 0)),
     daily_bandwidths: daily('bandwidth'),
@@ -54,6 +56,7 @@ export function messagingStats(state: DevState, period: StatsPeriod, now: number
     daily_workflow_messages: [
       { id: 'delivered', data_points: series('workflowDelivered') },
       { id: 'failed', data_points: series('workflowFailed') },
+      { id: 'canceled', data_points: series('workflowCanceled') },
     ],
     dlq_message_count: dlqCount,
     daily_bandwidth_used: series('bandwidth'),
@@ -70,7 +73,7 @@ function sumInto(state: DevState, start: number, step: number, points: number, c
   const sums = new Array<number>(points).fill(0);
   for (const [minute, bucket] of state.stats) {
     const index = Math.floor((minute * MINUTE - start) / step);
-    if (index >= 0 && index < points) sums[index] = (sums[index] ?? 0) + bucket[counter];
+    if (index >= 0 && index < points) sums[index] = (sums[index] ?? 0) + (bucket[counter] ?? 0);
   }
   return sums;
 }
@@ -79,7 +82,7 @@ function sumRange(state: DevState, from: number, to: number, counter: Counter): 
   let sum = 0;
   for (const [minute, bucket] of state.stats) {
     const at = minute * MINUTE;
-    if (at >= from && at < to) sum += bucket[counter];
+    if (at >= from && at < to) sum += bucket[counter] ?? 0;
   }
   return sum;
 }

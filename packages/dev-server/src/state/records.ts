@@ -213,6 +213,8 @@ export interface StatsBucket {
   failed: number;
   workflowDelivered: number;
   workflowFailed: number;
+  /** Absent in buckets journaled before it was counted. */
+  workflowCanceled?: number;
   bandwidth: number;
 }
 

@@ -44,6 +44,10 @@ export function reduce(state: DevState, record: DevRecord): void {
         state.messages.delete(id);
         log(state, pending.record, { time: record.at, state: 'CANCEL_REQUESTED' });
         log(state, pending.record, { time: record.at, state: 'CANCELED' });
+        if (pending.record.workflow) {
+          const bucket = statsBucket(state, record.at);
+          bucket.workflowCanceled = (bucket.workflowCanceled ?? 0) + 1;
+        }
         settleSchedule(state, pending.record, 'FAIL');
       }
       return;
