@@ -1,3 +1,4 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
 import { sharedTestConfig } from '../../vitest.shared';
 
-export default sharedTestConfig;
+export default mergeConfig(sharedTestConfig, defineConfig({ test: { globalSetup: ['test/setup/built-artefacts.ts'] } }));

@@ -141,7 +141,8 @@ describe('callbacks', () => {
     // 20s of callback delay, scaled by 0.001.
     const deliveredAt = destination.received('/ok')[0]!.at;
     expect(requests[0]!.at - deliveredAt).toBeGreaterThanOrEqual(19);
-    expect(delivered).toBeDefined();
+    expect(delivered).toMatchObject({ messageId, status: 200, retried: 0, url: `${destination.url}/ok` });
+    expect(JSON.parse(requests[0]!.text)).toMatchObject({ sourceMessageId: messageId, status: 200, retried: 0, maxRetries: 4 });
   });
 
   it('gives a callback the retries of the original message when it sets none', async () => {

@@ -191,8 +191,17 @@ describe('workflow DLQ', () => {
   it('answers 404 for an unknown dlqId and 403 for the read-only token', async () => {
     await expect(t.messaging.workflowDlq.retriggerFailureCallback('1-999')).rejects.toMatchObject({ status: 404 });
     // A plain message's entry is not a failed workflow run's: no run to re-trigger for.
-    const plain = await t.messaging.publish({ destination: `${destination.url}/s500`, body: 'x', retries: 0, failureCallback: `${destination.url}/fc-fail` });
-    await t.waitForEvents('failure-callback-state', 1, (event) => event.state === 'CALLBACK_FAIL' && event.dlqId === dlqIdOf(plain.messageId));
+    const plain = await t.messaging.publish({
+      destination: `${destination.url}/s500`,
+      body: 'x',
+      retries: 0,
+      failureCallback: `${destination.url}/fc-fail`,
+    });
+    await t.waitForEvents(
+      'failure-callback-state',
+      1,
+      (event) => event.state === 'CALLBACK_FAIL' && event.dlqId === dlqIdOf(plain.messageId),
+    );
     await expect(t.messaging.workflowDlq.retriggerFailureCallback(dlqIdOf(plain.messageId)!)).rejects.toMatchObject({ status: 404 });
     const messageId = await failWorkflow({ runId: 'wfr_ro', failureCallback: 'fail' });
     await expect(t.readOnly.workflowDlq.retriggerFailureCallback(dlqIdOf(messageId)!)).rejects.toMatchObject({ status: 403 });

@@ -118,12 +118,32 @@ describe('retries', () => {
     }
   });
 
-  it('stops at once on 489 with NonRetryable-Error: true', async () => {
-    destination.script('/reject', always(489, { 'Service-NonRetryable-Error': 'true' }));
-    const { messageId } = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/reject`, body: 'x', retries: 5 });
+  it('stops at once on 489 with NonRetryable-Error: true: straight to the DLQ, with its failure callback', async () => {
+    destination.script('/reject', always(489, { 'Service-NonRetryable-Error': 'true' }, 'order unknown'));
+    const { messageId } = await t.messaging.enqueue({
+      queue: 'q',
+      destination: `${destination.url}/reject`,
+      body: 'x',
+      retries: 5,
+      failureCallback: `${destination.url}/on-failure`,
+    });
     const [failed] = await t.waitForEvents('failed', 1, (event) => event.messageId === messageId);
     expect(failed).toMatchObject({ reason: 'non-retryable', status: 489, retried: 0 });
     expect(destination.received('/reject')).toHaveLength(1);
+    // What the user sees: the DLQ entry with the 489 answer...
+    const { messages } = await t.messaging.dlq.list({ messageId });
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ messageId, responseStatus: 489, responseBody: 'order unknown', maxRetries: 5 });
+    // ...and the failure callback naming that entry and the answer.
+    const [callback] = await destination.waitFor('/on-failure', 1);
+    const body = JSON.parse(callback!.text) as {
+      dlqId: string;
+      status: number;
+      sourceMessageId: string;
+      retried: number;
+      maxRetries: number;
+    };
+    expect(body).toMatchObject({ dlqId: messages[0]!.dlqId, status: 489, sourceMessageId: messageId, retried: 0, maxRetries: 5 });
   });
 
   it('retries a 489 without the header like any failure', async () => {

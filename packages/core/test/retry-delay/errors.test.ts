@@ -89,10 +89,12 @@ describe('parseRetryDelay: bounds', () => {
     expect(error.message).toContain('longer than 1000 characters');
   });
 
+  // The bounds below are far above the milliseconds these take, so a loaded 2-core machine passes,
+  // and far below what reading 2 MB or 10,000 levels character by character would cost.
   it('refuses a huge input at once', () => {
     const started = performance.now();
     expect(refusal('1+'.repeat(1_000_000)).position).toBe(MAX_RETRY_DELAY_EXPRESSION_LENGTH);
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it(`accepts ${MAX_RETRY_DELAY_NESTING} levels of nesting and refuses one more`, () => {
@@ -111,7 +113,7 @@ describe('parseRetryDelay: bounds', () => {
   ])('refuses deep nesting of %s with a RetryDelaySyntaxError, not a RangeError', (_, expression) => {
     const started = performance.now();
     expect(catchError(() => parseRetryDelay(expression))).toBeInstanceOf(RetryDelaySyntaxError);
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('parses and evaluates a long flat chain, which needs no nesting', () => {

@@ -148,7 +148,8 @@ async function retrigger(ctx: ServerContext, dlqId: string): Promise<Reply> {
   const { state } = ctx.store;
   const entry = existing(ctx, dlqId);
   // Only entries of the workflow DLQ: a plain message's entry has no run to answer for.
-  if (!entry.message.workflow) throw notFound(`workflow dlq message ${dlqId} not found: it is a plain message's DLQ entry, not a failed workflow run's`);
+  if (!entry.message.workflow)
+    throw notFound(`workflow dlq message ${dlqId} not found: it is a plain message's DLQ entry, not a failed workflow run's`);
   const settings = entry.message.failureCallback;
   if (!settings) throw badRequest(`dlq message ${dlqId} has no failure callback to trigger`);
   const current = entry.failureCallbackInfo?.state;

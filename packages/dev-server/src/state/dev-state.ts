@@ -81,7 +81,16 @@ export function statsBucket(state: DevState, at: number): StatsBucket {
   const minute = Math.floor(at / 60_000);
   let bucket = state.stats.get(minute);
   if (!bucket) {
-    bucket = { requests: 0, workflowRequests: 0, delivered: 0, failed: 0, workflowDelivered: 0, workflowFailed: 0, workflowCanceled: 0, bandwidth: 0 };
+    bucket = {
+      requests: 0,
+      workflowRequests: 0,
+      delivered: 0,
+      failed: 0,
+      workflowDelivered: 0,
+      workflowFailed: 0,
+      workflowCanceled: 0,
+      bandwidth: 0,
+    };
     state.stats.set(minute, bucket);
   }
   return bucket;
