@@ -24,3 +24,7 @@ export { readWebRequest, toWebResponse } from './receive/answers';
 
 // For frameworks that read definitions and schemas from decorator metadata.
 export { isDestinationDefinition, isStandardSchema } from './contract';
+
+// Clients that read their settings at once, for frameworks that check their wiring at start-up.
+export { createMessagingClientNow } from './messaging/client';
+export { createManagementClientNow } from './management';

@@ -51,31 +51,46 @@ export interface ManagementClient {
  * const stats = await management.stats(user.id, { period: '1d' });
  */
 export function createManagementClient(options: ManagementClientOptions = {}): ManagementClient {
+  return buildManagementClient(options, false);
+}
+
+/** {@link createManagementClient}, reading its settings now: a missing one throws the `ConfigError` at once. */
+export function createManagementClientNow(options: ManagementClientOptions = {}): ManagementClient {
+  return buildManagementClient(options, true);
+}
+
+function buildManagementClient(options: ManagementClientOptions, now: boolean): ManagementClient {
   const env = options.env ?? processEnvironment();
   const devUrl = devServerUrl(options.dev, env);
   if (devUrl !== undefined) {
-    return createManagementClient({
-      ...options,
-      dev: false,
-      baseUrl: `${devUrl}/management/v2`,
-      user: DEV_CREDENTIALS.managementUser,
-      password: DEV_CREDENTIALS.managementPassword,
-    });
+    return buildManagementClient(
+      {
+        ...options,
+        dev: false,
+        baseUrl: `${devUrl}/management/v2`,
+        user: DEV_CREDENTIALS.managementUser,
+        password: DEV_CREDENTIALS.managementPassword,
+      },
+      now,
+    );
   }
   // The URL and credentials are required on first use, not here (see createRequesterWhenConfigured).
-  const transport = createRequesterWhenConfigured(() => ({
-    ...requesterSettings(options),
-    ...transportOption(options.transport),
-    baseUrl: checkBaseUrl(
-      'baseUrl',
-      requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'),
-    ),
-    auth: {
-      kind: 'basic',
-      user: requiredSetting('managementUser', options.user, env, 'It is the account e-mail.', 'user'),
-      password: requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password'),
-    },
-  }));
+  const transport = createRequesterWhenConfigured(
+    () => ({
+      ...requesterSettings(options),
+      ...transportOption(options.transport),
+      baseUrl: checkBaseUrl(
+        'baseUrl',
+        requiredSetting('managementUrl', options.baseUrl, env, 'It is the management base URL of the service, ending in /v2.', 'baseUrl'),
+      ),
+      auth: {
+        kind: 'basic',
+        user: requiredSetting('managementUser', options.user, env, 'It is the account e-mail.', 'user'),
+        password: requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password'),
+      },
+    }),
+    now,
+  );
   return {
     users: (callOptions = {}) => get(transport, ['messaging', 'users'], messagingUsersSchema, callOptions),
     stats: (id, callOptions = {}) => stats(transport, id, callOptions),

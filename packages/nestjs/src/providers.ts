@@ -14,6 +14,7 @@ import {
   type Receiver,
   type ReceiverOptions,
 } from '@mailroom/core';
+import { createManagementClientNow, createMessagingClientNow } from '@mailroom/core/adapter';
 import { resolveHeaderPrefix } from '@mailroom/core/protocol';
 import { ConfigurableModuleBuilder, Inject, Logger, type Provider } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
@@ -233,7 +234,8 @@ function logThroughNest(error: unknown, { stage, request }: { stage: ReceiveStag
 function messagingClient(options: MailroomModuleOptions): MessagingClient {
   const { baseUrl, token, appUrl, messaging, headerPrefix, env } = checkFactoryOptions(options);
   try {
-    return createMessagingClient({ ...messaging, baseUrl, token, appUrl, headerPrefix, env });
+    // Read now: an app that injects a client it cannot use fails at start-up (see explorer.ts).
+    return createMessagingClientNow({ ...messaging, baseUrl, token, appUrl, headerPrefix, env });
   } catch (error) {
     // Settings given in code mean "I want to send": a missing one is a mistake to report now. With
     // none given, this app may only receive, and must boot without a token it never uses.
@@ -246,7 +248,7 @@ function messagingClient(options: MailroomModuleOptions): MessagingClient {
 function managementClient(options: MailroomModuleOptions): ManagementClient {
   const { management, env } = checkFactoryOptions(options);
   try {
-    return createManagementClient({ env, ...management });
+    return createManagementClientNow({ env, ...management });
   } catch (error) {
     if (!(error instanceof ConfigError) || management !== undefined) throw error;
     return unconfiguredManagementClient(error);

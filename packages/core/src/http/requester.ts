@@ -371,12 +371,13 @@ export function createRequester(options: RequesterOptions): Requester {
  * settings are absent (`next build`), and its `ConfigError` then comes with the first request. A
  * failed read is tried again on the next use (the variables may be set by then).
  */
-export function createRequesterWhenConfigured(connect: () => RequesterOptions): Requester {
+export function createRequesterWhenConfigured(connect: () => RequesterOptions, now = false): Requester {
   let requester: Requester | undefined;
   try {
     requester = createRequester(connect());
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    // `now`: the caller checks its wiring at start-up (NestJS) and wants the ConfigError there.
+    if (now || !(error instanceof ConfigError)) throw error;
   }
   if (requester) return requester;
   const current = (): Requester => (requester ??= createRequester(connect()));

@@ -270,9 +270,21 @@ function devModeOptions(options: MessagingClientOptions, url: string, env: Envir
  * await client.enqueueJSON({ queue: 'emails', destination: 'https://app.test/api/send', body: { to: 'a@b.c' }, retries: 3 });
  */
 export function createMessagingClient(options: MessagingClientOptions = {}): MessagingClient {
+  return buildMessagingClient(options, false);
+}
+
+/**
+ * {@link createMessagingClient}, reading its URL and token now: a missing one throws the
+ * `ConfigError` at once. For frameworks that check their wiring at start-up (NestJS).
+ */
+export function createMessagingClientNow(options: MessagingClientOptions = {}): MessagingClient {
+  return buildMessagingClient(options, true);
+}
+
+function buildMessagingClient(options: MessagingClientOptions, now: boolean): MessagingClient {
   const env = options.env ?? processEnvironment();
   const devUrl = devServerUrl(options.dev, env);
-  if (devUrl !== undefined) return createMessagingClient(devModeOptions(options, devUrl, env));
+  if (devUrl !== undefined) return buildMessagingClient(devModeOptions(options, devUrl, env), now);
   const region = normalizeRegion(optionalSetting('region', options.region, env));
   // A region's own variables (MAILROOM_EU_CENTRAL_1_URL) win over the default ones; code wins over both.
   const baseUrlSetting = options.baseUrl ?? regionalSetting('baseUrl', region, env);
@@ -280,13 +292,16 @@ export function createMessagingClient(options: MessagingClientOptions = {}): Mes
   const appUrlSetting = optionalSetting('appUrl', options.appUrl, env);
   const context: MessagingContext = {
     // The URL and token are required on first use, not here (see createRequesterWhenConfigured).
-    transport: createRequesterWhenConfigured(() => ({
-      ...requesterSettings(options),
-      ...transportOption(options.transport),
-      ...(devServers.has(options) ? { devServer: devServers.get(options)! } : {}),
-      baseUrl: checkBaseUrl('baseUrl', requiredSetting('baseUrl', baseUrlSetting, env, 'It is the messaging base URL of the service.')),
-      auth: { kind: 'bearer', token: requiredSetting('token', tokenSetting, env, 'It is the messaging token of the service.') },
-    })),
+    transport: createRequesterWhenConfigured(
+      () => ({
+        ...requesterSettings(options),
+        ...transportOption(options.transport),
+        ...(devServers.has(options) ? { devServer: devServers.get(options)! } : {}),
+        baseUrl: checkBaseUrl('baseUrl', requiredSetting('baseUrl', baseUrlSetting, env, 'It is the messaging base URL of the service.')),
+        auth: { kind: 'bearer', token: requiredSetting('token', tokenSetting, env, 'It is the messaging token of the service.') },
+      }),
+      now,
+    ),
     headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
     appUrl: appUrlSetting === undefined ? undefined : checkBaseUrl('appUrl', appUrlSetting),
   };
