@@ -125,6 +125,11 @@ export function regionalVariable(option: ConfigOption, region: string): string {
   return ENV_VARIABLES[option].replace(/^MAILROOM_/, `MAILROOM_${region}_`);
 }
 
+/** Whether every one of these settings is given, in code or by its variable. */
+export function settingsPresent(env: Environment, ...settings: Array<[ConfigOption, string | undefined]>): boolean {
+  return settings.every(([option, given]) => optionalSetting(option, given, env) !== undefined);
+}
+
 /** Like {@link optionalSetting}, but a missing value is a `ConfigError` naming the option and the variable. */
 export function requiredSetting(
   option: ConfigOption,

@@ -1,5 +1,5 @@
 import { requesterSettings, type SharedClientOptions } from './http/options';
-import { checkBaseUrl, processEnvironment, requiredSetting } from './config';
+import { checkBaseUrl, processEnvironment, requiredSetting, settingsPresent } from './config';
 import { DEV_CREDENTIALS, devServerUrl, type DevOption } from './dev-mode';
 import { expectObject, ValidationError } from './errors';
 import { createRequesterWhenConfigured, type HttpTransport, type Requester } from './http';
@@ -74,7 +74,7 @@ function buildManagementClient(options: ManagementClientOptions, now: boolean): 
       now,
     );
   }
-  // The URL and credentials are required on first use, not here (see createRequesterWhenConfigured).
+  // Read now when all three are there; a missing one is required on first use (see createRequesterWhenConfigured).
   const transport = createRequesterWhenConfigured(
     () => ({
       ...requesterSettings(options),
@@ -89,7 +89,8 @@ function buildManagementClient(options: ManagementClientOptions, now: boolean): 
         password: requiredSetting('managementPassword', options.password, env, 'It is the management API key.', 'password'),
       },
     }),
-    now,
+    now ||
+      settingsPresent(env, ['managementUrl', options.baseUrl], ['managementUser', options.user], ['managementPassword', options.password]),
   );
   return {
     users: (callOptions = {}) => get(transport, ['messaging', 'users'], messagingUsersSchema, callOptions),

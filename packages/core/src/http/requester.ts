@@ -366,20 +366,15 @@ export function createRequester(options: RequesterOptions): Requester {
 }
 
 /**
- * {@link createRequester} over settings read by `connect`, now when they are all there, else on
- * first use: a client made at module level (the README's style) must not break a build where its
- * settings are absent (`next build`), and its `ConfigError` then comes with the first request. A
- * failed read is tried again on the next use (the variables may be set by then).
+ * {@link createRequester} over settings read by `connect`: now when `now` (every setting is there,
+ * or the caller checks its wiring at start-up), else on first use. A client made at module level
+ * (the README's style) must not break a build where its settings are absent (`next build`); its
+ * `ConfigError` then comes with the first request, and the settings are read again on each use
+ * until they are there (the variables may be set later).
  */
-export function createRequesterWhenConfigured(connect: () => RequesterOptions, now = false): Requester {
+export function createRequesterWhenConfigured(connect: () => RequesterOptions, now: boolean): Requester {
+  if (now) return createRequester(connect());
   let requester: Requester | undefined;
-  try {
-    requester = createRequester(connect());
-  } catch (error) {
-    // `now`: the caller checks its wiring at start-up (NestJS) and wants the ConfigError there.
-    if (now || !(error instanceof ConfigError)) throw error;
-  }
-  if (requester) return requester;
   const current = (): Requester => (requester ??= createRequester(connect()));
   return {
     request(spec) {

@@ -5,6 +5,7 @@ import {
   type Environment,
   normalizeRegion,
   optionalSetting,
+  settingsPresent,
   processEnvironment,
   regionalSetting,
   requiredSetting,
@@ -291,7 +292,7 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
   const tokenSetting = options.token ?? regionalSetting('token', region, env);
   const appUrlSetting = optionalSetting('appUrl', options.appUrl, env);
   const context: MessagingContext = {
-    // The URL and token are required on first use, not here (see createRequesterWhenConfigured).
+    // Read now when both are there; a missing one is required on first use (see createRequesterWhenConfigured).
     transport: createRequesterWhenConfigured(
       () => ({
         ...requesterSettings(options),
@@ -300,7 +301,7 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
         baseUrl: checkBaseUrl('baseUrl', requiredSetting('baseUrl', baseUrlSetting, env, 'It is the messaging base URL of the service.')),
         auth: { kind: 'bearer', token: requiredSetting('token', tokenSetting, env, 'It is the messaging token of the service.') },
       }),
-      now,
+      now || settingsPresent(env, ['baseUrl', baseUrlSetting], ['token', tokenSetting]),
     ),
     headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
     appUrl: appUrlSetting === undefined ? undefined : checkBaseUrl('appUrl', appUrlSetting),

@@ -266,8 +266,8 @@ describe('configuration', () => {
     await expect(firstUse({ token: 't', env: {} })).rejects.toThrow(
       /MAILROOM_URL.*A \.env file counts only once it is loaded.*--env-file=\.env.*@nestjs\/config/,
     );
-    await expect(firstUse({ baseUrl: 'x.test', token: 't', env: {} })).rejects.toThrow(/http:\/\//);
-    // A setting given in code that is wrong is still refused at once.
+    // Settings that are all there are read at once: a wrong one is refused at creation.
+    expect(() => createMessagingClient({ baseUrl: 'x.test', token: 't', env: {} })).toThrow(/http:\/\//);
     expect(() => createMessagingClient({ baseUrl: 'http://x.test', token: 't', headerPrefix: 'a b', env: {} })).toThrow(ConfigError);
     expect(() => createMessagingClient({ baseUrl: 'http://x.test', token: 't', timeoutMs: -1, env: {} })).toThrow(/timeoutMs/);
     // The variables are read again on the next use: set late, they work.
