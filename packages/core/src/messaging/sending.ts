@@ -1,5 +1,6 @@
 import { isDestinationDefinition, validateWithSchema, type DestinationDefinition, type PayloadOf } from '../contract';
-import { expectObject, ResponseValidationError, ValidationError } from '../errors';
+import { ENV_FILE_HINT, ENV_VARIABLES } from '../config';
+import { ConfigError, expectObject, ResponseValidationError, ValidationError } from '../errors';
 import { buildEnqueueHeaders, type EnqueueOptions } from '../headers';
 import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
@@ -370,9 +371,11 @@ export async function send<D extends DestinationDefinition>(
 
 function endpointUrl(context: MessagingContext, definition: DestinationDefinition): string {
   if (context.appUrl === undefined) {
-    throw new ValidationError(
-      'url',
-      `cannot tell where "${definition.name}" is served: pass { url } to send(), or set appUrl on the client (or MAILROOM_APP_URL) to the public base URL of the receiving app`,
+    // A missing setting, like a missing token: named with its variable and how a .env is loaded.
+    throw new ConfigError(
+      'appUrl',
+      ENV_VARIABLES.appUrl,
+      `Cannot tell where "${definition.name}" is served: pass { url } to send(), or set appUrl on the client (or MAILROOM_APP_URL) to the public base URL of the receiving app. ${ENV_FILE_HINT}`,
     );
   }
   return context.appUrl.replace(/\/+$/, '') + definition.path;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { SchemaValidationError, ValidationError, defineDestination, type BodyOf, type PayloadOf } from '../../src';
+import { ConfigError, SchemaValidationError, ValidationError, defineDestination, type BodyOf, type PayloadOf } from '../../src';
 import { enqueueResult } from '../schemas/fixtures';
 import { messagingFixture, type StubServer } from './client-fixture';
 
@@ -49,7 +49,9 @@ describe('send', () => {
   it('explains how to set the app URL when it is missing', async () => {
     const fixture = await messagingFixture();
     stub = fixture.stub;
-    await expect(fixture.client.send(orderPlaced, { orderId: 'o', total: 1, placedAt: 'x' })).rejects.toThrow(/MAILROOM_APP_URL/);
+    const missing = fixture.client.send(orderPlaced, { orderId: 'o', total: 1, placedAt: 'x' });
+    await expect(missing).rejects.toBeInstanceOf(ConfigError);
+    await expect(missing).rejects.toThrow(/MAILROOM_APP_URL.*A \.env file counts only once it is loaded/);
   });
 
   it('refuses something that is not a definition', async () => {
