@@ -3,24 +3,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMessagingClient } from '@mailroom/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startDestination, type TestDestination } from './helpers/destination';
-import { buildCli, startCli, type CliProcess } from './helpers/cli-process';
+import { startCli, useBuiltCli, type CliProcess } from './helpers/cli-process';
 
 // `mailroom dev` as a process, the way users run it: under a pipe that closes, and stopped by a signal.
 
-let cli: Awaited<ReturnType<typeof buildCli>>;
+const cliPath = useBuiltCli();
 let dataDir = '';
 let server: CliProcess | undefined;
 let destination: TestDestination | undefined;
-
-beforeAll(async () => {
-  cli = await buildCli();
-}, 60_000);
-
-afterAll(async () => {
-  await cli?.cleanup();
-});
 
 afterEach(async () => {
   if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
@@ -35,7 +27,7 @@ describe('mailroom dev as a process', () => {
   it('keeps serving when its stdout closes (`mailroom dev | head -1`), and still stops cleanly on SIGTERM', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'mailroom-epipe-'));
     destination = await startDestination();
-    server = await startCli(cli.cliPath, dataDir);
+    server = await startCli(cliPath(), dataDir);
     // The reader goes away: the next log line meets EPIPE.
     expect(existsSync(join(dataDir, 'mailroom.lock'))).toBe(true);
     server.child.stdout!.destroy();

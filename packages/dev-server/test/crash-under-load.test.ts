@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createManagementClient, createMessagingClient } from '@mailroom/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startChaosDestination, type ChaosDestination } from './helpers/chaos-destination';
-import { buildCli, startCli, type CliProcess } from './helpers/cli-process';
+import { startCli, useBuiltCli, type CliProcess } from './helpers/cli-process';
 import { enqueueAll, listDlq, type DlqListing, range, settleTimeoutMs, soakMessages, soakSeed, sumSeries } from './helpers/soak';
 
 /*
@@ -18,18 +18,10 @@ import { enqueueAll, listDlq, type DlqListing, range, settleTimeoutMs, soakMessa
 const SEED = 0x0c4a_5401;
 const QUEUES = 64;
 
-let cli: Awaited<ReturnType<typeof buildCli>>;
+const cliPath = useBuiltCli();
 const running: CliProcess[] = [];
 let destination: ChaosDestination | undefined;
 let dataDir: string | undefined;
-
-beforeAll(async () => {
-  cli = await buildCli();
-}, 60_000);
-
-afterAll(async () => {
-  await cli?.cleanup();
-});
 
 afterEach(async () => {
   for (const server of running.splice(0)) {
@@ -50,7 +42,7 @@ describe('a dev server killed under load', () => {
     async () => {
       const total = soakMessages();
       dataDir = await mkdtemp(join(tmpdir(), 'mailroom-crash-'));
-      const first = await startCli(cli.cliPath, dataDir);
+      const first = await startCli(cliPath(), dataDir);
       running.push(first);
       const chaos = (destination = await startChaosDestination({
         seed: soakSeed(SEED),
@@ -76,7 +68,7 @@ describe('a dev server killed under load', () => {
       expect(before.size).toBeGreaterThanOrEqual(Math.floor(total / 2));
       expect(before.size).toBeLessThan(total);
 
-      const second = await startCli(cli.cliPath, dataDir);
+      const second = await startCli(cliPath(), dataDir);
       running.push(second);
       // Same credentials and keys from the data directory, and the unfinished messages came back.
       expect([second.token, second.currentSigningKey, second.nextSigningKey]).toEqual([

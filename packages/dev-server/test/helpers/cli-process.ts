@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
+import { afterAll, beforeAll } from 'vitest';
 
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -28,6 +29,21 @@ export async function buildCli(): Promise<{ cliPath: string; cleanup: () => Prom
     external: ['@mailroom/core'],
   });
   return { cliPath: join(outDir, 'cli.js'), cleanup: () => rm(outDir, { recursive: true, force: true }) };
+}
+
+/**
+ * Builds the CLI once for the calling test file and removes it afterwards; answers the script's path
+ * (valid inside tests).
+ */
+export function useBuiltCli(): () => string {
+  let built: Awaited<ReturnType<typeof buildCli>> | undefined;
+  beforeAll(async () => {
+    built = await buildCli();
+  }, 60_000);
+  afterAll(async () => {
+    await built?.cleanup();
+  });
+  return () => built!.cliPath;
 }
 
 /** A `mailroom dev` child process, with what its banner and JSON log said. */
