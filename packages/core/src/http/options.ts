@@ -137,6 +137,8 @@ export interface ResolvedRequesterOptions {
   /** origin + path prefix, without trailing slash. */
   baseUrl: string;
   authorization: string;
+  /** Which credentials `authorization` carries, so an auth error names the right ones. */
+  credentials: 'messaging' | 'management';
   /** Sends one attempt: the `transport` option, or the fetch-based default. */
   http: HttpTransport;
   timeoutMs: number;
@@ -166,6 +168,7 @@ export function resolveRequesterOptions(options: RequesterOptions): ResolvedRequ
   return {
     baseUrl: normaliseBaseUrl(options.baseUrl),
     authorization: authorizationHeader(options.auth),
+    credentials: options.auth.kind === 'basic' ? 'management' : 'messaging',
     http: options.devServer
       ? devModeTransport(resolveHttpTransport(options.fetch, options.transport), options.devServer)
       : resolveHttpTransport(options.fetch, options.transport),

@@ -375,22 +375,17 @@ export function createRequester(options: RequesterOptions): Requester {
 export function createRequesterWhenConfigured(connect: () => RequesterOptions, now: boolean): Requester {
   if (now) return createRequester(connect());
   let requester: Requester | undefined;
-  const current = (): Requester => (requester ??= createRequester(connect()));
+  const withRequester = <T>(call: (ready: Requester) => Promise<T>): Promise<T> => {
+    try {
+      requester ??= createRequester(connect());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return call(requester);
+  };
   return {
-    request(spec) {
-      try {
-        return current().request(spec);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
-    requestJson(spec, parse) {
-      try {
-        return current().requestJson(spec, parse);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
+    request: (spec) => withRequester((ready) => ready.request(spec)),
+    requestJson: (spec, parse) => withRequester((ready) => ready.requestJson(spec, parse)),
   };
 }
 
@@ -467,7 +462,7 @@ function errorAnswer(request: PreparedRequest, options: ResolvedRequesterOptions
       method: request.method,
       url: request.url,
       now,
-      credentials: options.authorization.startsWith('Basic ') ? 'management' : 'messaging',
+      credentials: options.credentials,
     }),
     retryAfter: retryAfterMs(result.headers, now),
   };
