@@ -170,7 +170,11 @@ describe('the dev console', () => {
 
     await page.getByRole('link', { name: 'Statistics' }).click();
     await page.locator('svg.chart').waitFor();
-    await expect(page.locator('svg.chart text[data-axis="y"]').allTextContents()).resolves.toEqual(['0', '1', '2']); // one failed attempt and one delivery in the same minute
+    // Counts from 0 up to the busiest minute's (1 or 2 here: the two attempts may fall in one minute or two).
+    const counts = (await page.locator('svg.chart text[data-axis="y"]').allTextContents()).map(Number);
+    expect(counts[0]).toBe(0);
+    expect(counts.at(-1)).toBeGreaterThanOrEqual(1);
+    expect(counts).toEqual([...new Set(counts)].sort((a, b) => a - b));
     await expect(page.locator('svg.chart text[data-axis="x"]').allTextContents()).resolves.toEqual([
       expect.stringMatching(/^\d\d:\d\d$/),
       expect.stringMatching(/^\d\d:\d\d$/),
