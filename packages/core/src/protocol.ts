@@ -49,6 +49,12 @@ export interface ProtocolHeaderNames {
   readonly workflowRunId: string;
   readonly workflowUrl: string;
   readonly workflowCreatedAt: string;
+  /** `true` on the message that starts a run (its trigger), `false` on each step the run publishes. */
+  readonly workflowInit: string;
+  /** `toCallback` on a `context.call`'s third-party request, which is not a step of the run. */
+  readonly workflowCallType: string;
+  /** The Workflow SDK's features, e.g. `LazyFetch` (it fetches the run's steps instead of receiving them). */
+  readonly featureSet: string;
   // Set by the service on each delivery.
   readonly signature: string;
   readonly messageId: string;
@@ -90,6 +96,9 @@ export function headerNames(prefix: string): ProtocolHeaderNames {
       workflowRunId: `${p}Workflow-RunId`,
       workflowUrl: `${p}Workflow-Url`,
       workflowCreatedAt: `${p}Workflow-CreatedAt`,
+      workflowInit: `${p}Workflow-Init`,
+      workflowCallType: `${p}Workflow-CallType`,
+      featureSet: `${p}Feature-Set`,
       signature: `${p}Signature`,
       messageId: `${p}Message-Id`,
       retried: `${p}Retried`,

@@ -55,6 +55,8 @@ export type DevServerEvent =
       damagedBytesSkipped: number;
       damagedFile?: string;
     }
+  /** A workflow run ended: its route returned, it was cancelled, or a step failed for good. */
+  | { type: 'workflow-run'; runId: string; state: 'RUN_SUCCESS' | 'RUN_CANCELED' | 'RUN_FAILED' }
   | { type: 'error'; message: string };
 
 /** Receives every event. */

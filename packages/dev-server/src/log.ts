@@ -49,6 +49,8 @@ export function formatEvent(event: DevServerEvent): string {
       }
       return `journal ${event.file}: ${parts.join('; ')}`;
     }
+    case 'workflow-run':
+      return `workflow run ${event.runId} ended: ${event.state}`;
     case 'error':
       return `error: ${event.message}`;
   }

@@ -20,6 +20,7 @@ import { resolveOptions, type DevServerOptions } from './options';
 import { PLANS, type PlanName } from './plans';
 import type { ServerContext } from './server-context';
 import { openStore, type Store } from './state/store';
+import { workflowRunRoutes } from './workflows/routes';
 
 /** A running dev server. */
 export interface DevServer {
@@ -109,6 +110,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       ...scheduleRoutes(ctx),
       ...dlqRoutes(ctx),
       ...signingKeyRoutes(ctx),
+      ...workflowRunRoutes(ctx),
       ...managementRoutes(ctx),
     ],
     {

@@ -3,6 +3,7 @@ import type { Store } from '../state/store';
 import type { FlowControlSettings, MessageRecord } from '../state/records';
 import { classifyAttempt } from './attempt-outcome';
 import { attemptRecord } from './attempt-record';
+import { workflowDeliveryBody } from '../workflows/runs';
 import { buildDeliveryRequest } from './delivery-request';
 import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
@@ -126,9 +127,16 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   function deliver(message: MessageRecord, retried: number, sent: { signature?: string }): Promise<RequestResult> {
     try {
       const sign = signer();
-      const request = buildDeliveryRequest(message, retried, config, (url, body) => (sent.signature = sign(url, body)));
-      const { url, method, headers, body } = request;
-      return sender.send({ url, method, headers, body, timeoutMs: message.timeoutSeconds * 1000 });
+      // A run's message carries the run's history (or nothing, for the SDK to fetch it), not its own body.
+      const body = message.workflow ? workflowDeliveryBody(store.state, message) : undefined;
+      const request = buildDeliveryRequest(message, retried, config, (url, signed) => (sent.signature = sign(url, signed)), body);
+      return sender.send({
+        url: request.url,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        timeoutMs: message.timeoutSeconds * 1000,
+      });
     } catch (error) {
       return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false });
     }

@@ -23,8 +23,10 @@ export function buildDeliveryRequest(
   retried: number,
   config: Pick<EngineConfig, 'headerPrefix' | 'region'>,
   sign: TokenSigner,
+  /** What to send instead of the message's own body (a workflow run's history). */
+  bodyOverride?: Buffer,
 ): DeliveryRequest {
-  const body = Buffer.from(message.bodyBase64, 'base64');
+  const body = bodyOverride ?? Buffer.from(message.bodyBase64, 'base64');
   const names = headerNames(config.headerPrefix);
   const headers: Record<string, string> = { 'User-Agent': DELIVERY_USER_AGENT };
   if (message.contentType !== undefined) headers['Content-Type'] = message.contentType;

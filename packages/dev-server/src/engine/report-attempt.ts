@@ -41,6 +41,10 @@ export function reportAttempt(events: EventBus, report: AttemptReport): void {
       messageId: message.id,
       ...(message.workflow ? { workflowRunId: message.workflow.runId } : {}),
     });
+  // The reducer failed the run with its step: say so once, as for the other ends of a run.
+  const run = record.dlq && message.workflow ? report.state.runs.get(message.workflow.runId) : undefined;
+  if (run?.state === 'RUN_FAILED' && run.completedAt === record.at)
+    events.emit({ type: 'workflow-run', runId: run.runId, state: 'RUN_FAILED' });
   for (const spawned of record.spawned) {
     const kind = spawned.kind === 'failure-callback' ? 'failure-callback' : 'callback';
     events.emit({ type: 'callback', messageId: spawned.id, kind, url: spawned.url, sourceMessageId: message.id, retried: record.retried });

@@ -53,7 +53,10 @@ export function enqueueMessage(input: EnqueueMessageInput): MessageRecord {
   if (settings.flowControl) message.flowControl = settings.flowControl;
   if (settings.redact) message.redact = settings.redact;
   if (input.scheduleId !== undefined) message.scheduleId = input.scheduleId;
-  if (workflow) message.workflow = { runId: workflow.runId, url: workflow.url ?? target.url, createdAt: workflow.createdAt };
+  if (workflow) {
+    const { url, ...rest } = workflow;
+    message.workflow = { ...rest, url: url ?? target.url };
+  }
   if (settings.callback) message.callback = settings.callback;
   if (settings.failureCallback) message.failureCallback = settings.failureCallback;
   return message;

@@ -34,7 +34,9 @@ export interface EnqueueSettings {
   label?: string;
   flowControl?: FlowControlSettings;
   redact?: RedactSettings;
-  workflow?: { runId: string; url?: string; createdAt: number };
+  workflow?: { runId: string; url?: string; createdAt: number; init?: true; callType?: string; lazyFetch?: true };
+  /** Whether `<P>-Retries` was given (a workflow step without it takes its run's). */
+  retriesGiven: boolean;
 }
 
 /**
@@ -69,14 +71,15 @@ export function readEnqueueSettings(req: HeaderSource, prefix: string, plan: Pla
   const get = headerReader(req);
   const n = headerNames(prefix);
   const forwards = hasForwardedHeaders(req);
-  const retries = readRetries(get(n.retries), n.wire.delivery.retries, plan) ?? plan.defaultRetries;
+  const givenRetries = readRetries(get(n.retries), n.wire.delivery.retries, plan);
+  const retries = givenRetries ?? plan.defaultRetries;
   const retryDelay = readRetryDelay(get(n.retryDelay), n.wire.delivery.retryDelay);
   const notBefore = readNotBefore(get, n, plan, now);
   const deduplicationId = get(n.deduplicationId);
   const label = get(n.label);
   const contentType = get(n.contentType);
-  const callback = readCallback(req, get, n.callback, plan, forwards);
-  const failureCallback = readCallback(req, get, n.failureCallback, plan, forwards);
+  const callback = readCallback(req, get, n.callback, plan, forwards, prefix);
+  const failureCallback = readCallback(req, get, n.failureCallback, plan, forwards, prefix);
   const workflow = readWorkflow(get, n, now);
   const flowControl = readFlowControl(get(n.flowControlKey), get(n.flowControlValue), n.wire);
   const redact = readRedact(get(n.redactFields), n.wire.redactFields);
@@ -89,6 +92,7 @@ export function readEnqueueSettings(req: HeaderSource, prefix: string, plan: Pla
     timeoutSeconds: readTimeout(get(n.timeout), n.wire.delivery.timeout, plan) ?? plan.timeout,
     notBefore,
     contentBasedDeduplication: get(n.contentBasedDeduplication)?.trim().toLowerCase() === 'true',
+    retriesGiven: givenRetries !== undefined,
   };
   if (contentType !== undefined) settings.contentType = contentType;
   if (retryDelay !== undefined) settings.retryDelay = retryDelay;
@@ -147,6 +151,9 @@ interface HeaderNames {
   workflowRunId: string;
   workflowUrl: string;
   workflowCreatedAt: string;
+  workflowInit: string;
+  workflowCallType: string;
+  featureSet: string;
   callback: CallbackHeaderNames;
   failureCallback: CallbackHeaderNames;
   /**
@@ -195,6 +202,9 @@ function headerNames(prefix: string): HeaderNames {
       workflowRunId: key(wire.workflowRunId),
       workflowUrl: key(wire.workflowUrl),
       workflowCreatedAt: key(wire.workflowCreatedAt),
+      workflowInit: key(wire.workflowInit),
+      workflowCallType: key(wire.workflowCallType),
+      featureSet: key(wire.featureSet),
       callback: callbackNames(wire.callback),
       failureCallback: callbackNames(wire.failureCallback),
       isMessageHeader: (name) => name === 'content-type' || name.startsWith(ownPrefix),
@@ -285,6 +295,7 @@ function readCallback(
   names: CallbackHeaderNames,
   plan: PlanLimits,
   forwards: boolean,
+  prefix: string,
 ): CallbackSettings | undefined {
   const url = get(names.url);
   if (url === undefined || url.trim() === '') return undefined;
@@ -305,8 +316,26 @@ function readCallback(
     ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
     ...(delaySeconds !== undefined ? { delaySeconds } : {}),
     // `<P>-Callback-Forward-X`: the stem works as a prefix of its own.
-    headers: forwards ? forwardedHeaders(req.headers, { headerPrefix: stem }) : {},
+    headers: { ...(forwards ? forwardedHeaders(req.headers, { headerPrefix: stem }) : {}), ...workflowCallbackHeaders(req, stem, prefix) },
   };
+}
+
+/**
+ * A workflow's failure callback (or a `context.call`'s callback) must reach the SDK as a delivery of
+ * its run: the trigger's `<stem>-Workflow-*` and `<stem>-Feature-Set` headers are sent with it as
+ * `<P>-Workflow-*` and `<P>-Feature-Set`.
+ */
+function workflowCallbackHeaders(req: HeaderSource, stem: string, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lowerStem = `${stem.toLowerCase()}-`;
+  for (let index = 0; index + 1 < req.rawHeaders.length; index += 2) {
+    const name = req.rawHeaders[index]!;
+    const lower = name.toLowerCase();
+    if (!lower.startsWith(lowerStem)) continue;
+    const rest = name.slice(lowerStem.length);
+    if (/^workflow-|^feature-set$/i.test(rest)) out[`${prefix}-${rest}`] = req.rawHeaders[index + 1]!;
+  }
+  return out;
 }
 
 function readWorkflow(get: HeaderGet, n: HeaderNames, now: number): EnqueueSettings['workflow'] {
@@ -318,11 +347,13 @@ function readWorkflow(get: HeaderGet, n: HeaderNames, now: number): EnqueueSetti
   if (createdAtText !== undefined && createdAtText !== '' && !/^\d+$/.test(createdAtText)) {
     throw badRequest(`invalid ${n.wire.workflowCreatedAt} header ${JSON.stringify(createdAtText)}: expected Unix milliseconds`);
   }
-  return {
-    runId,
-    ...(url !== undefined && url !== '' ? { url } : {}),
-    createdAt: createdAtText ? Number(createdAtText) : now,
-  };
+  const workflow: NonNullable<EnqueueSettings['workflow']> = { runId, createdAt: createdAtText ? Number(createdAtText) : now };
+  if (url !== undefined && url !== '') workflow.url = url;
+  if (get(n.workflowInit)?.trim().toLowerCase() === 'true') workflow.init = true;
+  const callType = get(n.workflowCallType)?.trim();
+  if (callType) workflow.callType = callType;
+  if ((get(n.featureSet) ?? '').split(',').some((feature) => feature.trim() === 'LazyFetch')) workflow.lazyFetch = true;
+  return workflow;
 }
 
 /** `<P>-Flow-Control-Key` with `<P>-Flow-Control-Value: parallelism=2, rate=10, period=1m`. */

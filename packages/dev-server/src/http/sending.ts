@@ -2,6 +2,7 @@ import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
 import type { IncomingMessage } from 'node:http';
 import { dedupKeys, findDuplicate } from '../engine/deduplication';
 import type { ServerContext } from '../server-context';
+import { inheritRunSettings } from '../workflows/runs';
 import type { DedupResult, MessageRecord } from '../state/records';
 import { parseDestination, invalidScheme, type Destination } from './destination';
 import { enqueueMessage, type EnqueueTarget } from './enqueue-message';
@@ -81,6 +82,7 @@ export async function accept(ctx: ServerContext, input: Acceptance): Promise<Acc
       ...(input.schedule ? { scheduleId: input.schedule.id } : {}),
     }),
   );
+  for (const message of messages) inheritRunSettings(store.state, message, settings.retriesGiven);
   const commits: Promise<void>[] = [];
   if (input.queue !== undefined && !store.state.queues.has(input.queue)) {
     if (store.state.queues.size >= ctx.plan.max_queues) throw queueLimit(ctx);

@@ -9,6 +9,7 @@ import type {
   SearchIndexRecord,
   StatsBucket,
   UrlGroupRecord,
+  WorkflowRunRecord,
 } from './records';
 
 /** A message not yet delivered or failed for good. */
@@ -50,6 +51,8 @@ export interface DevState {
   nextLogOrder: number;
   /** The message each kept log entry is about, at the entry's index (an array, not a map by id: cheaper per entry). */
   logMessages: MessageRecord[];
+  /** Workflow runs by id, oldest first. */
+  runs: Map<string, WorkflowRunRecord>;
 }
 
 /** State changes kept for `GET /v2/events`; older ones are dropped. */
@@ -73,6 +76,7 @@ export function createEmptyState(): DevState {
     logs: [],
     nextLogOrder: 1,
     logMessages: [],
+    runs: new Map(),
   };
 }
 

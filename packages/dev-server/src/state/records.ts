@@ -27,6 +27,28 @@ export interface WorkflowInfo {
   url: string;
   /** Unix milliseconds. */
   createdAt: number;
+  /** The run's trigger (`<P>-Workflow-Init: true`); its later messages are its steps. */
+  init?: true;
+  /** `<P>-Workflow-CallType` (`toCallback`: a `context.call`'s third-party request, not a step). */
+  callType?: string;
+  /** `<P>-Feature-Set` has `LazyFetch`: deliveries carry no body, the SDK fetches the run's steps. */
+  lazyFetch?: true;
+}
+
+/** A workflow run: its trigger's body and every step published for it, in order. */
+export interface WorkflowRunRecord {
+  runId: string;
+  url: string;
+  /** Unix milliseconds. */
+  createdAt: number;
+  state: 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED';
+  /** The trigger first, then each step, as published. */
+  steps: Array<{ messageId: string; bodyBase64: string }>;
+  /** What the trigger set for every message of the run. */
+  settings: { maxRetries: number; retryDelay?: string; flowControl?: FlowControlSettings; failureCallback?: CallbackSettings };
+  completedAt?: number;
+  /** The route's return value, sent when the run ended. */
+  responseBase64?: string;
 }
 
 /** One accepted message, with everything needed to deliver it and to report on it. Immutable. */
@@ -261,11 +283,14 @@ export type DevRecord =
   | { type: 'schedule.updated'; id: string; schedule: ScheduleRecord | null }
   | { type: 'flow.updated'; key: string; flow: FlowKeyRecord }
   | { type: 'keys.rotated'; current: string; next: string }
+  /** A run ended: its route returned (`RUN_SUCCESS`, with what it returned) or it was cancelled. */
+  | { type: 'run.ended'; runId: string; at: number; state: 'RUN_SUCCESS' | 'RUN_CANCELED'; responseBase64?: string }
   // Written only by compaction: the state as it was, instead of the history that led to it.
   | { type: 'message.restored'; message: MessageRecord; retried: number; dueAt: number; started: boolean }
   | { type: 'dlq.restored'; entry: DlqEntry }
   | { type: 'dedup.restored'; key: string; at: number; results: DedupResult[] }
   | { type: 'stats.restored'; buckets: Array<[number, StatsBucket]> }
+  | { type: 'run.restored'; run: WorkflowRunRecord }
   | { type: 'logs.restored'; logs: LogRecord[]; messages: MessageRecord[] }
   /** Numbering never goes back, even when everything numbered was dropped. */
   | { type: 'counters.restored'; nextSeq: number; nextDlqOrder: number; nextLogOrder?: number };

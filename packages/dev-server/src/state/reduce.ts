@@ -1,3 +1,4 @@
+import { noteWorkflowMessage } from '../workflows/runs';
 import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
@@ -9,7 +10,10 @@ import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } fro
 export function reduce(state: DevState, record: DevRecord): void {
   switch (record.type) {
     case 'messages.accepted':
-      for (const message of record.messages) addMessage(state, message, record.at);
+      for (const message of record.messages) {
+        addMessage(state, message, record.at);
+        noteWorkflowMessage(state, message);
+      }
       for (const key of record.dedupKeys ?? []) {
         state.dedup.set(key, { at: record.at, results: record.messages.map((message) => ({ messageId: message.id, url: message.url })) });
       }
@@ -87,6 +91,17 @@ export function reduce(state: DevState, record: DevRecord): void {
     case 'dedup.restored':
       state.dedup.set(record.key, { at: record.at, results: record.results });
       return;
+    case 'run.ended': {
+      const run = state.runs.get(record.runId);
+      if (!run) return;
+      run.state = record.state;
+      run.completedAt = record.at;
+      if (record.responseBase64 !== undefined) run.responseBase64 = record.responseBase64;
+      return;
+    }
+    case 'run.restored':
+      state.runs.set(record.run.runId, record.run);
+      return;
     case 'stats.restored':
       for (const [minute, bucket] of record.buckets) state.stats.set(minute, { ...bucket });
       return;
@@ -154,7 +169,15 @@ function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attem
     settleSchedule(state, message, record.outcome === 'delivered' ? 'SUCCESS' : 'FAIL');
   }
   for (const spawned of record.spawned) addMessage(state, spawned, record.at);
-  if (record.dlq) addDlqEntry(state, record.dlq);
+  if (record.dlq) {
+    addDlqEntry(state, record.dlq);
+    // A step that failed for good fails its run.
+    const run = record.dlq.message.workflow && state.runs.get(record.dlq.message.workflow.runId);
+    if (run && run.state === 'RUN_STARTED') {
+      run.state = 'RUN_FAILED';
+      run.completedAt = record.at;
+    }
+  }
 }
 
 // A failure callback's final outcome is its DLQ entry's `failureCallbackInfo`: derived here rather

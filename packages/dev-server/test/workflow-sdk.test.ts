@@ -1,0 +1,124 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client as QStashClient, Receiver } from '@upstash/qstash';
+import { Client as WorkflowClient, serve, type RouteFunction, type WorkflowServeOptions } from '@upstash/workflow';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/test-server';
+import { waitUntil } from './helpers/wait';
+
+// The vendor's Workflow SDK, unchanged, against `mailroom dev`: its generic `serve` on a plain Node
+// server, triggered with its own client. The dev server must hand every step the run's history.
+
+let dev: TestServer;
+let app: Server;
+let appUrl: string;
+let routes: Map<string, (request: Request) => Promise<Response>>;
+
+beforeEach(async () => {
+  dev = await startTestServer({ headerPrefix: 'Upstash', issuer: 'Upstash', timeScale: 0.001 });
+  routes = new Map();
+  app = createServer((req, res) => void forward(req, res));
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+});
+
+afterEach(async () => {
+  app.closeAllConnections();
+  await new Promise((resolve) => app.close(resolve));
+  await dev.close();
+});
+
+/** Node request -> Web Request -> the SDK's handler -> Node response. */
+async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const handler = routes.get(req.url?.split('?')[0] ?? '');
+  if (!handler) {
+    res.writeHead(404).end();
+    return;
+  }
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+  const body = Buffer.concat(chunks);
+  const response = await handler(new Request(`${appUrl}${req.url}`, { method: req.method, headers, ...(body.length > 0 ? { body } : {}) }));
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+function workflow<T>(
+  path: string,
+  route: RouteFunction<T, unknown>,
+  options: { failureFunction?: WorkflowServeOptions<T>['failureFunction'] } = {},
+): string {
+  const { handler } = serve<T>(route, {
+    qstashClient: new QStashClient({ baseUrl: dev.server.url, token: dev.server.token }),
+    receiver: new Receiver({ currentSigningKey: dev.server.currentSigningKey, nextSigningKey: dev.server.nextSigningKey }),
+    url: `${appUrl}${path}`,
+    disableTelemetry: true,
+    ...(options.failureFunction ? { failureFunction: options.failureFunction } : {}),
+  });
+  routes.set(path, handler);
+  return `${appUrl}${path}`;
+}
+
+const client = () => new WorkflowClient({ baseUrl: dev.server.url, token: dev.server.token });
+
+/** Waits for the dev server to say the run reached `state`. */
+const runEnded = (runId: string, state: string) =>
+  dev.waitForEvents('workflow-run', 1, (event) => event.runId === runId && event.state === state, 20_000);
+
+describe('the Workflow SDK on mailroom dev', () => {
+  it('runs two context.run steps in order, each given the output of the one before, and ends the run', async () => {
+    const seen: unknown[] = [];
+    const url = workflow<{ orderId: string }>('/order', async (context) => {
+      const reserved = await context.run('reserve', () => ({ reserved: context.requestPayload.orderId }));
+      const charged = await context.run('charge', () => ({ ...reserved, charged: true }));
+      seen.push(charged);
+      return 'done';
+    });
+    const { workflowRunId } = await client().trigger({ url, body: { orderId: 'o-1' } });
+    await runEnded(workflowRunId, 'RUN_SUCCESS');
+    expect(seen).toEqual([{ reserved: 'o-1', charged: true }]);
+    // No delivery of the run failed: every step was given its history.
+    expect(dev.events.filter((event) => event.type === 'retry' || event.type === 'failed')).toEqual([]);
+  });
+
+  it('runs a failing later step into the failure function, with the run id, and keeps the run in the workflow DLQ', async () => {
+    const failures: Array<{ runId: string; status: number }> = [];
+    const url = workflow<string>(
+      '/fails',
+      async (context) => {
+        await context.run('first', () => 'ok');
+        await context.run('second', () => {
+          throw new Error('the second step always fails');
+        });
+      },
+      { failureFunction: async ({ context, failStatus }) => void failures.push({ runId: context.workflowRunId, status: failStatus }) },
+    );
+    const { workflowRunId } = await client().trigger({ url, body: 'x', retries: 1 });
+    await runEnded(workflowRunId, 'RUN_FAILED');
+    await waitUntil(() => failures.length > 0, 'the failure function', 20_000);
+    expect(failures).toEqual([{ runId: workflowRunId, status: 500 }]);
+    const dlq = await dev.messaging.workflowDlq.list();
+    expect(dlq.messages.map((entry) => entry.workflowRunId)).toEqual([workflowRunId]);
+    // The trigger's retries applied to the later step too: 1 + 1 attempts of it.
+    const failed = dev.events.find((event) => event.type === 'failed' && event.retried === 1);
+    expect(failed).toBeDefined();
+  });
+
+  it('cancels a sleeping run: no later step runs', async () => {
+    const after: string[] = [];
+    const url = workflow<string>('/sleepy', async (context) => {
+      await context.run('before', () => 'ok');
+      await context.sleep('nap', 3600);
+      await context.run('after', () => void after.push('ran'));
+    });
+    const { workflowRunId } = await client().trigger({ url, body: 'x' });
+    // The sleep is a step published an hour ahead.
+    await dev.waitForEvents('accepted', 1, (event) => event.delayMs >= 3_600_000, 20_000);
+    await client().cancel(workflowRunId);
+    await runEnded(workflowRunId, 'RUN_CANCELED');
+    expect((await dev.messaging.logs.list({ state: 'CANCELED' })).events).toHaveLength(1);
+    expect(after).toEqual([]);
+  });
+});
