@@ -1,4 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client as QStashClient, Receiver } from '@upstash/qstash';
 import { Client as WorkflowClient, serve, type RouteFunction, type WorkflowServeOptions } from '@upstash/workflow';
@@ -104,6 +107,45 @@ describe('the Workflow SDK on mailroom dev', () => {
     // The trigger's retries applied to the later step too: 1 + 1 attempts of it.
     const failed = dev.events.find((event) => event.type === 'failed' && event.retried === 1);
     expect(failed).toBeDefined();
+  });
+
+  it('runs parallel steps side by side and a sleepUntil, then the step after them', async () => {
+    const seen: unknown[] = [];
+    const url = workflow<string>('/parallel', async (context) => {
+      const [a, b] = await Promise.all([context.run('a', () => 'A'), context.run('b', () => 'B')]);
+      await context.sleepUntil('until', Math.floor(Date.now() / 1000) + 1);
+      await context.run('after', () => void seen.push([a, b]));
+    });
+    const { workflowRunId } = await client().trigger({ url, body: 'x' });
+    await runEnded(workflowRunId, 'RUN_SUCCESS');
+    expect(seen).toEqual([['A', 'B']]);
+    expect(dev.events.filter((event) => event.type === 'retry' || event.type === 'failed')).toEqual([]);
+  });
+
+  it('resumes a sleeping run after a restart on the same --data-dir, history and all', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-workflow-'));
+    try {
+      await dev.close();
+      dev = await startTestServer({ headerPrefix: 'Upstash', issuer: 'Upstash', timeScale: 0.001, dataDir });
+      const port = dev.server.port;
+      const seen: unknown[] = [];
+      const url = workflow<string>('/durable', async (context) => {
+        const first = await context.run('first', () => 'kept');
+        await context.sleep('nap', 10);
+        await context.run('after', () => void seen.push(first));
+      });
+      const { workflowRunId } = await client().trigger({ url, body: 'x' });
+      await dev.waitForEvents('accepted', 1, (event) => event.delayMs >= 10_000, 20_000);
+      await dev.close();
+      // Same port, so the SDK's client in the app reaches the new server.
+      dev = await startTestServer({ headerPrefix: 'Upstash', issuer: 'Upstash', timeScale: 0.001, dataDir, port });
+      await runEnded(workflowRunId, 'RUN_SUCCESS');
+      expect(seen).toEqual(['kept']);
+    } finally {
+      // Closed (and compacted) before its directory goes.
+      await dev.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('cancels a sleeping run: no later step runs', async () => {
