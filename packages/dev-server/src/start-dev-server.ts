@@ -21,6 +21,7 @@ import { PLANS, type PlanName } from './plans';
 import type { ServerContext } from './server-context';
 import { openStore, type Store } from './state/store';
 import { workflowRunRoutes } from './workflows/routes';
+import { armWaiters, waiterRoutes } from './workflows/waiters';
 
 /** A running dev server. */
 export interface DevServer {
@@ -111,6 +112,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       ...dlqRoutes(ctx),
       ...signingKeyRoutes(ctx),
       ...workflowRunRoutes(ctx),
+      ...waiterRoutes(ctx),
       ...managementRoutes(ctx),
     ],
     {
@@ -139,6 +141,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const managementUrl = `${url}${MANAGEMENT_BASE_PATH}`;
   engine.start();
   ctx.scheduler.start();
+  armWaiters(ctx);
   const releaseWhenIdle = resolved.exitWhenIdle ? holdWhilePending(server, store, events) : undefined;
   events.emit({ type: 'listening', url, managementUrl, dataDir: resolved.dataDir, recovered: store.state.messages.size });
 

@@ -148,6 +148,27 @@ describe('the Workflow SDK on mailroom dev', () => {
     }
   });
 
+  it('waits for an event released by notify, hands on its data, and times out a wait nobody notifies', async () => {
+    const seen: unknown[] = [];
+    const url = workflow<string>('/waits', async (context) => {
+      // At this time scale a day lasts 86 s, far longer than the notify takes; the 2 s wait below lasts 2 ms.
+      const { eventData, timeout } = await context.waitForEvent('approval', `approve-${context.workflowRunId}`, { timeout: '1d' });
+      const late = await context.waitForEvent('never', `never-${context.workflowRunId}`, { timeout: 2 });
+      await context.run('record', () => void seen.push({ eventData, timeout, lateTimedOut: late.timeout }));
+    });
+    const { workflowRunId } = await client().trigger({ url, body: 'x' });
+    const eventId = `approve-${workflowRunId}`;
+    for (let polls = 0; (await client().getWaiters({ eventId })).length === 0; polls += 1) {
+      if (polls > 400) throw new Error('the run never started waiting');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const notified = await client().notify({ eventId, eventData: { approved: true } });
+    expect(notified).toHaveLength(1);
+    await runEnded(workflowRunId, 'RUN_SUCCESS');
+    expect(seen).toEqual([{ eventData: { approved: true }, timeout: false, lateTimedOut: true }]);
+    expect(await client().getWaiters({ eventId })).toEqual([]);
+  });
+
   it('cancels a sleeping run: no later step runs', async () => {
     const after: string[] = [];
     const url = workflow<string>('/sleepy', async (context) => {

@@ -9,6 +9,7 @@ import type {
   SearchIndexRecord,
   StatsBucket,
   UrlGroupRecord,
+  WaiterRecord,
   WorkflowRunRecord,
 } from './records';
 
@@ -53,6 +54,8 @@ export interface DevState {
   logMessages: MessageRecord[];
   /** Workflow runs by id, oldest first. */
   runs: Map<string, WorkflowRunRecord>;
+  /** Runs waiting for an event, by waiter id. */
+  waiters: Map<string, WaiterRecord>;
 }
 
 /** State changes kept for `GET /v2/events`; older ones are dropped. */
@@ -77,6 +80,7 @@ export function createEmptyState(): DevState {
     nextLogOrder: 1,
     logMessages: [],
     runs: new Map(),
+    waiters: new Map(),
   };
 }
 

@@ -35,6 +35,24 @@ export interface WorkflowInfo {
   lazyFetch?: true;
 }
 
+/** A run waiting for an event (`context.waitForEvent`), until notified or its deadline. */
+export interface WaiterRecord {
+  /** Run, event and step: one wait of one step. */
+  id: string;
+  eventId: string;
+  runId: string;
+  /** Where the Wait step goes back when notified, and when it times out. */
+  url: string;
+  timeoutUrl: string;
+  /** The headers the step goes back with, as the SDK gave them (`Upstash-Workflow-Runid`, ...). */
+  timeoutHeaders: Record<string, string[]>;
+  /** The Wait step as the SDK described it; the event data or the timeout is added to it. */
+  step: Record<string, unknown>;
+  createdAt: number;
+  /** Real-clock Unix milliseconds. */
+  deadline: number;
+}
+
 /** A workflow run: its trigger's body and every step published for it, in order. */
 export interface WorkflowRunRecord {
   runId: string;
@@ -285,6 +303,10 @@ export type DevRecord =
   | { type: 'keys.rotated'; current: string; next: string }
   /** A run ended: its route returned (`RUN_SUCCESS`, with what it returned) or it was cancelled. */
   | { type: 'run.ended'; runId: string; at: number; state: 'RUN_SUCCESS' | 'RUN_CANCELED'; responseBase64?: string }
+  /** A run started waiting for an event (also how a compaction keeps a waiter). */
+  | { type: 'waiter.added'; waiter: WaiterRecord }
+  /** A wait ended: notified, or timed out. */
+  | { type: 'waiter.removed'; id: string }
   // Written only by compaction: the state as it was, instead of the history that led to it.
   | { type: 'message.restored'; message: MessageRecord; retried: number; dueAt: number; started: boolean }
   | { type: 'dlq.restored'; entry: DlqEntry }

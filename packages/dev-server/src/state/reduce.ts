@@ -99,6 +99,12 @@ export function reduce(state: DevState, record: DevRecord): void {
       if (record.responseBase64 !== undefined) run.responseBase64 = record.responseBase64;
       return;
     }
+    case 'waiter.added':
+      state.waiters.set(record.waiter.id, record.waiter);
+      return;
+    case 'waiter.removed':
+      state.waiters.delete(record.id);
+      return;
     case 'run.restored':
       state.runs.set(record.run.runId, record.run);
       return;

@@ -20,6 +20,7 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   for (const index of state.indexes.values()) records.push({ type: 'index.created', index });
   // Before the pending messages: a restored step must find its run.
   for (const run of state.runs.values()) records.push({ type: 'run.restored', run });
+  for (const waiter of state.waiters.values()) records.push({ type: 'waiter.added', waiter });
   for (const entry of state.dlq.values()) if (dlqLive(entry.at, expiry)) records.push({ type: 'dlq.restored', entry });
   for (const [key, entry] of state.dedup) {
     if (dedupLive(entry.at, expiry)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });

@@ -5,6 +5,7 @@ import { empty, json, type Reply } from '../http/reply';
 import type { Route } from '../http/router';
 import type { ServerContext } from '../server-context';
 import { runHistory } from './runs';
+import { dropWaiters } from './waiters';
 
 // The workflow endpoints the Workflow SDK calls while it drives a run: its history (`LazyFetch`),
 // the end of a run, and cancelling runs.
@@ -81,6 +82,7 @@ async function cancelRun(ctx: ServerContext, runId: string): Promise<boolean> {
     .filter(({ record }) => record.workflow?.runId === runId)
     .map(({ record }) => record.id);
   await cancel(ctx, pending);
+  await dropWaiters(ctx, runId);
   await ctx.store.commit({ type: 'run.ended', runId, at: ctx.config.now(), state: 'RUN_CANCELED' });
   ctx.events.emit({ type: 'workflow-run', runId, state: 'RUN_CANCELED' });
   return true;
