@@ -82,6 +82,14 @@ describe('the Workflow SDK on mailroom dev', () => {
     const { workflowRunId } = await client().trigger({ url, body: { orderId: 'o-1' } });
     await runEnded(workflowRunId, 'RUN_SUCCESS');
     expect(seen).toEqual([{ reserved: 'o-1', charged: true }]);
+    // client.logs: the run, its steps in order with their outputs, and what the route returned.
+    const [log] = (await client().logs({ workflowRunId })).runs;
+    expect(log).toMatchObject({ workflowRunId, workflowUrl: url, workflowState: 'RUN_SUCCESS', workflowRunResponse: '"done"' });
+    expect(log!.steps.map((group) => group.steps.map((step) => [step.stepName, step.state]))).toEqual([
+      [['init', 'STEP_SUCCESS']],
+      [['reserve', 'STEP_SUCCESS']],
+      [['charge', 'STEP_SUCCESS']],
+    ]);
     // No delivery of the run failed: every step was given its history.
     expect(dev.events.filter((event) => event.type === 'retry' || event.type === 'failed')).toEqual([]);
   });
@@ -102,6 +110,9 @@ describe('the Workflow SDK on mailroom dev', () => {
     await runEnded(workflowRunId, 'RUN_FAILED');
     await waitUntil(() => failures.length > 0, 'the failure function', 20_000);
     expect(failures).toEqual([{ runId: workflowRunId, status: 500 }]);
+    const [log] = (await client().logs({ workflowRunId })).runs;
+    expect(log).toMatchObject({ workflowState: 'RUN_FAILED', failureFunction: { failStatus: 500 } });
+    expect(log!.steps.at(-1)!.steps[0]).toMatchObject({ state: 'STEP_FAILED' });
     const dlq = await dev.messaging.workflowDlq.list();
     expect(dlq.messages.map((entry) => entry.workflowRunId)).toEqual([workflowRunId]);
     // The trigger's retries applied to the later step too: 1 + 1 attempts of it.
@@ -179,9 +190,13 @@ describe('the Workflow SDK on mailroom dev', () => {
     const { workflowRunId } = await client().trigger({ url, body: 'x' });
     // The sleep is a step published an hour ahead.
     await dev.waitForEvents('accepted', 1, (event) => event.delayMs >= 3_600_000, 20_000);
+    expect((await client().logs({ workflowRunId })).runs[0]).toMatchObject({ workflowState: 'RUN_STARTED' });
     await client().cancel(workflowRunId);
     await runEnded(workflowRunId, 'RUN_CANCELED');
     expect((await dev.messaging.logs.list({ state: 'CANCELED' })).events).toHaveLength(1);
+    expect((await client().logs({ workflowRunId })).runs[0]).toMatchObject({ workflowState: 'RUN_CANCELED' });
+    // Every state, filtered: this run is the only cancelled one.
+    expect((await client().logs({ state: 'RUN_CANCELED' } as never)).runs.map((run) => run.workflowRunId)).toEqual([workflowRunId]);
     expect(after).toEqual([]);
   });
 });

@@ -1,0 +1,94 @@
+import { readCount } from '../http/messages';
+import { badRequest } from '../http/http-error';
+import { json, type Reply } from '../http/reply';
+import type { Route } from '../http/router';
+import type { ServerContext } from '../server-context';
+import type { WorkflowRunRecord } from '../state/records';
+
+// `GET /v2/workflows/events`: the runs with their steps, newest first, as the Workflow SDK's
+// `client.logs` reads them (grouped by run).
+
+const PAGE = 100;
+
+export function runLogRoutes(ctx: ServerContext): Route[] {
+  return [{ method: 'GET', path: '/v2/workflows/events', auth: 'messaging', handler: ({ query }) => runLogs(ctx, query) }];
+}
+
+function runLogs(ctx: ServerContext, query: URLSearchParams): Reply {
+  const groupBy = query.get('groupBy');
+  if (groupBy !== null && groupBy !== 'workflowRunId') throw badRequest(`invalid groupBy ${JSON.stringify(groupBy)}: use workflowRunId`);
+  const ids = query.getAll('workflowRunId').filter(Boolean);
+  const url = query.get('workflowUrl');
+  const state = query.get('state') ?? query.get('workflowState');
+  const count = readCount(query, PAGE, 1000);
+  const cursor = query.get('cursor');
+  const before = cursor === null || cursor === '' ? undefined : Number(cursor);
+  if (before !== undefined && !Number.isSafeInteger(before))
+    throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
+  const runs = [...ctx.store.state.runs.values()]
+    .map((run, order) => ({ run, order }))
+    .reverse()
+    .filter(({ run, order }) => (before === undefined || order < before) && (ids.length === 0 || ids.includes(run.runId)))
+    .filter(({ run }) => (!url || run.url === url) && (!state || run.state === state));
+  const page = runs.slice(0, count);
+  const last = page.at(-1);
+  return json({
+    runs: page.map(({ run }) => runLog(ctx, run)),
+    ...(runs.length > count && last ? { cursor: String(last.order) } : {}),
+  });
+}
+
+/** One run as the SDK's `WorkflowRunLog`: its state, times, steps and what the route returned. */
+function runLog(ctx: ServerContext, run: WorkflowRunRecord): Record<string, unknown> {
+  const { state } = ctx.store;
+  const dlqEntry = [...state.dlq.values()].find((entry) => entry.message.workflow?.runId === run.runId);
+  const groups: Array<{ type: 'sequential' | 'parallel'; steps: Record<string, unknown>[] }> = [];
+  run.steps.forEach((step, index) => {
+    const log = stepLog(ctx, step, index);
+    const parallel = Number(log.concurrent) > 1;
+    const previous = groups.at(-1);
+    if (parallel && previous?.type === 'parallel') previous.steps.push(log);
+    else groups.push({ type: parallel ? 'parallel' : 'sequential', steps: [log] });
+  });
+  return {
+    workflowRunId: run.runId,
+    workflowUrl: run.url,
+    workflowState: run.state,
+    workflowRunCreatedAt: run.createdAt,
+    ...(run.completedAt !== undefined ? { workflowRunCompletedAt: run.completedAt } : {}),
+    steps: groups,
+    ...(run.responseBase64 !== undefined ? { workflowRunResponse: Buffer.from(run.responseBase64, 'base64').toString('utf8') } : {}),
+    ...(dlqEntry ? { dlqId: dlqEntry.dlqId } : {}),
+    ...(dlqEntry?.failureCallbackInfo && dlqEntry.message.failureCallback
+      ? {
+          failureFunction: {
+            url: dlqEntry.message.failureCallback.url,
+            state: dlqEntry.failureCallbackInfo.state,
+            dlqId: dlqEntry.dlqId,
+            failStatus: dlqEntry.response?.status ?? 0,
+            failResponse: dlqEntry.response ? Buffer.from(dlqEntry.response.bodyBase64, 'base64').toString('utf8') : (dlqEntry.error ?? ''),
+            failHeaders: dlqEntry.response?.headers ?? {},
+          },
+        }
+      : {}),
+  };
+}
+
+/** A step of a run: what the SDK published for it, and how its message fared. */
+function stepLog(ctx: ServerContext, step: WorkflowRunRecord['steps'][number], index: number): Record<string, unknown> {
+  const { state } = ctx.store;
+  const text = Buffer.from(step.bodyBase64, 'base64').toString('utf8');
+  let published: Record<string, unknown> = {};
+  if (index === 0) published = { stepId: 0, stepName: 'init', stepType: 'Initial', out: text, concurrent: 1 };
+  else {
+    try {
+      published = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      published = { out: text };
+    }
+  }
+  const pending = state.messages.get(step.messageId);
+  const failed = [...state.dlq.values()].some((entry) => entry.message.id === step.messageId);
+  const stepState = failed ? 'STEP_FAILED' : pending ? (pending.retried > 0 ? 'STEP_RETRY' : 'STEP_PROGRESS') : 'STEP_SUCCESS';
+  return { callType: 'step', concurrent: 1, ...published, messageId: step.messageId, state: stepState };
+}
