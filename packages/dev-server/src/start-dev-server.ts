@@ -20,6 +20,7 @@ import { resolveOptions, type DevServerOptions } from './options';
 import { PLANS, type PlanName } from './plans';
 import type { ServerContext } from './server-context';
 import { openStore, type Store } from './state/store';
+import { workflowDlqRoutes } from './workflows/dlq-actions';
 import { runLogRoutes } from './workflows/run-logs';
 import { workflowRunRoutes } from './workflows/routes';
 import { armWaiters, waiterRoutes } from './workflows/waiters';
@@ -115,6 +116,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       ...workflowRunRoutes(ctx),
       ...waiterRoutes(ctx),
       ...runLogRoutes(ctx),
+      ...workflowDlqRoutes(ctx),
       ...managementRoutes(ctx),
     ],
     {

@@ -180,6 +180,42 @@ describe('the Workflow SDK on mailroom dev', () => {
     expect(await client().getWaiters({ eventId })).toEqual([]);
   });
 
+  it('resumes a failed run from its failed step, restarts one as a new run, and deletes an entry (client.dlq)', async () => {
+    let broken = true;
+    const firstSteps: string[] = [];
+    const url = workflow<string>('/flaky', async (context) => {
+      await context.run('first', () => void firstSteps.push(context.workflowRunId));
+      await context.run('second', () => {
+        if (broken) throw new Error('the stock service is down');
+        return 'ok';
+      });
+    });
+    const runs: string[] = [];
+    for (const body of ['a', 'b', 'c']) {
+      const { workflowRunId } = await client().trigger({ url, body, retries: 0 });
+      await runEnded(workflowRunId, 'RUN_FAILED');
+      runs.push(workflowRunId);
+    }
+    const [a, b, c] = runs as [string, string, string];
+    const entries = (await client().dlq.list()).messages;
+    const dlqOf = (runId: string) => entries.find((entry) => entry.workflowRunId === runId)!.dlqId;
+    broken = false;
+
+    const resumed = await client().dlq.resume({ dlqId: dlqOf(a) });
+    expect(resumed.workflowRunId).toBe(a);
+    await runEnded(a, 'RUN_SUCCESS');
+    // From the failed step: the first one did not run again.
+    expect(firstSteps.filter((runId) => runId === a)).toHaveLength(1);
+
+    const restarted = await client().dlq.restart({ dlqId: dlqOf(b) });
+    expect(restarted.workflowRunId).not.toBe(b);
+    await runEnded(restarted.workflowRunId, 'RUN_SUCCESS');
+    expect(firstSteps).toContain(restarted.workflowRunId);
+
+    await client().dlq.delete(dlqOf(c));
+    expect((await client().dlq.list()).messages).toEqual([]);
+  });
+
   it('cancels a sleeping run: no later step runs', async () => {
     const after: string[] = [];
     const url = workflow<string>('/sleepy', async (context) => {

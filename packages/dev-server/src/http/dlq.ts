@@ -108,7 +108,7 @@ function list(ctx: ServerContext, query: URLSearchParams, workflowOnly: boolean)
 }
 
 /** The entries a bulk delete or retry takes: listed ids, or filters (none: all), `count` (default 100) per call. */
-function select(ctx: ServerContext, query: URLSearchParams): { entries: DlqEntry[]; cursor: string | undefined } {
+export function select(ctx: ServerContext, query: URLSearchParams): { entries: DlqEntry[]; cursor: string | undefined } {
   const { before, count, matches } = readDlqQuery(query, 1000);
   const now = ctx.config.now();
   const matching = [...ctx.store.state.dlq.values()]
@@ -125,6 +125,15 @@ function select(ctx: ServerContext, query: URLSearchParams): { entries: DlqEntry
  */
 async function retry(ctx: ServerContext, query: URLSearchParams): Promise<Reply> {
   const { entries, cursor } = select(ctx, query);
+  const messages = await resend(ctx, entries);
+  return json({ responses: messages.map((message) => ({ messageId: message.id })), ...(cursor ? { cursor } : {}) });
+}
+
+/**
+ * Sends entries' messages again under new ids, their retries starting over; the entries leave the
+ * DLQ. A workflow step sent again takes its old place in the run's history (the run resumes).
+ */
+export async function resend(ctx: ServerContext, entries: readonly DlqEntry[]): Promise<MessageRecord[]> {
   const now = ctx.config.now();
   let seq = ctx.store.state.nextSeq;
   const messages: MessageRecord[] = entries.map((entry) => ({
@@ -137,7 +146,7 @@ async function retry(ctx: ServerContext, query: URLSearchParams): Promise<Reply>
   }));
   await ctx.store.commit({ type: 'dlq.retried', at: now, ids: entries.map((entry) => entry.dlqId), messages });
   ctx.engine.admit(messages);
-  return json({ responses: messages.map((message) => ({ messageId: message.id })), ...(cursor ? { cursor } : {}) });
+  return messages;
 }
 
 /**

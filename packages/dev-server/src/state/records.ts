@@ -67,6 +67,8 @@ export interface WorkflowRunRecord {
   completedAt?: number;
   /** The route's return value, sent when the run ended. */
   responseBase64?: string;
+  /** The message that started it: a restart sends it again as a new run. */
+  trigger: MessageRecord;
 }
 
 /** One accepted message, with everything needed to deliver it and to report on it. Immutable. */

@@ -1,4 +1,4 @@
-import { noteWorkflowMessage } from '../workflows/runs';
+import { noteWorkflowMessage, resumeRunStep } from '../workflows/runs';
 import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
@@ -59,7 +59,12 @@ export function reduce(state: DevState, record: DevRecord): void {
       for (const id of record.ids) state.dlq.delete(id);
       return;
     case 'dlq.retried':
-      for (const id of record.ids) state.dlq.delete(id);
+      record.ids.forEach((id, index) => {
+        const entry = state.dlq.get(id);
+        const again = record.messages[index];
+        if (entry && again) resumeRunStep(state, entry.message, again);
+        state.dlq.delete(id);
+      });
       for (const message of record.messages) addMessage(state, message, record.at);
       return;
     case 'queue.updated':

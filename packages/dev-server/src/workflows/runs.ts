@@ -22,6 +22,7 @@ export function noteWorkflowMessage(state: DevState, message: MessageRecord): vo
       state: 'RUN_STARTED',
       steps: [{ messageId: message.id, bodyBase64: message.bodyBase64 }],
       settings: runSettings(message),
+      trigger: message,
     });
     trimRuns(state);
     return;
@@ -29,6 +30,18 @@ export function noteWorkflowMessage(state: DevState, message: MessageRecord): vo
   // A `context.call`'s request to a third party is not a step; its answer comes back as one.
   if (workflow.callType === 'toCallback') return;
   state.runs.get(workflow.runId)?.steps.push({ messageId: message.id, bodyBase64: message.bodyBase64 });
+}
+
+/** A failed step sent again (DLQ retry or resume): it takes the old message's place, and the run goes on. */
+export function resumeRunStep(state: DevState, failed: MessageRecord, again: MessageRecord): void {
+  const run = failed.workflow && state.runs.get(failed.workflow.runId);
+  if (!run) return;
+  const step = run.steps.find((candidate) => candidate.messageId === failed.id);
+  if (step) step.messageId = again.id;
+  if (run.state === 'RUN_FAILED') {
+    run.state = 'RUN_STARTED';
+    delete run.completedAt;
+  }
 }
 
 /** What a run's trigger set that every later message of the run carries too. */
