@@ -216,6 +216,31 @@ describe('the Workflow SDK on mailroom dev', () => {
     expect((await client().dlq.list()).messages).toEqual([]);
   });
 
+  it('runs a failure function again on request after it failed (retryFailureFunction)', async () => {
+    let calls = 0;
+    const url = workflow<string>(
+      '/failure-retry',
+      async (context) => {
+        await context.run('only', () => {
+          throw new Error('always');
+        });
+      },
+      {
+        failureFunction: async () => {
+          calls += 1;
+          if (calls === 1) throw new Error('the alerting service is down too');
+        },
+      },
+    );
+    const { workflowRunId } = await client().trigger({ url, body: 'x', retries: 0 });
+    await runEnded(workflowRunId, 'RUN_FAILED');
+    const [entry] = (await client().dlq.list()).messages;
+    await dev.waitForEvents('failure-callback-state', 1, (event) => event.dlqId === entry!.dlqId && event.state === 'CALLBACK_FAIL', 20_000);
+    await client().dlq.retryFailureFunction({ dlqId: entry!.dlqId });
+    await dev.waitForEvents('failure-callback-state', 1, (event) => event.dlqId === entry!.dlqId && event.state === 'CALLBACK_SUCCESS', 20_000);
+    expect(calls).toBe(2);
+  });
+
   it('cancels a sleeping run: no later step runs', async () => {
     const after: string[] = [];
     const url = workflow<string>('/sleepy', async (context) => {
