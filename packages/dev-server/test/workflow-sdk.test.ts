@@ -235,10 +235,34 @@ describe('the Workflow SDK on mailroom dev', () => {
     const { workflowRunId } = await client().trigger({ url, body: 'x', retries: 0 });
     await runEnded(workflowRunId, 'RUN_FAILED');
     const [entry] = (await client().dlq.list()).messages;
-    await dev.waitForEvents('failure-callback-state', 1, (event) => event.dlqId === entry!.dlqId && event.state === 'CALLBACK_FAIL', 20_000);
+    await dev.waitForEvents(
+      'failure-callback-state',
+      1,
+      (event) => event.dlqId === entry!.dlqId && event.state === 'CALLBACK_FAIL',
+      20_000,
+    );
     await client().dlq.retryFailureFunction({ dlqId: entry!.dlqId });
-    await dev.waitForEvents('failure-callback-state', 1, (event) => event.dlqId === entry!.dlqId && event.state === 'CALLBACK_SUCCESS', 20_000);
+    await dev.waitForEvents(
+      'failure-callback-state',
+      1,
+      (event) => event.dlqId === entry!.dlqId && event.state === 'CALLBACK_SUCCESS',
+      20_000,
+    );
     expect(calls).toBe(2);
+  });
+
+  it('calls a third party with context.call and hands its answer to the next step', async () => {
+    routes.set('/third-party', async (request) =>
+      Response.json({ echoed: await request.json() }, { status: 201, headers: { 'x-answer': 'yes' } }),
+    );
+    const seen: unknown[] = [];
+    const url = workflow<string>('/calls', async (context) => {
+      const answer = await context.call('ask', { url: `${appUrl}/third-party`, method: 'POST', body: { question: 42 } });
+      await context.run('record', () => void seen.push({ status: answer.status, body: answer.body }));
+    });
+    const { workflowRunId } = await client().trigger({ url, body: 'x' });
+    await runEnded(workflowRunId, 'RUN_SUCCESS');
+    expect(seen).toEqual([{ status: 201, body: { echoed: { question: 42 } } }]);
   });
 
   it('cancels a sleeping run: no later step runs', async () => {

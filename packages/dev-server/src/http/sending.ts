@@ -174,7 +174,9 @@ function prepareBatchItem(ctx: ServerContext, item: unknown, index: number, now:
   if (headers !== undefined && (headers === null || typeof headers !== 'object' || Array.isArray(headers))) {
     throw badRequest(`${at}: headers must be an object of name -> value`);
   }
-  if (body !== undefined && typeof body !== 'string') throw badRequest(`${at}: body must be a string`);
+  // A body that is not a string is its JSON text: the Workflow SDK sends a context.call's body so,
+  // and the service takes it (a 400 here would read to the SDK as "run cancelled").
+  const text = body === undefined || body === null ? '' : typeof body === 'string' ? body : JSON.stringify(body);
   const rawHeaders = Object.entries((headers ?? {}) as Record<string, unknown>).flatMap(([name, value]) => [name, String(value)]);
   // A request's own headers passed Node's parser; a batch item's are only JSON, and a name or value no
   // HTTP request can carry would fail every delivery.
@@ -185,7 +187,7 @@ function prepareBatchItem(ctx: ServerContext, item: unknown, index: number, now:
       throw badRequest(`${at}: header ${name} holds a line break or NUL, which no HTTP request can carry`);
     }
   }
-  const bytes = Buffer.from(body ?? '', 'utf8');
+  const bytes = Buffer.from(text, 'utf8');
   if (bytes.length > ctx.plan.max_message_size) {
     throw planLimit(`${at}: message size exceeds the max message size of the ${ctx.plan.type} plan (${ctx.plan.max_message_size} bytes)`);
   }
