@@ -63,6 +63,17 @@ describe('publish, batch and the logs', () => {
     expect(times).toEqual([...times].sort((a, b) => b - a));
   });
 
+  it('takes a batch item whose body is a JSON value rather than a string as that JSON text', async () => {
+    const answer = await fetch(`${t.server.url}/v2/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.server.token}` },
+      body: JSON.stringify([{ destination: `${destination.url}/json-body`, body: { question: 42 } }]),
+    });
+    expect(answer.status).toBe(200);
+    const [received] = await destination.waitFor('/json-body', 1);
+    expect(received!.text).toBe('{"question":42}');
+  });
+
   it('sends a batch to a URL, a queue and a URL group, answering one result per item', async () => {
     await t.messaging.urlGroups.addEndpoints('fan', [{ url: `${destination.url}/g1` }, { url: `${destination.url}/g2` }]);
     const results = await t.messaging.batchJSON([

@@ -257,7 +257,7 @@ describe('the Workflow SDK on mailroom dev', () => {
     );
     const seen: unknown[] = [];
     const url = workflow<string>('/calls', async (context) => {
-      const answer = await context.call('ask', { url: `${appUrl}/third-party`, method: 'POST', body: { question: 42 } });
+      const answer = await context.call('ask', { url: `${appUrl}/third-party`, method: 'POST', body: JSON.stringify({ question: 42 }) });
       await context.run('record', () => void seen.push({ status: answer.status, body: answer.body }));
     });
     const { workflowRunId } = await client().trigger({ url, body: 'x' });
