@@ -265,6 +265,42 @@ describe('the Workflow SDK on mailroom dev', () => {
     expect(seen).toEqual([{ status: 201, body: { echoed: { question: 42 } } }]);
   });
 
+  it("is driven by Mailroom's own client too: logs, waiters, notify, cancel and the workflow DLQ", async () => {
+    let broken = true;
+    const url = workflow<string>('/ours', async (context) => {
+      const { eventData } = await context.waitForEvent('go', `go-${context.workflowRunId}`, { timeout: '1d' });
+      await context.run('use', () => {
+        if (broken) throw new Error('not yet');
+        return eventData;
+      });
+    });
+    const { workflowRunId } = await client().trigger({ url, body: 'x', retries: 0 });
+    const eventId = `go-${workflowRunId}`;
+    for (let polls = 0; (await dev.messaging.workflows.waiters(eventId)).length === 0; polls += 1) {
+      if (polls > 400) throw new Error('the run never started waiting');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await dev.messaging.workflows.logs({ workflowRunId })).runs[0]?.workflowState).toBe('RUN_STARTED');
+    const notified = await dev.messaging.workflows.notify(eventId, { go: true });
+    expect(notified).toHaveLength(1);
+    await runEnded(workflowRunId, 'RUN_FAILED');
+    const [entry] = (await dev.messaging.workflowDlq.list()).messages;
+    broken = false;
+    expect(await dev.messaging.workflowDlq.resume(entry!.dlqId)).toEqual([{ workflowRunId, workflowCreatedAt: expect.any(Number) }]);
+    await runEnded(workflowRunId, 'RUN_SUCCESS');
+    const [log] = (await dev.messaging.workflows.logs({ workflowRunId })).runs;
+    // The route returned nothing: the SDK ends the run with an empty body.
+    expect(log).toMatchObject({ workflowState: 'RUN_SUCCESS', workflowRunResponse: '' });
+
+    const sleeper = workflow<string>('/ours-sleeps', async (context) => {
+      await context.sleep('nap', 3600);
+    });
+    const second = await client().trigger({ url: sleeper, body: 'y' });
+    await dev.waitForEvents('accepted', 1, (event) => event.delayMs >= 3_600_000, 20_000);
+    expect(await dev.messaging.workflows.cancel(second.workflowRunId)).toEqual({ cancelled: 1 });
+    await runEnded(second.workflowRunId, 'RUN_CANCELED');
+  });
+
   it('cancels a sleeping run: no later step runs', async () => {
     const after: string[] = [];
     const url = workflow<string>('/sleepy', async (context) => {

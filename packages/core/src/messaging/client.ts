@@ -95,6 +95,26 @@ import {
   type EndpointRef,
   type NewEndpoint,
 } from './url-groups';
+import {
+  cancelWorkflowRuns,
+  deleteWorkflowDlqEntries,
+  iterateWorkflowRuns,
+  listWaiters,
+  listWorkflowRuns,
+  notifyWorkflowEvent,
+  restartWorkflowRuns,
+  type NotifyResult,
+  type Waiter,
+  type WorkflowRun,
+  type WorkflowRunFilter,
+  type WorkflowRunPage,
+} from './workflows';
+
+/** A run a workflow DLQ resume or restart started: the same run, or a new one. */
+export interface RestartedRun {
+  workflowRunId: string;
+  workflowCreatedAt?: number | undefined;
+}
 
 /** What every messaging resource function needs: one transport and the resolved settings. */
 export interface MessagingContext {
@@ -238,6 +258,23 @@ export interface MessagingClient {
     list(filter?: WorkflowDlqFilter): Promise<WorkflowDlqPage>;
     iterate(filter?: WorkflowDlqFilter): AsyncGenerator<DlqWorkflowMessage, void, undefined>;
     retriggerFailureCallback(dlqId: string, options?: CallOptions): Promise<RetriggerResponse>;
+    /** Failed runs go on from their failed step, their history kept. */
+    resume(dlqIds: string | readonly string[], options?: CallOptions): Promise<RestartedRun[]>;
+    /** Failed runs start over, each as a new run with the same first body. */
+    restart(dlqIds: string | readonly string[], options?: CallOptions): Promise<RestartedRun[]>;
+    delete(dlqIds: string | readonly string[], options?: CallOptions): Promise<{ deleted: number }>;
+  };
+  /** Workflow runs (the Workflow SDK's): their logs, cancelling them, and the events they wait for. */
+  workflows: {
+    /** Runs, newest first, with their state and steps. */
+    logs(filter?: WorkflowRunFilter): Promise<WorkflowRunPage>;
+    iterate(filter?: WorkflowRunFilter): AsyncGenerator<WorkflowRun, void, undefined>;
+    /** Cancels runs still going, with their pending steps. */
+    cancel(runIds: string | readonly string[], options?: CallOptions): Promise<{ cancelled: number }>;
+    /** Gives `data` to every run waiting for `eventId` (of one run with `runId`). */
+    notify(eventId: string, data?: unknown, options?: CallOptions & { runId?: string }): Promise<NotifyResult[]>;
+    /** The runs waiting for `eventId`. */
+    waiters(eventId: string, options?: CallOptions): Promise<Waiter[]>;
   };
   /** The resolved header prefix, e.g. for building receivers with the same setting. */
   readonly headerPrefix: string;
@@ -378,6 +415,16 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
       list: (filter) => listWorkflowDlq(context, filter),
       iterate: (filter) => iterateWorkflowDlq(context, filter),
       retriggerFailureCallback: (dlqId, retriggerOptions) => retriggerFailureCallback(context, dlqId, retriggerOptions),
+      resume: (dlqIds, call) => restartWorkflowRuns(context, 'resume', dlqIds, call),
+      restart: (dlqIds, call) => restartWorkflowRuns(context, 'restart', dlqIds, call),
+      delete: (dlqIds, call) => deleteWorkflowDlqEntries(context, dlqIds, call),
+    },
+    workflows: {
+      logs: (filter) => listWorkflowRuns(context, filter),
+      iterate: (filter) => iterateWorkflowRuns(context, filter),
+      cancel: (runIds, call) => cancelWorkflowRuns(context, runIds, call),
+      notify: (eventId, data, call) => notifyWorkflowEvent(context, eventId, data, call),
+      waiters: (eventId, call) => listWaiters(context, eventId, call),
     },
     headerPrefix: context.headerPrefix,
     region,
