@@ -121,7 +121,7 @@ export function cancelWorkflowRuns(
   runIds: string | readonly string[],
   options: { signal?: AbortSignal } = {},
 ): Promise<{ cancelled: number }> {
-  const ids = typeof runIds === 'string' ? [checkId('runIds', runIds, 'workflow run id')] : checkIds('runIds', runIds, 'workflow run id');
+  const ids = idList('runIds', runIds, 'workflow run id');
   return context.transport.requestJson(
     { method: 'DELETE', path: ['v2', 'workflows', 'runs'], query: { workflowRunIds: ids }, ...signalOf(options) },
     (value, url) => parseResponse(z.looseObject({ cancelled: z.number() }), value, url),
@@ -159,7 +159,7 @@ export async function restartWorkflowRuns(
   dlqIds: string | readonly string[],
   options: { signal?: AbortSignal } = {},
 ): Promise<Array<{ workflowRunId: string; workflowCreatedAt?: number | undefined }>> {
-  const ids = typeof dlqIds === 'string' ? [checkId('dlqIds', dlqIds, 'dlqId')] : checkIds('dlqIds', dlqIds, 'dlqId');
+  const ids = idList('dlqIds', dlqIds, 'dlqId');
   const answer = await context.transport.requestJson(
     { method: 'POST', path: ['v2', 'workflows', 'dlq', how], query: { dlqIds: ids }, ...signalOf(options) },
     (value, url) => parseResponse(restartedSchema, value, url),
@@ -173,9 +173,14 @@ export async function deleteWorkflowDlqEntries(
   dlqIds: string | readonly string[],
   options: { signal?: AbortSignal } = {},
 ): Promise<{ deleted: number }> {
-  const ids = typeof dlqIds === 'string' ? [checkId('dlqIds', dlqIds, 'dlqId')] : checkIds('dlqIds', dlqIds, 'dlqId');
+  const ids = idList('dlqIds', dlqIds, 'dlqId');
   return context.transport.requestJson(
     { method: 'DELETE', path: ['v2', 'workflows', 'dlq'], query: { dlqIds: ids }, ...signalOf(options) },
     (value, url) => parseResponse(deletedSchema, value, url),
   );
+}
+
+/** One id or several, each checked. */
+function idList(path: string, ids: string | readonly string[], what: string): string[] {
+  return typeof ids === 'string' ? [checkId(path, ids, what)] : checkIds(path, ids, what);
 }
