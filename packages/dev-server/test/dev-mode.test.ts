@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createMessagingClient, createReceiver, defineDestination } from '@mailroom/core';
 import { handleNodeRequest, writeOutbound } from '@mailroom/core/adapter';
 import { closeStartedDevServers } from '@mailroom/core/protocol';
+import { signRequest } from '@mailroom/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startDevServer } from '../src/index';
@@ -93,6 +94,28 @@ describe('dev mode', () => {
       await client.send(ping, { n: 5 });
       await waitUntil(() => target.received.length === 1, 'the delivery signed with twice-rotated keys');
       expect(target.received).toEqual([5]);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('refuses a forged delivery in dev mode with a message about the dev server, not variables the app never set', async () => {
+    const running = await startDevServer({ port: 0, log: 'silent' });
+    try {
+      const reports: unknown[] = [];
+      const receiver = createReceiver({ dev: { url: running.url }, env: {}, onError: (error) => void reports.push(error) });
+      const endpoint = receiver.destination(ping, () => {});
+      const forged = await signRequest({ url: 'http://127.0.0.1/ping', body: { n: 1 }, key: 'sig_not_the_dev_servers' });
+      const answer = await endpoint.handle({
+        method: 'POST',
+        url: '/ping',
+        headers: forged.headers,
+        rawBody: new TextEncoder().encode(forged.text),
+      });
+      expect(answer.status).toBe(401);
+      const message = (reports[0] as Error).message;
+      expect(message).toContain(`Dev mode verifies with the keys of the dev server at ${running.url}`);
+      expect(message).not.toContain('MAILROOM_CURRENT_SIGNING_KEY');
     } finally {
       await running.close();
     }

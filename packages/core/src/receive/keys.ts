@@ -69,10 +69,12 @@ function devServerKeysVerifier(options: ReceiverOptions, devUrl: string): Verify
       .finally(() => {
         fetching = undefined;
       });
-    return fetching.then(
-      (refreshed) => refreshed(input),
-      () => Promise.reject(error),
-    );
+    return fetching
+      .then(
+        (refreshed) => refreshed(input),
+        () => Promise.reject(error),
+      )
+      .catch((failure: unknown) => Promise.reject(devModeRefusal(failure, devUrl)));
   };
   return (input) => {
     try {
@@ -82,6 +84,17 @@ function devServerKeysVerifier(options: ReceiverOptions, devUrl: string): Verify
       return retry(error, input);
     }
   };
+}
+
+/** A refusal in dev mode names the dev server's keys, not variables the app never set. */
+function devModeRefusal(failure: unknown, devUrl: string): unknown {
+  if (!(failure instanceof SignatureError) || failure.reason !== 'bad-signature') return failure;
+  const message = failure.message.replace(/ Check that currentSigningKey\/nextSigningKey .*$/s, '');
+  return new SignatureError(
+    'bad-signature',
+    `${message} Dev mode verifies with the keys of the dev server at ${devUrl}; a delivery signed by another server (or by one started with --data-dir, which has keys of its own) is refused.`,
+    failure.attempts,
+  );
 }
 
 async function fetchDevServerKeys(devUrl: string): Promise<KeyPair> {
