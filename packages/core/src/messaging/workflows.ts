@@ -76,6 +76,7 @@ const restartedSchema = z.looseObject({
   workflowRuns: nilSafeArray(z.looseObject({ workflowRunId: z.string(), workflowCreatedAt: z.number().optional() })),
 });
 const deletedSchema = z.looseObject({ deleted: z.number() });
+const cancelledSchema = z.looseObject({ cancelled: z.number() });
 
 const FILTER_KEYS = new Set(['workflowRunId', 'workflowUrl', 'state', 'count', 'cursor', 'signal']);
 
@@ -124,7 +125,7 @@ export function cancelWorkflowRuns(
   const ids = idList('runIds', runIds, 'workflow run id');
   return context.transport.requestJson(
     { method: 'DELETE', path: ['v2', 'workflows', 'runs'], query: { workflowRunIds: ids }, ...signalOf(options) },
-    (value, url) => parseResponse(z.looseObject({ cancelled: z.number() }), value, url),
+    (value, url) => parseResponse(cancelledSchema, value, url),
   );
 }
 
@@ -168,7 +169,7 @@ export async function restartWorkflowRuns(
 }
 
 /** `DELETE /v2/workflows/dlq`: removes failed runs' entries. */
-export async function deleteWorkflowDlqEntries(
+export function deleteWorkflowDlqEntries(
   context: MessagingContext,
   dlqIds: string | readonly string[],
   options: { signal?: AbortSignal } = {},
