@@ -6,13 +6,24 @@ import { ENV_VARIABLES, type Environment } from './config';
 import { ConfigError } from './errors';
 import type { HttpTransport } from './http';
 
+const DEV_USER_ID = '00000000-0000-4000-8000-000000000001';
+
+/**
+ * A token in the service's shape, base64 of `{"UserID","Password"}`: the Workflow SDK reads the user
+ * id from it to build webhook URLs (`context.createWebhook`).
+ */
+export function serviceToken(userId: string, password: string): string {
+  return btoa(JSON.stringify({ UserID: userId, Password: password }));
+}
+
 /**
  * The credentials of a dev server without a data directory: fixed and documented, not secrets (they
  * open a local emulator only). The dev server and dev mode both take them from here.
  */
 export const DEV_CREDENTIALS = Object.freeze({
-  token: 'mailroom_dev_token',
-  readOnlyToken: 'mailroom_dev_read_only_token',
+  userId: DEV_USER_ID,
+  token: serviceToken(DEV_USER_ID, 'mailroom_dev_token'),
+  readOnlyToken: serviceToken(DEV_USER_ID, 'mailroom_dev_read_only_token'),
   managementUser: 'dev@mailroom.local',
   managementPassword: 'mailroom_dev_management_key',
   currentSigningKey: 'sig_mailroom_dev_current',

@@ -53,6 +53,8 @@ export interface ProtocolHeaderNames {
   readonly workflowInit: string;
   /** `toCallback` on a `context.call`'s third-party request, which is not a step of the run. */
   readonly workflowCallType: string;
+  /** `true` on a trigger sent by `context.invoke`: its body names the invoking run, which gets the result. */
+  readonly workflowInvoke: string;
   /** The Workflow SDK's features, e.g. `LazyFetch` (it fetches the run's steps instead of receiving them). */
   readonly featureSet: string;
   // Set by the service on each delivery.
@@ -98,6 +100,7 @@ export function headerNames(prefix: string): ProtocolHeaderNames {
       workflowCreatedAt: `${p}Workflow-CreatedAt`,
       workflowInit: `${p}Workflow-Init`,
       workflowCallType: `${p}Workflow-CallType`,
+      workflowInvoke: `${p}Workflow-Invoke`,
       featureSet: `${p}Feature-Set`,
       signature: `${p}Signature`,
       messageId: `${p}Message-Id`,
@@ -150,4 +153,4 @@ export { formatServiceTimestamp, parseServiceTimestamp } from './schemas/managem
 export { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED, STATS_PERIODS } from './schemas';
 
 // Dev mode: the dev server's documented credentials, shared with it, and its start in this process.
-export { closeStartedDevServers, DEV_CREDENTIALS, DEV_SERVER_URL } from './dev-mode';
+export { closeStartedDevServers, DEV_CREDENTIALS, DEV_SERVER_URL, serviceToken } from './dev-mode';

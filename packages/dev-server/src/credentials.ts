@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEV_CREDENTIALS } from '@mailroom/core/protocol';
+import { DEV_CREDENTIALS, serviceToken } from '@mailroom/core/protocol';
 
 /** Everything a client needs to talk to the dev server, and the keys its receivers verify with. */
 export interface DevCredentials {
@@ -37,7 +37,7 @@ export const DEV_CURRENT_SIGNING_KEY = DEV_CREDENTIALS.currentSigningKey;
 /** Next signing key of a dev server without a data directory. */
 export const DEV_NEXT_SIGNING_KEY = DEV_CREDENTIALS.nextSigningKey;
 /** Messaging user id of a dev server without a data directory. */
-export const DEV_USER_ID = '00000000-0000-4000-8000-000000000001';
+export const DEV_USER_ID = DEV_CREDENTIALS.userId;
 
 /** The fixed credentials used without a data directory, so an app's `.env` works on every start. */
 export const DEFAULT_CREDENTIALS: Readonly<DevCredentials> = Object.freeze({
@@ -73,14 +73,16 @@ export async function loadCredentials(dataDir: string | undefined, now: () => nu
 
 function generateCredentials(now: () => number): DevCredentials {
   const secret = (bytes: number) => randomBytes(bytes).toString('base64url');
+  const userId = randomUUID();
+  // The service's shape: the Workflow SDK reads the user id from the token for webhook URLs.
   return {
-    token: `dev_${secret(24)}`,
-    readOnlyToken: `dev_ro_${secret(24)}`,
+    token: serviceToken(userId, `dev_${secret(24)}`),
+    readOnlyToken: serviceToken(userId, `dev_ro_${secret(24)}`),
     managementUser: DEV_MANAGEMENT_USER,
     managementPassword: `dev_mgmt_${secret(24)}`,
     currentSigningKey: `sig_${secret(21)}`,
     nextSigningKey: `sig_${secret(21)}`,
-    userId: randomUUID(),
+    userId,
     createdAt: Math.floor(now() / 1000),
   };
 }

@@ -23,6 +23,7 @@ import { openStore, type Store } from './state/store';
 import { workflowDlqRoutes } from './workflows/dlq-actions';
 import { runLogRoutes } from './workflows/run-logs';
 import { workflowRunRoutes } from './workflows/routes';
+import { answerInvokers } from './workflows/step-results';
 import { armWaiters, waiterRoutes } from './workflows/waiters';
 
 /** A running dev server. */
@@ -146,6 +147,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   engine.start();
   ctx.scheduler.start();
   armWaiters(ctx);
+  const stopAnsweringInvokers = answerInvokers(ctx);
   const releaseWhenIdle = resolved.exitWhenIdle ? holdWhilePending(server, store, events) : undefined;
   events.emit({ type: 'listening', url, managementUrl, dataDir: resolved.dataDir, recovered: store.state.messages.size });
 
@@ -174,6 +176,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     close() {
       // HTTP first (no new acceptance), then the engine (no new attempt), then the journal.
       releaseWhenIdle?.();
+      stopAnsweringInvokers();
       closing ??= stopServer(server)
         .then(() => engine.close())
         .then(() => store.close());

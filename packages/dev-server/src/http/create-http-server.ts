@@ -60,7 +60,7 @@ export function createHttpServer(routes: readonly Route[], options: HttpServerOp
       const method = req.method ?? 'GET';
       const match = matchRoute(routes, method, req.url ?? '/');
       if (match.route.auth === 'management') checkManagementAuth(req, credentials);
-      else checkMessagingAuth(req, credentials, match.route.auth === 'full-token');
+      else if (match.route.auth !== 'public') checkMessagingAuth(req, credentials, match.route.auth === 'full-token');
       const reply = await match.route.handler({ req, method, params: match.params, rest: match.rest, query: match.query });
       writeReply(res, reply);
     } catch (error) {

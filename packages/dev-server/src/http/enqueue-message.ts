@@ -54,7 +54,7 @@ export function enqueueMessage(input: EnqueueMessageInput): MessageRecord {
   if (settings.redact) message.redact = settings.redact;
   if (input.scheduleId !== undefined) message.scheduleId = input.scheduleId;
   if (workflow) {
-    const { url, ...rest } = workflow;
+    const { url, invoked: _invoked, ...rest } = workflow;
     message.workflow = { ...rest, url: url ?? target.url };
   }
   if (settings.callback) message.callback = settings.callback;

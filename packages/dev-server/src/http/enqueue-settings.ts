@@ -12,7 +12,7 @@ import {
   unsignableUrl,
 } from '@mailroom/core/protocol';
 import type { PlanLimits } from '../plans';
-import type { CallbackSettings, FlowControlSettings, HeaderValues, RedactSettings } from '../state/records';
+import type { CallbackSettings, FlowControlSettings, HeaderValues, RedactSettings, WorkflowInfo } from '../state/records';
 import { headerValuesFromRaw } from './header-names';
 import { badRequest, planLimit } from './http-error';
 
@@ -34,7 +34,7 @@ export interface EnqueueSettings {
   label?: string;
   flowControl?: FlowControlSettings;
   redact?: RedactSettings;
-  workflow?: { runId: string; url?: string; createdAt: number; init?: true; callType?: string; lazyFetch?: true };
+  workflow?: Omit<WorkflowInfo, 'url'> & { url?: string; invoked?: true };
   /** Whether `<P>-Retries` was given (a workflow step without it takes its run's). */
   retriesGiven: boolean;
 }
@@ -153,6 +153,7 @@ interface HeaderNames {
   workflowCreatedAt: string;
   workflowInit: string;
   workflowCallType: string;
+  workflowInvoke: string;
   featureSet: string;
   callback: CallbackHeaderNames;
   failureCallback: CallbackHeaderNames;
@@ -204,6 +205,7 @@ function headerNames(prefix: string): HeaderNames {
       workflowCreatedAt: key(wire.workflowCreatedAt),
       workflowInit: key(wire.workflowInit),
       workflowCallType: key(wire.workflowCallType),
+      workflowInvoke: key(wire.workflowInvoke),
       featureSet: key(wire.featureSet),
       callback: callbackNames(wire.callback),
       failureCallback: callbackNames(wire.failureCallback),
@@ -350,6 +352,7 @@ function readWorkflow(get: HeaderGet, n: HeaderNames, now: number): EnqueueSetti
   const workflow: NonNullable<EnqueueSettings['workflow']> = { runId, createdAt: createdAtText ? Number(createdAtText) : now };
   if (url !== undefined && url !== '') workflow.url = url;
   if (get(n.workflowInit)?.trim().toLowerCase() === 'true') workflow.init = true;
+  if (workflow.init && get(n.workflowInvoke)?.trim().toLowerCase() === 'true') workflow.invoked = true;
   const callType = get(n.workflowCallType)?.trim();
   if (callType) workflow.callType = callType;
   if ((get(n.featureSet) ?? '').split(',').some((feature) => feature.trim() === 'LazyFetch')) workflow.lazyFetch = true;

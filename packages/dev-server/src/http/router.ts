@@ -5,9 +5,9 @@ import type { Reply } from './reply';
 /**
  * Who may call a route: `messaging` takes either token (the read-only one for GETs only),
  * `full-token` refuses the read-only token even for a GET (it answers a secret that lets one write),
- * `management` takes Basic credentials.
+ * `management` takes Basic credentials, `public` nothing (a webhook: its unguessable URL is the key).
  */
-export type RouteAuth = 'messaging' | 'full-token' | 'management';
+export type RouteAuth = 'messaging' | 'full-token' | 'management' | 'public';
 
 /** One matched request, as handlers see it. */
 export interface RouteRequest {

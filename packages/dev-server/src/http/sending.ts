@@ -2,7 +2,7 @@ import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
 import type { IncomingMessage } from 'node:http';
 import { dedupKeys, findDuplicate } from '../engine/deduplication';
 import type { ServerContext } from '../server-context';
-import { inheritRunSettings } from '../workflows/runs';
+import { inheritRunSettings, takeInvocation } from '../workflows/runs';
 import type { DedupResult, MessageRecord } from '../state/records';
 import { parseDestination, invalidScheme, type Destination } from './destination';
 import { enqueueMessage, type EnqueueTarget } from './enqueue-message';
@@ -56,7 +56,8 @@ export interface Accepted {
  */
 export async function accept(ctx: ServerContext, input: Acceptance): Promise<Accepted> {
   const { store } = ctx;
-  const { destination, settings, body, now } = input;
+  const { destination, now } = input;
+  const { settings, body } = takeInvocation(input.settings, input.body);
   const targets = resolveTargets(ctx, destination);
   const keys = dedupKeys(settings.deduplicationId, settings.contentBasedDeduplication, {
     destination: destination.kind === 'url' ? destination.url : destination.name,

@@ -33,6 +33,20 @@ export interface WorkflowInfo {
   callType?: string;
   /** `<P>-Feature-Set` has `LazyFetch`: deliveries carry no body, the SDK fetches the run's steps. */
   lazyFetch?: true;
+  /** On the trigger of a run started by `context.invoke`: the run that gets its result. */
+  invoker?: InvokerRecord;
+}
+
+/** The run that invoked another (`context.invoke`), and how its Invoke step goes back to it. */
+export interface InvokerRecord {
+  runId: string;
+  url: string;
+  /** Unix milliseconds. */
+  createdAt: number;
+  /** The headers the Invoke step goes back with, as the SDK gave them (`Upstash-Workflow-RunId`, ...). */
+  headers: Record<string, string[]>;
+  /** The Invoke step as the SDK described it; the invoked run's result is added to it. */
+  step: Record<string, unknown>;
 }
 
 /** A run waiting for an event (`context.waitForEvent`), until notified or its deadline. */
@@ -67,6 +81,8 @@ export interface WorkflowRunRecord {
   completedAt?: number;
   /** The route's return value, sent when the run ended. */
   responseBase64?: string;
+  /** Webhook calls that came before the run waited for them, by event id, oldest first. */
+  earlyEvents?: Record<string, string[]>;
   /** The message that started it: a restart sends it again as a new run. */
   trigger: MessageRecord;
 }
@@ -315,6 +331,9 @@ export type DevRecord =
   | { type: 'dedup.restored'; key: string; at: number; results: DedupResult[] }
   | { type: 'stats.restored'; buckets: Array<[number, StatsBucket]> }
   | { type: 'run.restored'; run: WorkflowRunRecord }
+  /** A webhook call for an event no step of the run waits for yet: the next wait for it takes it. */
+  | { type: 'run.event-stored'; runId: string; eventId: string; dataBase64: string }
+  | { type: 'run.event-taken'; runId: string; eventId: string }
   | { type: 'logs.restored'; logs: LogRecord[]; messages: MessageRecord[] }
   /** Numbering never goes back, even when everything numbered was dropped. */
   | { type: 'counters.restored'; nextSeq: number; nextDlqOrder: number; nextLogOrder?: number };

@@ -113,6 +113,20 @@ export function reduce(state: DevState, record: DevRecord): void {
     case 'run.restored':
       state.runs.set(record.run.runId, record.run);
       return;
+    case 'run.event-stored': {
+      const run = state.runs.get(record.runId);
+      if (!run) return;
+      run.earlyEvents ??= {};
+      (run.earlyEvents[record.eventId] ??= []).push(record.dataBase64);
+      return;
+    }
+    case 'run.event-taken': {
+      const run = state.runs.get(record.runId);
+      const stored = run?.earlyEvents?.[record.eventId];
+      stored?.shift();
+      if (run?.earlyEvents && stored?.length === 0) delete run.earlyEvents[record.eventId];
+      return;
+    }
     case 'stats.restored':
       for (const [minute, bucket] of record.buckets) state.stats.set(minute, { ...bucket });
       return;

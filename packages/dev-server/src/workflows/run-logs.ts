@@ -4,6 +4,7 @@ import { json, type Reply } from '../http/reply';
 import type { Route } from '../http/router';
 import type { ServerContext } from '../server-context';
 import type { WorkflowRunRecord } from '../state/records';
+import { REDACTED } from '../http/views';
 
 // `GET /v2/workflows/events`: the runs with their steps, newest first, as the Workflow SDK's
 // `client.logs` reads them (grouped by run).
@@ -43,13 +44,18 @@ function runLog(ctx: ServerContext, run: WorkflowRunRecord): Record<string, unkn
   const { state } = ctx.store;
   const dlqEntry = [...state.dlq.values()].find((entry) => entry.message.workflow?.runId === run.runId);
   const groups: Array<{ type: 'sequential' | 'parallel'; steps: Record<string, unknown>[] }> = [];
+  const redacted = run.trigger.redact?.body === true;
   run.steps.forEach((step, index) => {
-    const log = stepLog(ctx, step, index);
+    const log = stepLog(ctx, step, index, redacted);
     const parallel = Number(log.concurrent) > 1;
     const previous = groups.at(-1);
     if (parallel && previous?.type === 'parallel') previous.steps.push(log);
     else groups.push({ type: parallel ? 'parallel' : 'sequential', steps: [log] });
   });
+  const invoker = run.trigger.workflow?.invoker;
+  const waiting = [...state.waiters.values()]
+    .filter((waiter) => waiter.runId === run.runId)
+    .map((waiter) => ({ eventId: waiter.eventId, deadline: waiter.deadline }));
   return {
     workflowRunId: run.runId,
     workflowUrl: run.url,
@@ -57,8 +63,13 @@ function runLog(ctx: ServerContext, run: WorkflowRunRecord): Record<string, unkn
     workflowRunCreatedAt: run.createdAt,
     ...(run.completedAt !== undefined ? { workflowRunCompletedAt: run.completedAt } : {}),
     steps: groups,
-    ...(run.responseBase64 !== undefined ? { workflowRunResponse: Buffer.from(run.responseBase64, 'base64').toString('utf8') } : {}),
+    ...(run.responseBase64 !== undefined
+      ? { workflowRunResponse: redacted ? REDACTED : Buffer.from(run.responseBase64, 'base64').toString('utf8') }
+      : {}),
+    // Not in the service's answer: what the run waits for now, for the console.
+    ...(waiting.length > 0 ? { waiting } : {}),
     ...(dlqEntry ? { dlqId: dlqEntry.dlqId } : {}),
+    ...(invoker ? { invoker: { workflowRunId: invoker.runId, workflowUrl: invoker.url, workflowRunCreatedAt: invoker.createdAt } } : {}),
     ...(dlqEntry?.failureCallbackInfo && dlqEntry.message.failureCallback
       ? {
           failureFunction: {
@@ -75,7 +86,7 @@ function runLog(ctx: ServerContext, run: WorkflowRunRecord): Record<string, unkn
 }
 
 /** A step of a run: what the SDK published for it, and how its message fared. */
-function stepLog(ctx: ServerContext, step: WorkflowRunRecord['steps'][number], index: number): Record<string, unknown> {
+function stepLog(ctx: ServerContext, step: WorkflowRunRecord['steps'][number], index: number, redacted: boolean): Record<string, unknown> {
   const { state } = ctx.store;
   const text = Buffer.from(step.bodyBase64, 'base64').toString('utf8');
   let published: Record<string, unknown> = {};
@@ -90,5 +101,14 @@ function stepLog(ctx: ServerContext, step: WorkflowRunRecord['steps'][number], i
   const pending = state.messages.get(step.messageId);
   const failed = [...state.dlq.values()].some((entry) => entry.message.id === step.messageId);
   const stepState = failed ? 'STEP_FAILED' : pending ? (pending.retried > 0 ? 'STEP_RETRY' : 'STEP_PROGRESS') : 'STEP_SUCCESS';
-  return { callType: 'step', concurrent: 1, ...published, messageId: step.messageId, state: stepState };
+  return {
+    callType: 'step',
+    concurrent: 1,
+    ...published,
+    ...(redacted && 'out' in published ? { out: REDACTED } : {}),
+    messageId: step.messageId,
+    state: stepState,
+    // Not in the service's answer: when a step still pending is due (a sleep's end), for the console.
+    ...(pending ? { dueAt: pending.record.notBefore } : {}),
+  };
 }

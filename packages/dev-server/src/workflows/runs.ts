@@ -1,5 +1,7 @@
 import type { DevState } from '../state/dev-state';
-import type { MessageRecord, WorkflowRunRecord } from '../state/records';
+import type { EnqueueSettings } from '../http/enqueue-settings';
+import { badRequest } from '../http/http-error';
+import type { InvokerRecord, MessageRecord, WorkflowRunRecord } from '../state/records';
 
 // Workflow runs, as the Workflow SDK drives them: a trigger message (`<P>-Workflow-Init: true`)
 // starts a run, and every later message it publishes for that run id is one of its steps. The run
@@ -55,7 +57,7 @@ function runSettings(trigger: MessageRecord): WorkflowRunRecord['settings'] {
 
 /**
  * A step published without the run's settings gets them from the trigger (the SDK sends them once):
- * retries, retry delay, flow control and the failure callback apply to every message of a run.
+ * retries, retry delay, flow control, the failure callback and forwarded headers apply to every message of a run.
  */
 export function inheritRunSettings(state: DevState, message: MessageRecord, retriesGiven: boolean): void {
   const workflow = message.workflow;
@@ -67,6 +69,8 @@ export function inheritRunSettings(state: DevState, message: MessageRecord, retr
   if (message.retryDelay === undefined && settings.retryDelay !== undefined) message.retryDelay = settings.retryDelay;
   if (!message.flowControl && settings.flowControl) message.flowControl = settings.flowControl;
   if (!message.failureCallback && settings.failureCallback) message.failureCallback = settings.failureCallback;
+  // The SDK forwards the trigger's headers once; every step of the run sees them (a third party does not).
+  if (workflow.callType !== 'toCallback') message.forwardHeaders = { ...run.trigger.forwardHeaders, ...message.forwardHeaders };
   // The run's creation time on every delivery, not the step's.
   message.workflow = { ...workflow, createdAt: run.createdAt };
 }
@@ -106,4 +110,41 @@ function trimRuns(state: DevState): void {
     if (state.runs.size <= RUN_LIMIT) return;
     if (run.state !== 'RUN_STARTED') state.runs.delete(runId);
   }
+}
+
+/**
+ * A trigger sent by `context.invoke` (`<P>-Workflow-Invoke: true`) carries the invoking request:
+ * the new run gets its `body`, and remembers who invoked it to send the result back.
+ */
+export function takeInvocation(settings: EnqueueSettings, body: Buffer): { settings: EnqueueSettings; body: Buffer } {
+  const workflow = settings.workflow;
+  if (!workflow?.invoked) return { settings, body };
+  let request: Record<string, unknown> | undefined;
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) request = parsed as Record<string, unknown>;
+  } catch {
+    // Refused below.
+  }
+  const { workflowRunId, workflowUrl, headers, step } = request ?? {};
+  if (typeof workflowRunId !== 'string' || typeof workflowUrl !== 'string' || !isObject(headers) || !isObject(step)) {
+    throw badRequest('an invoke trigger must carry { workflowRunId, workflowUrl, headers, step, body? } as JSON');
+  }
+  const invoker: InvokerRecord = {
+    runId: workflowRunId,
+    url: workflowUrl,
+    createdAt: typeof request?.workflowRunCreatedAt === 'number' ? request.workflowRunCreatedAt : 0,
+    headers: headers as Record<string, string[]>,
+    step,
+  };
+  const { invoked: _invoked, ...rest } = workflow;
+  const given = request?.body;
+  return {
+    settings: { ...settings, workflow: { ...rest, invoker } },
+    body: Buffer.from(typeof given === 'string' ? given : given === undefined ? '' : JSON.stringify(given)),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,13 +1,12 @@
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
-import { headerSource, readEnqueueSettings } from '../http/enqueue-settings';
-import { parseDestination } from '../http/destination';
 import { badRequest, notFound } from '../http/http-error';
 import { readBody, readJsonBody } from '../http/read-body';
 import { json, type Reply } from '../http/reply';
 import type { Route } from '../http/router';
-import { accept, callerIpOf, deliverable } from '../http/sending';
+import { callerIpOf } from '../http/sending';
 import type { ServerContext } from '../server-context';
 import type { WaiterRecord } from '../state/records';
+import { returnStep } from './step-results';
 
 // `context.waitForEvent` and `notify`: a run waits for an event id (`POST /v2/wait/{eventId}`) until
 // someone notifies it (`POST /v2/notify/...`) or its timeout passes. Either way the run gets its Wait
@@ -34,6 +33,15 @@ export function waiterRoutes(ctx: ServerContext): Route[] {
       auth: 'messaging',
       handler: (request) => notify(ctx, request.params.eventId ?? '', request.params.runId, request),
     },
+    // A webhook (`context.createWebhook`) is called by anyone who has its URL, with any method.
+    ...WEBHOOK_METHODS.map(
+      (method): Route => ({
+        method,
+        path: '/v2/workflows/hooks/:userId/:runId/:eventId',
+        auth: 'public',
+        handler: (request) => callWebhook(ctx, request),
+      }),
+    ),
     {
       method: 'GET',
       path: '/v2/waiters/:eventId',
@@ -69,7 +77,14 @@ async function addWaiter(ctx: ServerContext, eventId: string, request: Parameter
     deadline: now + timeoutSeconds * 1000 * ctx.config.timeScale,
   };
   await ctx.store.commit({ type: 'waiter.added', waiter });
-  arm(ctx, waiter);
+  // A webhook called before the run waited for it: the wait ends at once with that call.
+  const early = ctx.store.state.runs.get(runId)?.earlyEvents?.[eventId]?.[0];
+  if (early !== undefined) {
+    await ctx.store.commit({ type: 'run.event-taken', runId, eventId });
+    await release(ctx, waiter, { out: early, waitTimeout: false }, waiter.url, callerIpOf(request.req));
+  } else {
+    arm(ctx, waiter);
+  }
   return json({});
 }
 
@@ -106,10 +121,7 @@ async function notify(
   return json(answers);
 }
 
-/**
- * Ends a wait: the waiter leaves, and its Wait step goes back to the run as a message, as if the
- * run had published it, with the headers it gave for that.
- */
+/** Ends a wait: the waiter leaves, and its step goes back to the run with the event or the timeout. */
 async function release(
   ctx: ServerContext,
   waiter: WaiterRecord,
@@ -119,21 +131,37 @@ async function release(
 ): Promise<string> {
   ctx.engine.cancelTimer(timerKey(waiter));
   await ctx.store.commit({ type: 'waiter.removed', id: waiter.id });
-  const now = ctx.config.now();
-  // The SDK names the run id twice, spelt `RunId` and `Runid`: one name, the later spelling wins.
-  const byName = new Map<string, [string, string[]]>();
-  for (const [name, values] of Object.entries(waiter.timeoutHeaders)) byName.set(name.toLowerCase(), [name, values]);
-  const rawHeaders = [...byName.values()].flatMap(([name, values]) => values.flatMap((value) => [name, value]));
-  const step = { ...waiter.step, waitEventId: waiter.eventId, ...result };
-  const accepted = await accept(ctx, {
-    destination: deliverable(parseDestination(url)),
-    queue: undefined,
-    settings: readEnqueueSettings(headerSource(rawHeaders), ctx.config.headerPrefix, ctx.plan, now),
-    body: Buffer.from(JSON.stringify(step)),
-    callerIp,
-    now,
-  });
-  return accepted.results[0]?.messageId ?? '';
+  return returnStep(ctx, url, waiter.timeoutHeaders, { ...waiter.step, waitEventId: waiter.eventId, ...result }, callerIp);
+}
+
+const WEBHOOK_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * A call of a run's webhook ends the run's wait for it (`context.waitForWebhook`) with the request as
+ * the event; a call before the run waits is kept for its next wait, as the service does.
+ */
+async function callWebhook(ctx: ServerContext, request: Parameters<Route['handler']>[0]): Promise<Reply> {
+  const { userId = '', runId = '', eventId = '' } = request.params;
+  const run = ctx.store.state.runs.get(runId);
+  // The URL is the webhook's only credential: a wrong user or an ended run is no webhook at all.
+  if (userId !== ctx.credentials.userId || run?.state !== 'RUN_STARTED') throw notFound('no such webhook');
+  const { req } = request;
+  const body = await readBody(req, ctx.plan.max_message_size, () => badRequest('webhook request larger than the max message size'));
+  const header: Record<string, string[]> = {};
+  for (let index = 0; index < req.rawHeaders.length; index += 2) (header[req.rawHeaders[index]!] ??= []).push(req.rawHeaders[index + 1]!);
+  const event = {
+    proto: 'http',
+    host: req.headers.host ?? '',
+    url: req.url ?? '/',
+    method: request.method,
+    header,
+    body: body.toString('base64'),
+  };
+  const out = Buffer.from(JSON.stringify(event)).toString('base64');
+  const waiter = waitersOf(ctx, eventId).find((candidate) => candidate.runId === runId);
+  if (waiter) await release(ctx, waiter, { out, waitTimeout: false }, waiter.url, callerIpOf(req));
+  else await ctx.store.commit({ type: 'run.event-stored', runId, eventId, dataBase64: out });
+  return json({});
 }
 
 function arm(ctx: ServerContext, waiter: WaiterRecord): void {

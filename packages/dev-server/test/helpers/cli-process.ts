@@ -63,13 +63,13 @@ export interface CliProcess {
   stderr: () => string;
 }
 
-/** Starts `mailroom dev --port 0 --data-dir <dir> --log json` and waits for its banner. */
-export function startCli(cliPath: string, dataDir: string, timeoutMs = 20_000): Promise<CliProcess> {
+/** Starts `mailroom dev --port 0 --data-dir <dir> --log json` (later `extraArgs` win) and waits for its banner. */
+export function startCli(cliPath: string, dataDir: string, timeoutMs = 20_000, extraArgs: readonly string[] = []): Promise<CliProcess> {
   // The command line sets the prefix; a MAILROOM_* variable in the developer's shell must not change it.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MAILROOM_')));
   const child = spawn(
     process.execPath,
-    [cliPath, 'dev', '--port', '0', '--data-dir', dataDir, '--header-prefix', 'Service', '--plan', 'paid', '--log', 'json'],
+    [cliPath, 'dev', '--port', '0', '--data-dir', dataDir, '--header-prefix', 'Service', '--plan', 'paid', '--log', 'json', ...extraArgs],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env,
