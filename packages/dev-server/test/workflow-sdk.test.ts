@@ -92,6 +92,14 @@ describe('the Workflow SDK on mailroom dev', () => {
     ]);
     // No delivery of the run failed: every step was given its history.
     expect(dev.events.filter((event) => event.type === 'retry' || event.type === 'failed')).toEqual([]);
+    // The management statistics count one run and its three messages (trigger and two steps).
+    const [user] = await dev.management.users();
+    const stats = await dev.management.stats(user!.id);
+    const today = stats.daily_requests.reduce((sums, point) => ({
+      runs: sums.runs + point.workflow_run,
+      messages: sums.messages + point.workflow_message,
+    }), { runs: 0, messages: 0 });
+    expect(today).toEqual({ runs: 1, messages: 3 });
   });
 
   it('runs a failing later step into the failure function, with the run id, and keeps the run in the workflow DLQ', async () => {

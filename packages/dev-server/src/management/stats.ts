@@ -41,10 +41,11 @@ export function messagingStats(state: DevState, period: StatsPeriod, now: number
   const daily = (counter: Counter) => month.map((day) => point(day, sumRange(state, day, day + 24 * 60 * MINUTE, counter)));
   const dailyRequests = daily('requests');
   const dailyWorkflow = daily('workflowRequests');
+  const dailyRuns = daily('workflowRuns');
   return {
     // Weekday names, as the service's own example writes them ("Wednesday", "Thursday", ...).
     days: month.map((day) => WEEKDAYS[new Date(day).getUTCDay()]!),
-    daily_requests: dailyRequests.map((entry, index) => ({ ...entry, workflow_message: dailyWorkflow[index]?.y ?? 0, workflow_run: 0 })),
+    daily_requests: dailyRequests.map((entry, index) => ({ ...entry, workflow_message: dailyWorkflow[index]?.y ?? 0, workflow_run: dailyRuns[index]?.y ?? 0 })),
     daily_billings: month.map((day) => point(day, 0)),
     daily_bandwidths: daily('bandwidth'),
     daily_used: series('requests'),

@@ -273,6 +273,8 @@ export interface StatsBucket {
   workflowFailed: number;
   /** Absent in buckets journaled before it was counted. */
   workflowCanceled?: number;
+  /** Runs started (triggers); absent in buckets journaled before it was counted. */
+  workflowRuns?: number;
   bandwidth: number;
 }
 

@@ -152,6 +152,7 @@ function addMessage(state: DevState, message: MessageRecord, at: number): void {
   const bucket = statsBucket(state, at);
   bucket.requests += 1;
   if (message.workflow) bucket.workflowRequests += 1;
+  if (message.workflow?.init) bucket.workflowRuns = (bucket.workflowRuns ?? 0) + 1;
   log(state, message, { time: at, state: 'CREATED' });
 }
 
