@@ -6,6 +6,8 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import { createMessagingClient } from '@mailroom/core';
 import { startDevServer } from '@mailroom/dev-server';
+import { Client as QStashClient, Receiver } from '@upstash/qstash';
+import { Client as WorkflowClient, serve } from '@upstash/workflow';
 import { chromium } from 'playwright-core';
 
 const out = new URL('../docs/console/', import.meta.url);
@@ -79,7 +81,50 @@ await page.goto(`${dev.url}/console/#/messages`);
 await page.reload();
 await page.waitForSelector('tr[data-message-id]');
 await shot('messages-dark');
+await shotWorkflowRun(page);
 await browser.close();
 await dev.close();
 app.close();
 console.log(`screenshots in ${out.pathname}`);
+
+/** A run of the Workflow SDK on a dev server with the service's prefix, shown on its run page. */
+async function shotWorkflowRun(page) {
+  const wf = await startDevServer({ port: 0, log: 'silent', timeScale: 0.01, headerPrefix: 'Upstash', issuer: 'Upstash' });
+  const { handler } = serve(
+    async (context) => {
+      const order = await context.run('reserve stock', () => ({ orderId: context.requestPayload.orderId, reserved: true }));
+      await Promise.all([context.run('send email', () => 'sent'), context.run('issue invoice', () => ({ invoice: 'inv-7' }))]);
+      await context.sleep('cool down', 60);
+      await context.waitForEvent('approval', `approve-${order.orderId}`, { timeout: '1d' });
+    },
+    {
+      qstashClient: new QStashClient({ baseUrl: wf.url, token: wf.token }),
+      receiver: new Receiver({ currentSigningKey: wf.currentSigningKey, nextSigningKey: wf.nextSigningKey }),
+      disableTelemetry: true,
+    },
+  );
+  const server = http.createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = Buffer.concat(chunks);
+    const headers = new Headers(Object.entries(req.headers).filter(([, value]) => typeof value === 'string'));
+    const response = await handler(
+      new Request(`http://localhost:${server.address().port}${req.url}`, { method: 'POST', headers, ...(body.length ? { body } : {}) }),
+    );
+    res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { workflowRunId } = await new WorkflowClient({ baseUrl: wf.url, token: wf.token }).trigger({
+    url: `http://localhost:${server.address().port}/api/checkout`,
+    body: { orderId: 'o-7' },
+  });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.goto(wf.consoleUrl);
+  await page.evaluate((id) => {
+    location.hash = `#/workflows/${id}`;
+  }, workflowRunId);
+  await page.waitForSelector('.waiting', { timeout: 20_000 });
+  await shot('workflow-run');
+  server.close();
+  await wf.close();
+}

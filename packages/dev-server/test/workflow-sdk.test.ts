@@ -95,10 +95,13 @@ describe('the Workflow SDK on mailroom dev', () => {
     // The management statistics count one run and its three messages (trigger and two steps).
     const [user] = await dev.management.users();
     const stats = await dev.management.stats(user!.id);
-    const today = stats.daily_requests.reduce((sums, point) => ({
-      runs: sums.runs + point.workflow_run,
-      messages: sums.messages + point.workflow_message,
-    }), { runs: 0, messages: 0 });
+    const today = stats.daily_requests.reduce(
+      (sums, point) => ({
+        runs: sums.runs + point.workflow_run,
+        messages: sums.messages + point.workflow_message,
+      }),
+      { runs: 0, messages: 0 },
+    );
     expect(today).toEqual({ runs: 1, messages: 3 });
   });
 

@@ -5,6 +5,7 @@ import { forgetToken, loadSettings, makeClient, saveToken, takeToken, type Conso
 import { MessagesView } from './messages';
 import { DlqView, LogsView, QueuesView, SchedulesView, UrlGroupsView } from './resources';
 import { SendView, SettingsView, StatsView } from './send';
+import { WorkflowsView } from './workflows';
 import './styles.css';
 
 // The console's shell: sign-in with the printed token, the views in the URL's hash (so back and
@@ -12,6 +13,7 @@ import './styles.css';
 
 const VIEWS = [
   ['messages', 'Messages'],
+  ['workflows', 'Workflows'],
   ['dlq', 'DLQ'],
   ['queues', 'Queues'],
   ['schedules', 'Schedules'],
@@ -109,7 +111,7 @@ function Console({
   }, [title]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape' && view === 'messages' && id) location.hash = '#/messages';
+      if (event.key === 'Escape' && (view === 'messages' || view === 'workflows') && id) location.hash = `#/${view}`;
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
@@ -153,6 +155,7 @@ function Console({
           </span>
         </header>
         {view === 'messages' && <MessagesView client={client} selected={id} />}
+        {view === 'workflows' && <WorkflowsView client={client} selected={id} />}
         {view === 'dlq' && <DlqView client={client} />}
         {view === 'queues' && <QueuesView client={client} />}
         {view === 'schedules' && <SchedulesView client={client} />}

@@ -45,7 +45,11 @@ export function messagingStats(state: DevState, period: StatsPeriod, now: number
   return {
     // Weekday names, as the service's own example writes them ("Wednesday", "Thursday", ...).
     days: month.map((day) => WEEKDAYS[new Date(day).getUTCDay()]!),
-    daily_requests: dailyRequests.map((entry, index) => ({ ...entry, workflow_message: dailyWorkflow[index]?.y ?? 0, workflow_run: dailyRuns[index]?.y ?? 0 })),
+    daily_requests: dailyRequests.map((entry, index) => ({
+      ...entry,
+      workflow_message: dailyWorkflow[index]?.y ?? 0,
+      workflow_run: dailyRuns[index]?.y ?? 0,
+    })),
     daily_billings: month.map((day) => point(day, 0)),
     daily_bandwidths: daily('bandwidth'),
     daily_used: series('requests'),

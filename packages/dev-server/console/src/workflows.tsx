@@ -1,0 +1,265 @@
+import type { MessagingClient, WorkflowRun } from '@mailroom/core';
+import { useState } from 'preact/hooks';
+import { dateTime, decodeBody, pretty, usePoll } from './api';
+import { Action, ErrorLine, Field, ListTable, Notice, State, useAct } from './ui';
+
+// Workflow runs, as the Workflow SDK drives them: the runs list, and a run's page with every step in
+// order (parallel branches side by side), what it waits for, its failure function, and the actions
+// the interface offers on it.
+
+/** A step as the run log gives it, with the dev server's extras (`dueAt`). */
+type RunStep = WorkflowRun['steps'][number]['steps'][number] & Record<string, unknown>;
+type Run = WorkflowRun & { waiting?: Array<{ eventId: string; deadline: number }>; invoker?: { workflowRunId: string } };
+
+export function WorkflowsView({ client, selected }: { client: MessagingClient; selected: string | undefined }) {
+  const { data, error, refresh } = usePoll(() => client.workflows.logs({ count: 100 }));
+  const runs = data?.runs as Run[] | undefined;
+  const run = selected ? runs?.find((candidate) => candidate.workflowRunId === selected) : undefined;
+  return (
+    <section aria-label="Workflow runs" class={selected ? 'split' : undefined}>
+      <div>
+        <ErrorLine error={error} />
+        <ListTable
+          items={runs}
+          empty="No workflow runs yet: trigger a workflow of the Workflow SDK against this dev server, and its runs appear here."
+          head={['Run', 'State', 'Workflow URL', 'Created', 'Duration']}
+          row={(item) => (
+            <tr data-run-id={item.workflowRunId} aria-selected={item.workflowRunId === selected}>
+              <td>
+                <a href={`#/workflows/${encodeURIComponent(item.workflowRunId)}`}>
+                  <code>{item.workflowRunId}</code>
+                </a>
+              </td>
+              <td>
+                <State state={item.workflowState} />
+              </td>
+              <td class="url">{item.workflowUrl}</td>
+              <td>{dateTime(item.workflowRunCreatedAt)}</td>
+              <td>{duration(item)}</td>
+            </tr>
+          )}
+        />
+      </div>
+      {selected && (run ? <RunPage client={client} run={run} refresh={refresh} /> : data && <p class="empty">No run {selected} here.</p>)}
+    </section>
+  );
+}
+
+function duration(run: Run): string {
+  const end = run.workflowRunCompletedAt ?? Date.now();
+  const seconds = Math.max(0, (end - run.workflowRunCreatedAt) / 1000);
+  const text = seconds < 60 ? `${seconds.toFixed(1)} s` : `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+  return run.workflowRunCompletedAt === undefined ? `${text}, running` : text;
+}
+
+function RunPage({ client, run, refresh }: { client: MessagingClient; run: Run; refresh: () => void }) {
+  const { notice, act } = useAct(refresh, run.workflowRunId);
+  const failure = run.failureFunction as (Record<string, unknown> & { state?: string; failStatus?: number }) | undefined;
+  const { dlqId } = run;
+  return (
+    <aside class="detail" aria-label={`Run ${run.workflowRunId}`}>
+      <header>
+        <h2>
+          <State state={run.workflowState} /> <code>{run.workflowRunId}</code>
+        </h2>
+        <a class="close" href="#/workflows" aria-label="Close the run">
+          ×
+        </a>
+      </header>
+      <dl class="facts">
+        <dt>Workflow URL</dt>
+        <dd class="url">{run.workflowUrl}</dd>
+        <dt>Created</dt>
+        <dd>{dateTime(run.workflowRunCreatedAt)}</dd>
+        <dt>Duration</dt>
+        <dd>{duration(run)}</dd>
+        {run.invoker && (
+          <>
+            <dt>Invoked by</dt>
+            <dd>
+              <a href={`#/workflows/${encodeURIComponent(run.invoker.workflowRunId)}`}>{run.invoker.workflowRunId}</a>
+            </dd>
+          </>
+        )}
+        {run.workflowRunResponse !== undefined && (
+          <>
+            <dt>Returned</dt>
+            <dd>
+              <pre>{pretty(run.workflowRunResponse) || '(nothing)'}</pre>
+            </dd>
+          </>
+        )}
+      </dl>
+      <div class="actions">
+        {run.workflowState === 'RUN_STARTED' && (
+          <Action
+            danger
+            confirm="Cancel this run? Its pending steps are dropped and no later step runs."
+            onClick={act(async () => `Cancelled ${(await client.workflows.cancel(run.workflowRunId)).cancelled} run`)}
+          >
+            Cancel run
+          </Action>
+        )}
+        {dlqId && run.workflowState === 'RUN_FAILED' && (
+          <>
+            <Action onClick={act(async () => (await client.workflowDlq.resume(dlqId), 'Resumed from the failed step'))}>Resume</Action>
+            <Action
+              onClick={act(async () => {
+                const [restarted] = await client.workflowDlq.restart(dlqId);
+                return `Restarted as run ${restarted?.workflowRunId ?? ''}`;
+              })}
+            >
+              Restart
+            </Action>
+          </>
+        )}
+        {dlqId && failure?.state === 'CALLBACK_FAIL' && (
+          <Action
+            onClick={act(async () => (await client.workflowDlq.retriggerFailureCallback(dlqId), 'Running the failure function again'))}
+          >
+            Retry failure function
+          </Action>
+        )}
+      </div>
+      <Notice notice={notice} />
+      {(run.waiting ?? []).map((wait) => (
+        <Waiting key={wait.eventId} client={client} runId={run.workflowRunId} wait={wait} act={act} />
+      ))}
+      <h3>Steps</h3>
+      <ol class="steps">
+        {run.steps.map((group) => (
+          <li class={group.type === 'parallel' ? 'parallel' : 'sequential'}>
+            {branches(group.steps as RunStep[]).map((step) => (
+              <StepCard step={step} />
+            ))}
+          </li>
+        ))}
+      </ol>
+      {failure && (
+        <div class="card failure-function">
+          <h3>
+            Failure function <State state={failure.state ?? 'UNKNOWN'} />
+          </h3>
+          <p class="muted">The run failed with {failure.failStatus ?? 'no'} answer; the failure function was called with it.</p>
+          {typeof failure.failResponse === 'string' && failure.failResponse !== '' && <pre>{pretty(failure.failResponse)}</pre>}
+        </div>
+      )}
+    </aside>
+  );
+}
+
+function Waiting({
+  client,
+  runId,
+  wait,
+  act,
+}: {
+  client: MessagingClient;
+  runId: string;
+  wait: { eventId: string; deadline: number };
+  act: ReturnType<typeof useAct>['act'];
+}) {
+  const [body, setBody] = useState('');
+  return (
+    <div class="card waiting" data-event-id={wait.eventId}>
+      <h3>
+        Waiting for <code>{wait.eventId}</code>
+      </h3>
+      <p class="muted">Times out at {dateTime(wait.deadline)} unless notified.</p>
+      <Field label="Event data">
+        <textarea name="event-data" rows={3} value={body} onInput={(event) => setBody((event.target as HTMLTextAreaElement).value)} />
+      </Field>
+      <Action onClick={act(async () => `Notified ${(await client.workflows.notify(wait.eventId, body, { runId })).length} waiter`)}>
+        Notify
+      </Action>
+    </div>
+  );
+}
+
+/** One step: its name, type, state, and what its type means (output, sleep, call, wait, invoke). */
+function StepCard({ step }: { step: RunStep }) {
+  return (
+    <div class="card step" data-step-type={step.stepType} data-step-name={step.stepName}>
+      <h3>
+        {step.stepName ?? 'step'} <span class="muted">{step.stepType}</span> <State state={step.state ?? 'STEP_PROGRESS'} />
+      </h3>
+      <StepDetail step={step} />
+      {step.messageId && (
+        <a class="muted" href={`#/messages/${step.messageId}`}>
+          Attempts and answers ({step.messageId})
+        </a>
+      )}
+    </div>
+  );
+}
+
+function StepDetail({ step }: { step: RunStep }) {
+  const out = typeof step.out === 'string' ? step.out : undefined;
+  const due = typeof step.dueAt === 'number' ? step.dueAt : undefined;
+  switch (step.stepType) {
+    case 'SleepFor':
+      return (
+        <p>
+          Sleeps {String(step.sleepFor)} s{due ? `, until ${dateTime(due)}` : ''}
+        </p>
+      );
+    case 'SleepUntil':
+      return <p>Sleeps until {dateTime(Number(step.sleepUntil) * 1000)}</p>;
+    case 'Call': {
+      const answer = out === undefined ? undefined : (parse(out) as { status?: number; body?: unknown } | undefined);
+      return (
+        <div class="columns">
+          <div>
+            <strong>Request</strong>
+            <pre>
+              {String(step.callMethod ?? 'POST')} {String(step.callUrl ?? '')}
+              {step.callBody !== undefined ? `\n\n${pretty(String(step.callBody))}` : ''}
+            </pre>
+          </div>
+          <div>
+            <strong>Answer</strong>
+            <pre>{answer ? `${answer.status ?? ''}\n\n${show(answer.body)}` : 'waiting for the answer'}</pre>
+          </div>
+        </div>
+      );
+    }
+    case 'Wait':
+    case 'WaitForWebhook':
+      return (
+        <p>
+          Waited for <code>{String(step.waitEventId ?? '')}</code>:{' '}
+          {step.waitTimeout === true ? (
+            <strong>timed out</strong>
+          ) : (
+            <>
+              <strong>notified</strong>
+              {out && <pre>{decodeBody(out)}</pre>}
+            </>
+          )}
+        </p>
+      );
+    case 'Invoke':
+      return out === undefined ? <p>Waiting for the invoked run.</p> : <pre>{show(parse(out))}</pre>;
+    default:
+      return out === undefined || out === '' ? null : <pre>{step.stepType === 'Initial' ? pretty(out) : show(parse(out))}</pre>;
+  }
+}
+
+/** A parallel step is published twice, planned then with its result: one card per branch, the latest. */
+function branches(steps: RunStep[]): RunStep[] {
+  const byName = new Map<string, RunStep>();
+  for (const step of steps) byName.set(step.stepName ?? step.messageId ?? '', step);
+  return [...byName.values()];
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? pretty(value) : (JSON.stringify(value, null, 2) ?? '');
+}

@@ -1,0 +1,130 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client as QStashClient, Receiver } from '@upstash/qstash';
+import { Client as WorkflowClient, serve, type RouteFunction } from '@upstash/workflow';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { launchBrowser } from './helpers/browser';
+import { startTestServer, type TestServer } from './helpers/test-server';
+
+// The console's Workflows view in headless Chromium, with runs of the vendor's Workflow SDK: a run
+// shown step by step, released from its wait with the Notify form, resumed after a failure, and
+// cancelled while it sleeps, all from the page.
+
+let browser: Browser;
+let dev: TestServer;
+let app: Server;
+let appUrl: string;
+let page: Page;
+const routes = new Map<string, (request: Request) => Promise<Response>>();
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 300_000);
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  dev = await startTestServer({ headerPrefix: 'Upstash', issuer: 'Upstash', timeScale: 0.001 });
+  app = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const handler = routes.get(req.url ?? '');
+      if (!handler) return void res.writeHead(404).end();
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+      const body = Buffer.concat(chunks);
+      const response = await handler(new Request(`${appUrl}${req.url}`, { method: 'POST', headers, ...(body.length ? { body } : {}) }));
+      res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
+    });
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(dev.server.consoleUrl);
+  await page.getByRole('heading', { name: 'Messages' }).waitFor();
+});
+afterEach(async () => {
+  await page?.close();
+  app.closeAllConnections();
+  await new Promise((resolve) => app.close(resolve));
+  await dev.close();
+  routes.clear();
+});
+
+function workflow<T>(path: string, route: RouteFunction<T, unknown>): string {
+  const { handler } = serve<T>(route, {
+    qstashClient: new QStashClient({ baseUrl: dev.server.url, token: dev.server.token }),
+    receiver: new Receiver({ currentSigningKey: dev.server.currentSigningKey, nextSigningKey: dev.server.nextSigningKey }),
+    url: `${appUrl}${path}`,
+    disableTelemetry: true,
+  });
+  routes.set(path, handler);
+  return `${appUrl}${path}`;
+}
+
+const trigger = (url: string, body: unknown) =>
+  new WorkflowClient({ baseUrl: dev.server.url, token: dev.server.token }).trigger({ url, body, retries: 0 });
+
+describe('the Workflows view of the console', () => {
+  it('shows a run step by step, notifies its wait from the page, and resumes it from its failed step', async () => {
+    let broken = true;
+    const url = workflow<{ orderId: string }>('/checkout', async (context) => {
+      const order = await context.run('reserve stock', () => ({ orderId: context.requestPayload.orderId, reserved: true }));
+      const [a, b] = await Promise.all([context.run('email', () => 'sent'), context.run('invoice', () => 'issued')]);
+      await context.sleep('cool down', 1);
+      const { eventData } = await context.waitForEvent('approval', `approve-${order.orderId}`, { timeout: '1d' });
+      await context.run('charge', () => {
+        if (broken) throw new Error('the payment provider is down');
+        return { charged: true, approvedBy: eventData, a, b };
+      });
+      return 'paid';
+    });
+    const { workflowRunId } = await trigger(url, { orderId: 'o-7' });
+    await page.getByRole('link', { name: 'Workflows' }).click();
+    const row = page.locator(`tr[data-run-id="${workflowRunId}"]`);
+    await row.getByText('RUN_STARTED').waitFor({ timeout: 10_000 });
+    await row.getByRole('link').click();
+    const run = page.locator('aside.detail');
+    // The wait, with its event id and a form to notify it.
+    const waiting = run.locator('.waiting[data-event-id="approve-o-7"]');
+    await waiting.waitFor({ timeout: 10_000 });
+    await expect(run.locator('.step[data-step-name="reserve stock"] pre').textContent()).resolves.toContain('"reserved": true');
+    // Parallel branches side by side, in one group.
+    await expect(
+      run.locator('.parallel .step').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-step-name'))),
+    ).resolves.toEqual(['email', 'invoice']);
+    await expect(run.locator('.step[data-step-type="SleepFor"]').textContent()).resolves.toContain('Sleeps 1 s');
+    await waiting.locator('textarea').fill('{"by":"ada"}');
+    await waiting.getByRole('button', { name: 'Notify' }).click();
+    await run.getByText('Notified 1 waiter').waitFor();
+    // The charge fails for good: the run is failed, and offers resume and restart.
+    await run.locator('h2').getByText('RUN_FAILED').waitFor({ timeout: 10_000 });
+    await expect(run.locator('.step[data-step-type="Wait"]').textContent()).resolves.toMatch(/notified[\s\S]*"by": "ada"/);
+    // The failing code ran on the delivery of the step before it (the wait's result): that one failed.
+    await expect(run.locator('.step').last().getByText('STEP_FAILED').count()).resolves.toBe(1);
+    broken = false;
+    await run.getByRole('button', { name: 'Resume' }).click();
+    await run.locator('h2').getByText('RUN_SUCCESS').waitFor({ timeout: 10_000 });
+    await expect(run.locator('dd pre').textContent()).resolves.toBe('"paid"');
+    await expect(run.locator('.step[data-step-name="charge"] pre').textContent()).resolves.toContain('"approvedBy"');
+  });
+
+  it('cancels a sleeping run from its page after asking, and no later step runs', async () => {
+    const after: string[] = [];
+    const url = workflow<string>('/sleeper', async (context) => {
+      await context.sleep('a long nap', 86_400);
+      await context.run('after', () => void after.push('ran'));
+    });
+    const { workflowRunId } = await trigger(url, 'x');
+    await page.goto(`${dev.server.url}/console/#/workflows/${workflowRunId}`);
+    const run = page.locator('aside.detail');
+    await run.locator('.step[data-step-type="SleepFor"]').getByText(/until/).waitFor({ timeout: 10_000 });
+    await run.getByRole('button', { name: 'Cancel run' }).click();
+    await run.getByRole('alertdialog').getByRole('button', { name: 'Yes' }).click();
+    await run.locator('h2').getByText('RUN_CANCELED').waitFor({ timeout: 10_000 });
+    await expect(page.locator(`tr[data-run-id="${workflowRunId}"]`).getByText('RUN_CANCELED').count()).resolves.toBe(1);
+    expect(after).toEqual([]);
+  });
+});
