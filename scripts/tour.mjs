@@ -1,4 +1,4 @@
-// The guided tour behind `npm start`: a local dev server, the Express example app, and eight short
+// The guided tour behind `npm start`: a local dev server, the Express example app, and nine short
 // scenes a newcomer can read. Each scene checks what really happened, so `--tour-only` is also a
 // smoke test of the whole toolkit.
 import { spawn } from 'node:child_process';
@@ -6,6 +6,8 @@ import { createServer } from 'node:http';
 import { startDevServer } from '@mailroom/dev-server';
 import { createMessagingClient, createManagementClient, createReceiver } from '@mailroom/core';
 import { handleNodeRequest, writeOutbound } from '@mailroom/core/adapter';
+import { Client as QStashClient, Receiver } from '@upstash/qstash';
+import { Client as WorkflowClient, serve } from '@upstash/workflow';
 import { createApp, orderPlaced } from '../examples/express/dist/app.js';
 
 const tourOnly = process.argv.includes('--tour-only') || process.env.CI === 'true';
@@ -83,6 +85,44 @@ const keys = { currentSigningKey: dev.currentSigningKey, nextSigningKey: dev.nex
 const { app, events } = createApp({ ...keys, onError: () => {} });
 const appServer = createServer(app);
 const appUrl = await listenOn(appServer, 3000);
+
+// A durable workflow of the service's Workflow SDK, unchanged. The SDK speaks the service's own
+// header prefix, so its runs go through a second dev server started with `--header-prefix Upstash`.
+const workflowDev = await startDevServer({ port: 0, log: 'silent', timeScale: TIME_SCALE, headerPrefix: 'Upstash', issuer: 'Upstash' });
+let paymentsDown = true;
+const workflowSteps = [];
+let reservations = 0;
+const { handler: checkout } = serve(
+  async (context) => {
+    const order = await context.run('reserve stock', () => {
+      reservations += 1;
+      return { orderId: context.requestPayload.orderId, reserved: true };
+    });
+    await context.sleep('cool down', 2);
+    const { eventData } = await context.waitForEvent('approval', `approve-${order.orderId}`, { timeout: '1h' });
+    await context.run('charge', () => {
+      if (paymentsDown) throw new Error('the payment provider is down');
+      workflowSteps.push({ ...order, approvedBy: eventData.by });
+    });
+    return 'paid';
+  },
+  {
+    qstashClient: new QStashClient({ baseUrl: workflowDev.url, token: workflowDev.token }),
+    receiver: new Receiver({ currentSigningKey: workflowDev.currentSigningKey, nextSigningKey: workflowDev.nextSigningKey }),
+    disableTelemetry: true,
+  },
+);
+const workflowServer = createServer(async (req, res) => {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const body = Buffer.concat(chunks);
+  const headers = new Headers(Object.entries(req.headers).filter(([, value]) => typeof value === 'string'));
+  const response = await checkout(
+    new Request(`${workflowAppUrl}${req.url}`, { method: req.method, headers, ...(body.length ? { body } : {}) }),
+  );
+  res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
+});
+const workflowAppUrl = await listenOn(workflowServer, 0);
 
 // A deliberately flaky pager for the failure-callback scene: down on its first call, up afterwards,
 // so the DLQ shows CALLBACK_FAIL and the manual re-trigger visibly succeeds.
@@ -222,11 +262,45 @@ await scene('8. Statistics count what really happened', async (say) => {
   if (total < 1) throw new Error('no deliveries counted');
 });
 
+await scene('9. A durable workflow: a step, a sleep, a wait released by notify, a failing step resumed from the DLQ', async (say) => {
+  const workflows = createMessagingClient({ baseUrl: workflowDev.url, token: workflowDev.token, headerPrefix: 'Upstash', env: {} });
+  const { workflowRunId } = await new WorkflowClient({ baseUrl: workflowDev.url, token: workflowDev.token }).trigger({
+    url: `${workflowAppUrl}/api/checkout`,
+    body: { orderId: 'tour-9' },
+    retries: 0,
+  });
+  await until('the run to wait for its approval', async () => (await workflows.workflows.waiters('approve-tour-9')).length > 0);
+  say(`run ${workflowRunId}: stock reserved, slept 2 s, now waits for approve-tour-9`);
+  await workflows.workflows.notify('approve-tour-9', { by: 'ada' });
+  const failedRun = await until('the run to fail', async () => {
+    const [run] = (await workflows.workflows.logs({ workflowRunId })).runs;
+    return run?.workflowState === 'RUN_FAILED' && run;
+  });
+  say('notified; the charge step failed for good (the payment provider is down): the run is in the workflow DLQ');
+  paymentsDown = false;
+  await workflows.workflowDlq.resume(failedRun.dlqId);
+  const done = await until('the resumed run to end', async () => {
+    const [run] = (await workflows.workflows.logs({ workflowRunId })).runs;
+    return run?.workflowState === 'RUN_SUCCESS' && run;
+  });
+  if (workflowSteps.length !== 1 || workflowSteps[0].approvedBy !== 'ada') throw new Error('the charge did not see the approval');
+  if (reservations !== 1) throw new Error(`the stock was reserved ${reservations} times`);
+  say(`resumed from the failed step (the stock was not reserved again): ${done.workflowState}, returned ${done.workflowRunResponse}`);
+  say(`every step of it: the workflow console, Workflows (${workflowDev.url}/console/)`);
+});
+
 const failed = results.filter((r) => !r.ok);
 console.log(`\n${bold('Summary')}: ${results.length - failed.length} of ${results.length} scenes behaved as expected.`);
 
 if (tourOnly) {
-  await Promise.all([dev.close(), new Promise((r) => appServer.close(r)), new Promise((r) => pagerServer.close(r))]);
+  await Promise.all([
+    dev.close(),
+    workflowDev.close(),
+    new Promise((r) => appServer.close(r)),
+    new Promise((r) => pagerServer.close(r)),
+    new Promise((r) => workflowServer.close(r)),
+  ]);
+  workflowServer.closeAllConnections?.();
   appServer.closeAllConnections?.();
   process.exit(failed.length === 0 ? 0 : 1);
 }
@@ -235,6 +309,8 @@ openInBrowser(dev.consoleUrl);
 console.log(`
 ${bold('The dev console')}: ${dev.consoleUrl}
   every message above, its attempts and callbacks, the DLQ, queues and schedules, and a form to send your own.
+${bold('The workflow console')}: ${workflowDev.consoleUrl}
+  the workflow run of scene 9 step by step (Workflows), on the dev server with the service's header prefix.
 
 ${bold('Still running')} (waits are still ${1 / TIME_SCALE}x faster). Send your own message (Ctrl-C to stop):
 
@@ -250,7 +326,7 @@ ${bold('Still running')} (waits are still ${1 / TIME_SCALE}x faster). Send your 
   Then: curl ${appUrl}/events
 `);
 const stop = async () => {
-  await dev.close();
+  await Promise.all([dev.close(), workflowDev.close()]);
   process.exit(0);
 };
 process.on('SIGINT', stop);

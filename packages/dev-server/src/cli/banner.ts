@@ -47,7 +47,22 @@ export function startBanner(server: DevServer, appUrl: string): string {
     '',
     ...environmentLines(server, appUrl).map((line) => `  ${line}`),
     '',
+    ...serviceSdkLines(server),
     'Press Ctrl+C to stop.',
     '',
   ].join('\n');
+}
+
+/** With the service's prefix, the variables its own SDKs read (`@upstash/qstash`, `@upstash/workflow`). */
+function serviceSdkLines(server: DevServer): string[] {
+  if (server.headerPrefix !== 'Upstash') return [];
+  return [
+    "For the service's own SDKs (@upstash/qstash, @upstash/workflow):",
+    '',
+    `  QSTASH_URL=${server.url}`,
+    `  QSTASH_TOKEN=${server.token}`,
+    `  QSTASH_CURRENT_SIGNING_KEY=${server.currentSigningKey}`,
+    `  QSTASH_NEXT_SIGNING_KEY=${server.nextSigningKey}`,
+    '',
+  ];
 }
