@@ -2,7 +2,7 @@
 // prints one table, writes bench/results/latest.json and docs/benchmarks.md.
 //   --smoke             a second or so per case, correctness checks included, targets not enforced;
 //                       writes bench/results/smoke.json only. `npm test` runs this.
-//   --only=a,b          run some measurements (verification, express, next, sending, dev-server)
+//   --only=a,b          run some measurements (verification, express, next, sending, dev-server, workflow)
 //   --enforce-targets   exit 2 when a target is missed (full runs only)
 // Exit 1 when a correctness check fails or a measurement breaks: a broken path never reports a speed.
 import { spawnSync } from 'node:child_process';
@@ -29,6 +29,7 @@ const MEASUREMENTS = [
   { id: 'sending', file: 'sending.mjs' },
   // Last: it needs a colleague's package, and must not hold up the others.
   { id: 'dev-server', file: 'dev-server.mjs', needsDevServer: true },
+  { id: 'workflow', file: 'workflow.mjs', needsDevServer: true },
 ];
 
 /** The dev server package is built and exports startDevServer, or why not. */
