@@ -113,10 +113,10 @@ export interface NoticeText {
 /** Message ids in a notice become links to the message. */
 export function Notice({ notice }: { notice: NoticeText | undefined }) {
   if (!notice) return null;
-  const parts = notice.text.split(/(msg_[A-Za-z0-9]+)/);
+  const parts = notice.text.split(/(msg_[A-Za-z0-9_-]+)/);
   return (
     <p class={notice.failed ? 'notice error-text' : 'notice'} role={notice.failed ? 'alert' : 'status'}>
-      {parts.map((part) => (/^msg_[A-Za-z0-9]+$/.test(part) ? <a href={`#/messages/${part}`}>{part}</a> : part))}
+      {parts.map((part) => (/^msg_[A-Za-z0-9_-]+$/.test(part) ? <a href={`#/messages/${part}`}>{part}</a> : part))}
     </p>
   );
 }
