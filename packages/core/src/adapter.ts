@@ -6,7 +6,14 @@
  */
 
 // One receiver, every endpoint through the adapter's own wrapper.
-export { bindReceiver, standaloneHandlers, type AdapterHandlers, type StandaloneHandlers } from './receive/adapter-handlers';
+export {
+  bindReceiver,
+  bindReceiverPerEnvironment,
+  standaloneHandlers,
+  type AdapterHandlers,
+  type EndpointFactories,
+  type StandaloneHandlers,
+} from './receive/adapter-handlers';
 export { defaultOnError, type Endpoint, type MessageHandler, type Receiver } from './receive/create-receiver';
 export type { InboundRequest, OutboundResponse } from './receive/options';
 export { DEFAULT_MAX_BODY_BYTES } from './receive/options';

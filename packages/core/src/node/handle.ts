@@ -10,6 +10,8 @@ export interface HandleNodeRequestOptions {
   url?: string;
   /** The framework's own fix when a parser ate the body (ends the 500's message). */
   consumedHint?: string;
+  /** Handed to the handler as its second argument (Fastify: `{ request, reply }`). */
+  context?: unknown;
 }
 
 /**
@@ -77,7 +79,11 @@ function respondToNodeRequest(endpoint: Endpoint, req: IncomingMessage, options:
   } catch (error) {
     return readFailed(error);
   }
-  return read instanceof Promise ? read.then((input) => endpoint.respond(input), readFailed) : endpoint.respond(read);
+  const respond = (input: InboundRequest): MaybePromise<OutboundResponse> => {
+    if (options.context !== undefined) input.context = options.context;
+    return endpoint.respond(input);
+  };
+  return read instanceof Promise ? read.then(respond, readFailed) : respond(read);
 }
 
 /**

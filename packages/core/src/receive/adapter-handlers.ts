@@ -1,25 +1,32 @@
-import type { BodyOf, DestinationDefinition } from '../contract';
+import { processEnvironment } from '../config';
+import { isDestinationDefinition, type BodyOf, type DestinationDefinition } from '../contract';
+import { ValidationError } from '../errors';
 import type { CallbackMessage, CallbackOptions, FailureCallbackMessage, SchemaOutput } from './messages';
-import { createReceiver, type Endpoint, type MessageHandler, type Receiver } from './create-receiver';
+import { QUIET_START, checkHandler, createReceiver, type Endpoint, type MessageHandler, type Receiver } from './create-receiver';
 import type { ReceiverOptions, CallbackHandlerOptions, ResponseSchema, SourceSchema } from './options';
 
 /**
  * The three handler factories every adapter offers, returning the adapter's own handler type `H`
- * (an Express `RequestHandler`, a Next.js route handler, ...), over one shared receiver.
+ * (an Express `RequestHandler`, a Next.js route handler, ...); handlers get the message and, second,
+ * the adapter's context `C` (Hono's `Context`, ...).
  */
-export interface AdapterHandlers<H> {
+export interface EndpointFactories<H, C = unknown> {
   /** A typed destination: the handler gets the definition's schema output as `message.body`. */
-  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>>): H;
+  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>, C>): H;
   /** A callback, called by the service after every delivery attempt; bodies arrive decoded. */
   callback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
-    handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
+    handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>, context: C) => unknown,
     options?: CallbackOptions<S, R>,
   ): H;
   /** A failure callback, called once delivery failed for good, with the DLQ id. */
   failureCallback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
-    handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
+    handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>, context: C) => unknown,
     options?: CallbackOptions<S, R>,
   ): H;
+}
+
+/** {@link EndpointFactories} over one shared receiver, made when the app starts. */
+export interface AdapterHandlers<H, C = unknown> extends EndpointFactories<H, C> {
   /** The core receiver behind them, for custom glue. */
   readonly receiver: Receiver;
 }
@@ -44,17 +51,86 @@ export interface StandaloneHandlers<H, O extends ReceiverOptions = ReceiverOptio
  * @example
  * export const createMailroom = (options?: ReceiverOptions) => bindReceiver(options, (endpoint) => endpoint.fetch);
  */
-export function bindReceiver<H, O extends ReceiverOptions = ReceiverOptions>(
+export function bindReceiver<H, O extends ReceiverOptions = ReceiverOptions, C = unknown>(
   options: O | undefined,
   wrap: (endpoint: Endpoint, options: O) => H,
-): AdapterHandlers<H> {
+): AdapterHandlers<H, C> {
   const receiver = createReceiver(options);
   const settings = (options ?? {}) as O;
+  return { ...factories((make) => wrap(make(receiver), settings)), receiver };
+}
+
+/**
+ * {@link bindReceiver} for runtimes whose settings arrive with each request (a Cloudflare Worker's
+ * `env` bindings): `wrap` gets, instead of an endpoint, a function from that request's environment to
+ * the endpoint. The `MAILROOM_*` values found there win over `process.env`; options passed in code
+ * win over both, and an `env` option stops the lookup. One receiver per distinct set of values, kept.
+ *
+ * @example
+ * export const createMailroom = (options) => bindReceiverPerEnvironment(options, (endpointFor) => (c) => endpointFor(c.env).fetch(c.req.raw, c));
+ */
+export function bindReceiverPerEnvironment<H, O extends ReceiverOptions = ReceiverOptions, C = unknown>(
+  options: O | undefined,
+  wrap: (endpointFor: (env: unknown) => Endpoint, options: O) => H,
+): EndpointFactories<H, C> {
+  const settings = (options ?? {}) as O;
+  const receivers = new Map<string, Receiver>();
+  const receiverFor = (env: unknown): Receiver => {
+    const values = settings.env === undefined ? mailroomValues(env) : {};
+    const key = JSON.stringify(values);
+    let receiver = receivers.get(key);
+    if (!receiver) {
+      // Made by a request, which reports a missing key itself: no start-up report on top.
+      const quiet = { ...settings, [QUIET_START]: true };
+      receiver = createReceiver(key === '{}' ? quiet : { ...quiet, env: { ...processEnvironment(), ...values } });
+      receivers.set(key, receiver);
+    }
+    return receiver;
+  };
+  return factories((make) => {
+    const endpoints = new WeakMap<Receiver, Endpoint>();
+    return wrap((env) => {
+      const receiver = receiverFor(env);
+      let endpoint = endpoints.get(receiver);
+      if (!endpoint) {
+        endpoint = make(receiver);
+        endpoints.set(receiver, endpoint);
+      }
+      return endpoint;
+    }, settings);
+  });
+}
+
+/** The string `MAILROOM_*` entries of a request's environment (a Worker's bindings hold other things too). */
+function mailroomValues(env: unknown): Record<string, string> {
+  const values: Record<string, string> = {};
+  if (env === null || typeof env !== 'object') return values;
+  for (const [name, value] of Object.entries(env)) if (name.startsWith('MAILROOM_') && typeof value === 'string') values[name] = value;
+  return values;
+}
+
+/**
+ * The three factories over `build`, which turns "make this endpoint from a receiver" into the
+ * adapter's handler. Definitions and handlers are checked here, when the route is declared, even when
+ * the receiver is made later.
+ */
+function factories<H, C>(build: (make: (receiver: Receiver) => Endpoint) => H): EndpointFactories<H, C> {
   return {
-    destination: (definition, handler) => wrap(receiver.destination(definition, handler), settings),
-    callback: (handler, callbackOptions) => wrap(receiver.callback(handler, callbackOptions), settings),
-    failureCallback: (handler, callbackOptions) => wrap(receiver.failureCallback(handler, callbackOptions), settings),
-    receiver,
+    destination: (definition, handler) => {
+      if (!isDestinationDefinition(definition)) {
+        throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
+      }
+      checkHandler(handler);
+      return build((receiver) => receiver.destination(definition, handler as MessageHandler<BodyOf<typeof definition>>));
+    },
+    callback: (handler, callbackOptions) => {
+      checkHandler(handler);
+      return build((receiver) => receiver.callback(handler as never, callbackOptions));
+    },
+    failureCallback: (handler, callbackOptions) => {
+      checkHandler(handler);
+      return build((receiver) => receiver.failureCallback(handler as never, callbackOptions));
+    },
   };
 }
 

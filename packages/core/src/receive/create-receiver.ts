@@ -38,14 +38,16 @@ export interface Endpoint {
    * schema and handler): the answer can then be written in the same tick the body arrived.
    */
   respond(input: InboundRequest): OutboundResponse | Promise<OutboundResponse>;
-  fetch(request: Request): Promise<Response>;
+  /** `context` is handed to the handler as its second argument (an adapter's framework context). */
+  fetch(request: Request, context?: unknown): Promise<Response>;
   /** The body limit, so Node adapters can enforce it while streaming. */
   readonly maxBodyBytes: number;
   /** Maps a failure that happened before `handle` (reading the body) to the same answers `handle` gives. */
   errorResponse(error: unknown, request: InboundRequest): OutboundResponse;
 }
 
-export type MessageHandler<T> = (message: ReceivedMessage<T>) => unknown;
+/** A handler gets the message, and second what its adapter passes along (Hono's `Context`, ...). */
+export type MessageHandler<T, C = unknown> = (message: ReceivedMessage<T>, context: C) => unknown;
 
 export interface Receiver {
   /** A typed destination endpoint: the handler gets the definition's schema output as `message.body`. */
@@ -54,14 +56,17 @@ export interface Receiver {
   message<S extends StandardSchemaV1 | undefined = undefined>(handler: MessageHandler<SchemaOutput<S>>, options?: { schema?: S }): Endpoint;
   /** A callback endpoint, called by the service after every delivery attempt. */
   callback<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
-    handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
+    handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>, context: unknown) => unknown,
     options?: CallbackOptions<S, R>,
   ): Endpoint;
   /** A failure-callback endpoint, called once delivery failed for good. */
   failureCallback<
     S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined,
     R extends StandardSchemaV1 | undefined = undefined,
-  >(handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown, options?: CallbackOptions<S, R>): Endpoint;
+  >(
+    handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>, context: unknown) => unknown,
+    options?: CallbackOptions<S, R>,
+  ): Endpoint;
   /**
    * Every check up to the handler (method, size, signature, URL, parsing, schema) without calling one:
    * resolves with the message or rejects with the typed error. For guards (NestJS) and custom glue.
@@ -86,7 +91,8 @@ export interface Receiver {
   errorResponse(error: unknown, request: InboundRequest): OutboundResponse;
   /** The pipeline for a verified-and-acknowledged endpoint without a handler. */
   handle(input: InboundRequest): Promise<OutboundResponse>;
-  fetch(request: Request): Promise<Response>;
+  /** `context` is handed to the handler as its second argument (an adapter's framework context). */
+  fetch(request: Request, context?: unknown): Promise<Response>;
   readonly headerPrefix: string;
   readonly maxBodyBytes: number;
 }
@@ -107,6 +113,9 @@ interface Context {
   regional: (region: string) => VerifyDelivery | undefined;
 }
 
+/** Marks options of a receiver made on a first request: that request reports a missing key itself. */
+export const QUIET_START: unique symbol = Symbol('mailroom.quietStart');
+
 /**
  * The framework-neutral receiving pipeline: method -> body size -> signature -> URL -> parse -> schema
  * -> handler. Keys come from the options or `MAILROOM_CURRENT_SIGNING_KEY` / `MAILROOM_NEXT_SIGNING_KEY`;
@@ -120,7 +129,9 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   const context = resolveContext(options);
   // Said once at start-up as well as on every refused delivery: an app that boots without keys
   // otherwise looks healthy until the service's retries run out.
-  if (context.verify instanceof ConfigError) report(context, context.verify, { stage: 'config' });
+  if (context.verify instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START]) {
+    report(context, context.verify, { stage: 'config' });
+  }
   // Synchronous where every step is (see whenReady); the public `receive` always answers with a promise.
   const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(context, input, schema);
   const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => toPromise(() => receiveNow(input, schema));
@@ -130,7 +141,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     return {
       handle,
       respond,
-      fetch: (request) => fetchThrough(context, request, handle),
+      fetch: (request, handlerContext) => fetchThrough(context, request, handle, handlerContext),
       maxBodyBytes: context.maxBodyBytes,
       errorResponse: (error, request) => reportAndMap(context, error, request).response,
     };
@@ -147,23 +158,23 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       }
       checkHandler(handler);
       const schema = definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>;
-      return makeEndpoint((input) => whenReady(receiveNow(input, schema), handler));
+      return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
     },
     message: (handler, messageOptions) => {
       checkHandler(handler);
       const schema = messageOptions?.schema as StandardSchemaV1<unknown, never> | undefined;
-      return makeEndpoint((input) => whenReady(receiveNow(input, schema), handler));
+      return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
     },
     callback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
       return makeEndpoint(async (input) =>
-        handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>)) as never),
+        handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>)) as never, input.context as never),
       );
     },
     failureCallback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
       return makeEndpoint(async (input) =>
-        handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true)) as never),
+        handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true)) as never, input.context as never),
       );
     },
     receive,
@@ -343,10 +354,12 @@ async function fetchThrough(
   context: Context,
   request: Request,
   handle: (input: InboundRequest) => Promise<OutboundResponse>,
+  handlerContext: unknown,
 ): Promise<Response> {
   let input: InboundRequest;
   try {
     input = await readWebRequest(request, context.maxBodyBytes);
+    if (handlerContext !== undefined) input.context = handlerContext;
   } catch (error) {
     const fallback: InboundRequest = { method: request.method, url: request.url, headers: request.headers, rawBody: new Uint8Array(0) };
     return toWebResponse(reportAndMap(context, error, fallback).response);
@@ -467,6 +480,6 @@ function pathAndQuery(url: string | undefined): string {
   return url.startsWith('/') ? url : `/${url}`;
 }
 
-function checkHandler(handler: unknown): void {
+export function checkHandler(handler: unknown): void {
   if (typeof handler !== 'function') throw new ValidationError('handler', `expected a function, got ${typeof handler}`);
 }

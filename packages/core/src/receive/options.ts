@@ -17,6 +17,8 @@ export interface InboundRequest {
   headers: HeaderLookup;
   /** The exact bytes of the body: the signature covers these, never a re-serialisation. */
   rawBody: Uint8Array;
+  /** The framework's own request object (Hono's `Context`, Fastify's request and reply): handlers get it second. */
+  context?: unknown;
 }
 
 /** What the pipeline answers; adapters copy it onto their framework's response. */
