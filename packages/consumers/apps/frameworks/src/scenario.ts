@@ -1,0 +1,39 @@
+// One message end to end through `mailroom dev`, the same for every framework: a send with a
+// callback, and a message whose handler always fails, with a failure callback. The app reports what
+// its handlers saw as one JSON line for the test to check.
+import { createMessagingClient, defineDestination } from '@mailroom/core';
+import { z } from 'zod';
+
+export const orderPlaced = defineDestination({ name: 'order-placed', schema: z.object({ orderId: z.string() }) });
+export const crashing = defineDestination({ name: 'crash', schema: z.object({ orderId: z.string() }) });
+
+export interface Seen {
+  orders: unknown[];
+  frameworkContext: string[];
+  callbacks: Array<{ status?: number; isFinalAttempt: boolean }>;
+  failures: Array<{ dlqId: string; sourceBody: unknown }>;
+}
+
+export const seen: Seen = { orders: [], frameworkContext: [], callbacks: [], failures: [] };
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !check(); waited += 50) {
+    if (waited > 20_000) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(seen)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Sends through the dev server (configured only by the printed variables) and prints the report. */
+export async function runScenario(appUrl: string): Promise<void> {
+  const client = createMessagingClient();
+  await client.send(orderPlaced, { orderId: 'o-1' }, { callback: `${appUrl}/callbacks` });
+  await until(() => seen.orders.length === 1 && seen.callbacks.length === 1, 'the message and its callback');
+  await client.send(crashing, { orderId: 'o-2' }, { retries: 0, failureCallback: `${appUrl}/failures` });
+  await until(() => seen.failures.length === 1, 'the failure callback');
+  const forged = await fetch(`${appUrl}${orderPlaced.path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'upstash-signature': 'forged', 'service-signature': 'forged' },
+    body: '{"orderId":"o-3"}',
+  });
+  console.log(`REPORT ${JSON.stringify({ seen, forged: forged.status })}`);
+}

@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  cleanEnv,
+  createApp,
+  freePort,
+  lockedVersion,
+  run,
+  startDevServer,
+  tarball,
+  type App,
+  type DevServerProcess,
+} from '../src/harness';
+
+// Fresh Hono (on @hono/node-server) and Fastify 5 apps from the packed packages, built with their own
+// tsconfig (nodenext) and run against `mailroom dev`: send, receive, callback, failure callback.
+let app: App;
+let compiled: { code: number | null; output: string };
+const running: DevServerProcess[] = [];
+
+beforeAll(async () => {
+  const packed = inject('tarballs');
+  app = await createApp('frameworks', [
+    await tarball(packed, 'core'),
+    await tarball(packed, 'hono'),
+    await tarball(packed, 'fastify'),
+    await tarball(packed, 'dev-server'),
+    ...(await Promise.all(
+      ['hono', '@hono/node-server', 'fastify', 'zod', 'typescript', '@types/node'].map(
+        async (name) => `${name}@${await lockedVersion(name)}`,
+      ),
+    )),
+  ]);
+  const result = await run(process.execPath, [join(app.dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+    cwd: app.dir,
+    allowFailure: true,
+  });
+  compiled = { code: result.code, output: result.stdout + result.stderr };
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((server) => server.stop()));
+  await app?.remove();
+});
+
+const report = (stdout: string) =>
+  JSON.parse(
+    stdout
+      .split('\n')
+      .find((line) => line.startsWith('REPORT '))!
+      .slice('REPORT '.length),
+  );
+
+describe('fresh Hono and Fastify apps', () => {
+  it('build with their own tsconfig (nodenext)', () => {
+    expect(compiled.output).toBe('');
+    expect(compiled.code).toBe(0);
+  });
+
+  it.each([
+    ['hono', ['/order-placed']],
+    ['fastify', ['{"a":1}', '/order-placed']],
+  ])('%s: a message, its callback and a failure callback end to end through mailroom dev', async (framework, context) => {
+    const appUrl = `http://127.0.0.1:${await freePort()}`;
+    const dev = await startDevServer(app, appUrl);
+    running.push(dev);
+    const result = await run(process.execPath, [`dist/${framework}.js`], { cwd: app.dir, env: cleanEnv(dev.env), allowFailure: true });
+    expect(result.code, result.stderr).toBe(0);
+    const { seen, forged } = report(result.stdout);
+    expect(seen.orders).toEqual([{ orderId: 'o-1' }]);
+    expect(seen.frameworkContext).toEqual(context);
+    expect(seen.callbacks).toEqual([{ status: 200, isFinalAttempt: true }]);
+    expect(seen.failures).toEqual([{ dlqId: expect.any(String), sourceBody: { orderId: 'o-2' } }]);
+    expect(forged).toBe(401);
+  });
+});
