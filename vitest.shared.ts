@@ -14,5 +14,7 @@ export const sharedTestConfig = defineConfig({
     include: ['test/**/*.test.ts'],
     typecheck: { enabled: false },
     testTimeout: 60_000,
+    // Set-ups start servers and runtimes (Bun, Deno, workerd) on the same busy cores.
+    hookTimeout: 60_000,
   },
 });

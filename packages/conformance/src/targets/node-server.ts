@@ -25,7 +25,7 @@ export async function serveOnPort0(listener: RequestListener): Promise<RunningTa
 
 // `fetch` would add Accept, User-Agent, Sec-Fetch-Mode... which a handler would see as forwarded
 // headers; `node:http` adds only Host, Connection and Content-Length.
-function sendOverHttp(origin: string, request: TargetRequest): Promise<TargetResponse> {
+export function sendOverHttp(origin: string, request: TargetRequest): Promise<TargetResponse> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(`${origin}${request.path}`, { method: request.method, headers: request.headers, agent: false }, (res) => {
       readAll(res).then((body) => resolve({ status: res.statusCode ?? 0, headers: flatHeaders(res), body }), reject);

@@ -1,6 +1,8 @@
 import type * as NodeBuffer from 'node:buffer';
 
 import type * as NodeCrypto from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { ConfigError } from '../errors';
 import { DEFAULT_SIGNATURE_TTL_SECONDS } from './sign';
 import {
   BODY_MISMATCH,
@@ -30,7 +32,6 @@ import {
   type VerifierConfig,
   type VerifyInput,
 } from './verifier';
-import { createHmac, createSecretKey, hash, randomBytes, type KeyObject } from 'node:crypto';
 
 // Type-only imports: erased at build time, so no bundler ever sees node:crypto or node:buffer here.
 
@@ -109,9 +110,20 @@ const HEADER = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9';
  */
 export function createTokenSigner(options: TokenSignerOptions): TokenSigner {
   const { issuer, now } = options;
+  // Found at run time like the verifier's: a static import would break every edge bundle of core.
+  const builtins = loadNodeBuiltins();
+  if (!builtins) {
+    throw new ConfigError(
+      'key',
+      undefined,
+      'createTokenSigner needs node:crypto (Node, Bun or Deno); elsewhere sign with sign(), which uses Web Crypto',
+    );
+  }
+  const { crypto: nodeCrypto, Buffer } = builtins;
+  const digest = digestFunction(builtins);
   // Imported once: a string key would be read into a key object on every signature.
-  const key = createSecretKey(Buffer.from(options.key, 'utf8'));
-  const jti = options.jti ?? randomJti;
+  const key = nodeCrypto.createSecretKey(Buffer.from(options.key, 'utf8'));
+  const jti = options.jti ?? (() => `jwt_${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('hex')}`);
   return (url, body) => {
     const iat = Math.floor(now() / 1000);
     const claims = {
@@ -121,19 +133,15 @@ export function createTokenSigner(options: TokenSignerOptions): TokenSigner {
       nbf: iat,
       exp: iat + DEFAULT_SIGNATURE_TTL_SECONDS,
       jti: jti(),
-      body: hash('sha256', body, 'base64url'),
+      body: digest(body),
     };
     const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-    const token = `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
+    const token = `${input}.${nodeCrypto.createHmac('sha256', key).update(input).digest('base64url')}`;
     if (token.length > MAX_TOKEN_LENGTH) {
       throw new RangeError(`the URL makes the signature ${token.length} characters long; receivers accept at most ${MAX_TOKEN_LENGTH}`);
     }
     return token;
   };
-}
-
-function randomJti(): string {
-  return `jwt_${randomBytes(16).toString('hex')}`;
 }
 
 const BAD_SIGNATURE: Failure = fail('bad-signature', 'the token signature does not match this key');

@@ -1,0 +1,221 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { orderPlaced } from '../fixtures';
+import type { ConformanceTarget, RunningTarget, TargetSetup } from '../target';
+import { sendOverHttp } from '../targets/node-server';
+import { decode, type RemoteConfig } from './wire';
+
+// The suite against the Hono adapter inside Bun, Deno and workerd: the app is bundled once
+// (remote-app.ts) and started per receiver profile in the runtime's own binary, installed by `npm ci`
+// from npm. Its handlers call back here, where the suite's spies run; requests go over real sockets.
+
+const PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
+const OUT = join(PACKAGE, 'node_modules', '.cache', 'runtimes');
+/** A runtime's binary as `npm ci` installed it: the package's own `.bin`, or the workspace root's where npm hoisted it. */
+const bin = (name: string): string =>
+  [join(PACKAGE, 'node_modules', '.bin', name), join(PACKAGE, '..', '..', 'node_modules', '.bin', name)].find((path) => existsSync(path)) ??
+  name;
+
+const bundled = new Map<string, Promise<string>>();
+
+/** An entry of the remote app as one ES module with everything inlined (workerd loads no node_modules). */
+function bundle(entry: 'serve-entry' | 'worker-entry'): Promise<string> {
+  let done = bundled.get(entry);
+  if (done) return done;
+  done = (async () => {
+    await mkdir(OUT, { recursive: true });
+    const file = join(OUT, `${entry}.mjs`);
+    await build({
+      entryPoints: [join(PACKAGE, 'src', 'runtimes', `${entry}.ts`)],
+      outfile: file,
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      mainFields: ['module', 'main'],
+      conditions: ['workerd', 'worker', 'import'],
+      target: 'es2022',
+      logLevel: 'error',
+    });
+    return file;
+  })();
+  bundled.set(entry, done);
+  return done;
+}
+
+/** The test side of the handlers: each call runs the spy the case set, and answers its value or error. */
+async function startBridge(setup: TargetSetup): Promise<{ server: Server; url: string }> {
+  const handlers: Record<string, (message: never) => unknown> = {
+    destination: setup.destination.handler,
+    callback: setup.callback,
+    failureCallback: setup.failureCallback,
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const body = JSON.parse(await text(req)) as Record<string, unknown>;
+      if (req.url === '/error') {
+        const error = Object.assign(new Error(String((body.error as { message?: string }).message)), decode(body.error));
+        setup.options.onError?.(error, decode(body.where) as never);
+        res.writeHead(204).end();
+        return;
+      }
+      const handler = handlers[(req.url ?? '').replace('/call/', '')];
+      let outcome: unknown;
+      try {
+        outcome = { value: await handler?.(decode(body) as never) };
+      } catch (error) {
+        const { name, message, seconds, status } = error as Error & { seconds?: number; status?: number };
+        outcome = { error: { name, message, seconds, status } };
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(outcome));
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function text(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The settings a remote app can be given: the data of the options; the clock as its one instant. */
+function remoteConfig(setup: TargetSetup, bridgeUrl: string): RemoteConfig {
+  const { now, onError: _onError, ...options } = setup.options;
+  return {
+    options: options as Record<string, unknown>,
+    nowMs: now ? now() : Date.now(),
+    bridgeUrl,
+    failureSourceIsDefinition: setup.failureCallbackOptions?.source === orderPlaced,
+  };
+}
+
+/** Starts a runtime's process on the bundle and resolves with the port it printed (`ready`), or at once. */
+function launch(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  ready?: RegExp,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  if (!ready) {
+    child.stdout!.resume();
+    child.stderr!.on('data', (chunk: Buffer) => void (output += chunk));
+    return Promise.resolve({ child, port: 0 });
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} did not start within 30 s:\n${output}`));
+    }, 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(match[1]) });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited (${code}) before it listened:\n${output}`));
+    });
+  });
+}
+
+function runtimeTarget(
+  name: string,
+  entry: 'serve-entry' | 'worker-entry',
+  start: (file: string, config: string) => Promise<{ child: ChildProcess; port: number }>,
+): ConformanceTarget {
+  return {
+    name,
+    start: async (setup): Promise<RunningTarget> => {
+      const [file, bridge] = await Promise.all([bundle(entry), startBridge(setup)]);
+      const { child, port } = await start(file, JSON.stringify(remoteConfig(setup, bridge.url)));
+      const origin = `http://127.0.0.1:${port}`;
+      return {
+        origin,
+        send: (request) => sendOverHttp(origin, request),
+        close: async () => {
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGKILL');
+          await exited;
+          bridge.server.closeAllConnections();
+          await new Promise((resolve) => bridge.server.close(resolve));
+        },
+      };
+    },
+  };
+}
+
+export const bunTarget = runtimeTarget('hono on bun', 'serve-entry', (file, config) =>
+  launch(bin('bun'), ['run', file], { MAILROOM_CONFORMANCE: config }, /LISTENING (\d+)/),
+);
+
+export const denoTarget = runtimeTarget('hono on deno', 'serve-entry', (file, config) =>
+  launch(
+    bin('deno'),
+    ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env=MAILROOM_CONFORMANCE', file],
+    { MAILROOM_CONFORMANCE: config },
+    /LISTENING (\d+)/,
+  ),
+);
+
+/** workerd, Cloudflare's runtime, from a config naming the bundle, the settings as a text binding, and a socket. */
+export const workerdTarget = runtimeTarget('hono on workerd (cloudflare workers)', 'worker-entry', async (file, config) => {
+  const port = await freePort();
+  const configFile = `${file}.${port}.capnp`;
+  await writeFile(
+    configFile,
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "loopback", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "worker", esModule = embed "${file.split('/').pop()}")],
+  compatibilityDate = "2025-09-01",
+  bindings = [(name = "MAILROOM_CONFORMANCE", text = ${JSON.stringify(config)})],
+  globalOutbound = "loopback",
+);
+`,
+  );
+  const started = await launch(bin('workerd'), ['serve', configFile, '--verbose'], {});
+  await untilListening(port);
+  return { child: started.child, port };
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** workerd prints nothing when its socket is up: knock until it answers. */
+async function untilListening(port: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`, { method: 'HEAD' });
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`workerd did not listen on ${port} within 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

@@ -1,0 +1,4 @@
+import { runConformanceSuite } from '../src/run-suite';
+import { workerdTarget } from '../src/runtimes/runtime-target';
+
+runConformanceSuite(workerdTarget);
