@@ -2,7 +2,7 @@
 // prints one table, writes bench/results/latest.json and docs/benchmarks.md.
 //   --smoke             a second or so per case, correctness checks included, targets not enforced;
 //                       writes bench/results/smoke.json only. `npm test` runs this.
-//   --only=a,b          run some measurements (verification, express, next, sending, dev-server, workflow)
+//   --only=a,b          run some measurements (verification, express, fastify, hono, next, sending, dev-server, workflow)
 //   --enforce-targets   exit 2 when a target is missed (full runs only)
 // Exit 1 when a correctness check fails or a measurement breaks: a broken path never reports a speed.
 import { spawnSync } from 'node:child_process';
@@ -24,7 +24,9 @@ const root = here('../../');
 
 const MEASUREMENTS = [
   { id: 'verification', file: 'verification.mjs' },
-  { id: 'express', file: 'express-throughput.mjs' },
+  { id: 'express', file: 'framework-throughput.mjs', args: ['--framework=express'] },
+  { id: 'fastify', file: 'framework-throughput.mjs', args: ['--framework=fastify'] },
+  { id: 'hono', file: 'framework-throughput.mjs', args: ['--framework=hono'] },
   { id: 'next', file: 'next-handler.mjs' },
   { id: 'sending', file: 'sending.mjs' },
   // Last: it needs a colleague's package, and must not hold up the others.
@@ -95,7 +97,7 @@ for (const m of MEASUREMENTS) {
     }
   }
   try {
-    const result = await runChild(here(m.file).pathname, smoke ? ['--smoke'] : [], {
+    const result = await runChild(here(m.file).pathname, [...(smoke ? ['--smoke'] : []), ...(m.args ?? [])], {
       timeoutMs: smoke ? 90_000 : 420_000,
       execArgv: m.execArgv ?? [],
     });

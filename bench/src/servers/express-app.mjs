@@ -1,5 +1,5 @@
 // The Express app of measurement 2: one app, three routes doing the same job, so they share
-// everything but the receiving code. Started in its own process by express-throughput.mjs.
+// everything but the receiving code. Started in its own process by framework-throughput.mjs.
 //   /bare             express.json() and the handler: no signature, no schema (the ceiling)
 //   /mailroom/orders  @mailroom/express destination: signature, JSON parse, zod, handler
 //   /vendor/orders    the vendor SDK's Receiver as its docs show it, plus the same JSON parse and zod

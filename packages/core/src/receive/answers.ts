@@ -99,10 +99,28 @@ export function toPromise<T>(work: () => MaybePromise<T>): Promise<T> {
 export async function readWebRequest(request: Request, maxBodyBytes: number): Promise<InboundRequest> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBodyBytes) throw new BodyTooLargeError(maxBodyBytes);
-  return { method: request.method, url: request.url, headers: request.headers, rawBody: await readLimited(request, maxBodyBytes) };
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    rawBody: await readLimited(request, maxBodyBytes, declared),
+  };
 }
 
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+async function readLimited(request: Request, limit: number, declared: number): Promise<Uint8Array> {
+  // A declared length within the limit is read in one go: HTTP framing holds the body to it, and
+  // servers such as @hono/node-server answer arrayBuffer() from the socket without building a stream
+  // (reading `request.body` first would build it: 2.6x slower there).
+  if (Number.isSafeInteger(declared) && declared >= 0) {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await request.arrayBuffer());
+    } catch (error) {
+      throw new BodyReadError('The request body could not be read to the end.', { cause: error });
+    }
+    if (bytes.byteLength > limit) throw new BodyTooLargeError(limit);
+    return bytes;
+  }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,4 +1,6 @@
-// Measurement 2: Express throughput, 10 connections, 1 KiB JSON, autocannon in a separate process.
+// Measurements 2a-2c: a framework's throughput (Express, Fastify, Hono on Node; `--framework=`), 10
+// connections, 1 KiB JSON, autocannon in a separate process. Each framework's app has the same four
+// routes (servers/<framework>-app.mjs): bare, Mailroom, the vendor's Receiver, the hand-written floor.
 import { check, log, report } from './lib/child.mjs';
 import { PUBLIC_URL, orderBody, serviceToken, tamper, CURRENT_KEY, NEXT_KEY } from './lib/fixtures.mjs';
 import { post } from './lib/http-check.mjs';
@@ -6,7 +8,15 @@ import { LOAD_WORKER, startProcess } from './lib/processes.mjs';
 import { alternate } from './lib/rounds.mjs';
 import { pairedRatio, summarise } from './lib/stats.mjs';
 
-const SERVER = new URL('./servers/express-app.mjs', import.meta.url).pathname;
+const FRAMEWORKS = {
+  express: { section: '2. Express', bare: 'bare express.json() (no check)', note: 'express.text' },
+  fastify: { section: '2b. Fastify', bare: 'bare Fastify JSON route (no check)', note: 'a text content-type parser' },
+  hono: { section: '2c. Hono on Node', bare: 'bare c.req.json() (no check)', note: 'c.req.text()' },
+};
+const framework = process.argv.find((arg) => arg.startsWith('--framework='))?.slice('--framework='.length) ?? 'express';
+const SETTINGS = FRAMEWORKS[framework];
+if (!SETTINGS) throw new Error(`unknown --framework=${framework}: use ${Object.keys(FRAMEWORKS).join(', ')}`);
+const SERVER = new URL(`./servers/${framework}-app.mjs`, import.meta.url).pathname;
 const CONNECTIONS = 10;
 
 function deliveryHeaders(token) {
@@ -63,7 +73,7 @@ await report(async ({ smoke }) => {
       );
     }
     checks.push(
-      'express: bare 200; mailroom and vendor routes 200 for valid and next-key tokens, 401 for a tampered body and for a token signed for another URL',
+      `${framework}: bare 200; mailroom and vendor routes 200 for valid and next-key tokens, 401 for a tampered body and for a token signed for another URL`,
     );
 
     const durationSeconds = smoke ? 1 : 1.5;
@@ -80,23 +90,23 @@ await report(async ({ smoke }) => {
         return result.rate;
       },
     }));
-    const samples = await alternate(contenders, { rounds: smoke ? 1 : 8, warmup: !smoke, log: (line) => log(`express ${line}`) });
-    checks.push('express: no non-2xx answer or socket error during any load run');
+    const samples = await alternate(contenders, { rounds: smoke ? 1 : 8, warmup: !smoke, log: (line) => log(`${framework} ${line}`) });
+    checks.push(`${framework}: no non-2xx answer or socket error during any load run`);
     log(
-      `express req/s: ${Object.keys(routes)
+      `${framework} req/s: ${Object.keys(routes)
         .map((n) => `${n} ${summarise(samples[n]).median.toFixed(0)}`)
         .join(', ')}`,
     );
 
     const label = {
-      bare: 'bare express.json() (no check)',
+      bare: SETTINGS.bare,
       mailroom: 'mailroom destination (sig+JSON+zod)',
       vendor: 'vendor Receiver (sig+JSON+zod)',
       floor: 'floor: hand-written verifying route (node:crypto+JSON+zod)',
     };
     const rows = Object.keys(routes).map((name) => {
       const row = {
-        section: '2. Express',
+        section: SETTINGS.section,
         case: `${CONNECTIONS} conns, 1 KiB JSON`,
         contender: label[name],
         unit: 'req/s',
@@ -117,9 +127,9 @@ await report(async ({ smoke }) => {
       return row;
     });
     const notes = [
-      'Express: one app (NODE_ENV=production) with three routes; autocannon (10 connections, 1 KiB JSON body with the Upstash delivery headers) in its own process, one route at a time, 1.5 s per run. The vendor route is its Receiver as documented (express.text, verify with the URL) plus the same JSON.parse and zod schema, answering 401 when verify throws.',
+      `${SETTINGS.section.replace(/^[\w.]+ /, '')}: one app (NODE_ENV=production) with four routes; autocannon (10 connections, 1 KiB JSON body with the Upstash delivery headers) in its own process, one route at a time, 1.5 s per run. The vendor route is its Receiver as documented (${SETTINGS.note}, verify with the URL) plus the same JSON.parse and zod schema, answering 401 when verify throws.`,
     ];
-    return { id: 'express', rows, checks, notes };
+    return { id: framework, rows, checks, notes };
   } finally {
     await loader.close();
     await server.close();
