@@ -176,7 +176,8 @@ describe('a workflow run across a SIGKILL of mailroom dev --data-dir', () => {
       onNext
         .serve<string>(async (context) => {
           await context.run('before', () => void ran.push('before'));
-          await context.sleep('nap', 5);
+          // 3000 s are 3 s at this time scale: the kill lands while the run sleeps, not while a delivery is in flight.
+          await context.sleep('nap', 3000);
           await context.run('after', () => void ran.push('after'));
           return 'woke';
         }, sdkOptions(server))
