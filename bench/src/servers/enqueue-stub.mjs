@@ -46,7 +46,12 @@ const server = http.createServer((req, res) => {
     res.end(body);
   });
 });
-server.keepAliveTimeout = 5_000;
+// Longer than the whole measurement: the clients' pools keep idle sockets without a timeout of their
+// own, and a server closing one while a client reuses it answers "socket hang up" (a full bench on a
+// busy machine failed so, between rounds that left a client idle for more than the old 5 s).
+server.keepAliveTimeout = 600_000;
+server.headersTimeout = 0;
+server.requestTimeout = 0;
 server.listen(0, '127.0.0.1', () => process.send({ ready: true, port: server.address().port, token: TOKEN }));
 process.on('message', (message) => {
   if (message.cmd === 'stats') process.send({ id: message.id, ok: true, result: { count, bytes, bad, last } });

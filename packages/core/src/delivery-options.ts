@@ -2,7 +2,6 @@
 // its callbacks and failure callback, and everything else a send can carry. `headers.ts` turns them
 // into the wire's headers.
 
-import type { Duration } from './headers';
 import type { RetryDelayExpression } from './retry-delay';
 
 /** Methods the service may use to call a destination. */
@@ -96,3 +95,11 @@ export interface HeaderPrefixOptions {
   /** Vendor header prefix; default `Service` (the real service uses `Upstash`). */
   headerPrefix?: string;
 }
+
+/**
+ * A duration as the service writes it: `<n>s`, `<n>m`, `<n>h`, `<n>d`, combinable largest first
+ * (`1d10h30m`), or a number of seconds.
+ */
+export type Duration = number | `${number}${'s' | 'm' | 'h' | 'd'}` | (string & {});
+
+export type DurationUnit = 's' | 'm' | 'h' | 'd';

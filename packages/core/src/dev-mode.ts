@@ -4,7 +4,7 @@
 
 import { ENV_VARIABLES, type Environment } from './config';
 import { ConfigError } from './errors';
-import type { HttpTransport } from './http';
+import type { HttpTransport } from './http/transport';
 
 const DEV_USER_ID = '00000000-0000-4000-8000-000000000001';
 

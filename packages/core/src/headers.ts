@@ -9,10 +9,12 @@ import {
   type CallbackHeaders,
   type DeliverySettingHeaders,
   type ProtocolHeaderNames,
-} from './protocol';
+} from './wire';
 import { parseEnqueuedRetryDelay, type RetryDelayExpression } from './retry-delay';
 import { unsignableUrl } from './signature/token';
 import type {
+  Duration,
+  DurationUnit,
   CallbackTarget,
   DeliverySettings,
   EnqueueOptions,
@@ -24,14 +26,6 @@ import type {
 } from './delivery-options';
 
 export type * from './delivery-options';
-
-/**
- * A duration as the service writes it: `<n>s`, `<n>m`, `<n>h`, `<n>d`, combinable largest first
- * (`1d10h30m`), or a number of seconds.
- */
-export type Duration = number | `${number}${'s' | 'm' | 'h' | 'd'}` | (string & {});
-
-export type DurationUnit = 's' | 'm' | 'h' | 'd';
 
 const UNIT_SECONDS: Record<DurationUnit, number> = { d: 86_400, h: 3_600, m: 60, s: 1 };
 const ORDER: readonly DurationUnit[] = ['d', 'h', 'm', 's'];

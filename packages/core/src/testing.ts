@@ -2,7 +2,7 @@
 
 import { ENV_VARIABLES, optionalSetting, processEnvironment, resolveHeaderPrefix, type Environment } from './config';
 import { expectObject, ValidationError } from './errors';
-import { headerNames } from './protocol';
+import { headerNames } from './wire';
 import { DEFAULT_SIGNATURE_TTL_SECONDS, sign } from './signature';
 
 /** A delivery to simulate: what the service would send to `url`, and how to spoil it. */

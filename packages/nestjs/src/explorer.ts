@@ -1,5 +1,5 @@
 import { SignatureGuard } from './guard';
-import { ROUTE_METADATA_KEYS, checkRoute, decoratorName, readRouteMetadata, usesReceivedMessage } from './metadata';
+import { ROUTE_METADATA_KEYS, checkRoute, decoratorName, readRouteMetadata, usesReceivedMessage, type DiscoveredWrapper } from './metadata';
 import {
   MAILROOM_MANAGEMENT_CLIENT,
   MAILROOM_MESSAGING_CLIENT,
@@ -19,15 +19,6 @@ import {
 } from '@mailroom/core';
 import { Inject, Injectable, Logger, RequestMethod, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
-
-/** The parts of Nest's `InstanceWrapper` the checks read (the class itself is not a public export). */
-export interface DiscoveredWrapper {
-  instance: unknown;
-  metatype: Function | null;
-  inject?: readonly unknown[] | null;
-  /** The provider token's name (a class name, a string token). */
-  name?: unknown;
-}
 
 /** A controller method Mailroom verifies requests for. */
 export interface DiscoveredRoute {

@@ -116,3 +116,12 @@ function describe(value: unknown): string {
   if (typeof value === 'object') return 'another object';
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
+
+/** The parts of Nest's `InstanceWrapper` the checks read (the class itself is not a public export). */
+export interface DiscoveredWrapper {
+  instance: unknown;
+  metatype: Function | null;
+  inject?: readonly unknown[] | null;
+  /** The provider token's name (a class name, a string token). */
+  name?: unknown;
+}

@@ -1,4 +1,4 @@
-import type { DiscoveredWrapper } from './explorer';
+import type { DiscoveredWrapper } from './metadata';
 import {
   ConfigError,
   ValidationError,

@@ -14,7 +14,7 @@ export type {
 } from './options';
 export { joinUrl, encodePath } from './requester';
 export { buildQueryString } from './requester';
-export { authorizationHeader, base64Utf8 } from './requester';
+export { authorizationHeader, base64Utf8 } from './options';
 export { mapErrorResponse, errorMessageFromBody, type ErrorResponse } from './failures';
 export { parseRateLimit, parseResetTime, type RateLimitInfo } from './failures';
 export { parseRetryAfter, retryAfterMs } from './failures';

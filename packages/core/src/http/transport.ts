@@ -1,5 +1,7 @@
 import { NetworkError } from '../errors';
-import type { HttpMethod } from './options';
+
+/** The methods the service's interfaces use. HEAD and OPTIONS are never needed. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * One attempt as the client hands it to an {@link HttpTransport}: validated, serialised and final.

@@ -13,6 +13,7 @@ import {
 } from '../config';
 import type { DestinationDefinition, PayloadOf } from '../contract';
 import { createRequesterWhenConfigured, type HttpTransport, type Requester } from '../http';
+import type { MessagingContext } from './context';
 import { requesterSettings, type SharedClientOptions } from '../http/options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
 import {
@@ -114,14 +115,6 @@ import {
 export interface RestartedRun {
   workflowRunId: string;
   workflowCreatedAt?: number | undefined;
-}
-
-/** What every messaging resource function needs: one transport and the resolved settings. */
-export interface MessagingContext {
-  transport: Requester;
-  headerPrefix: string;
-  /** Public base URL of the receiving app; `send(def, ...)` resolves `def.path` against it. */
-  appUrl: string | undefined;
 }
 
 /**

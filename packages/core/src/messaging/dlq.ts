@@ -10,7 +10,7 @@ import {
   type DlqRetryResult,
 } from '../schemas/resources';
 import { parseResponse } from '../schemas/primitives';
-import type { MessagingContext } from './client';
+import type { MessagingContext } from './context';
 import {
   checkId,
   checkIds,

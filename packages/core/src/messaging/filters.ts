@@ -2,7 +2,7 @@ import { describeValue, expectObject, ValidationError } from '../errors';
 import type { QueryValue, RequestSpec } from '../http';
 import { parseResponse } from '../schemas/primitives';
 import type { z } from 'zod';
-import type { MessagingContext } from './client';
+import type { MessagingContext } from './context';
 import { MESSAGE_STATES, type MessageState } from '../schemas/resources';
 
 // The filters the logs, the message DLQ and bulk cancel share, their query spelling, and the cursor

@@ -1,7 +1,7 @@
 import { expectObject, ValidationError } from '../errors';
 import { cancelResultSchema, logPageSchema, messageSchema, type LogEvent, type Message } from '../schemas/resources';
 import { parseResponse } from '../schemas/primitives';
-import type { MessagingContext } from './client';
+import type { MessagingContext } from './context';
 import {
   checkId,
   checkIds,

@@ -8,7 +8,7 @@ import {
   type GlobalParallelism,
   type Queue,
 } from '../schemas/resources';
-import type { MessagingContext } from './client';
+import type { MessagingContext } from './context';
 import { getResource, signalOf } from './filters';
 import { checkName } from './sending';
 

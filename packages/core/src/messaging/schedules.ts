@@ -2,10 +2,10 @@ import { Cron } from 'croner';
 import { describeValue, expectObject, ValidationError } from '../errors';
 import { assertHeaderValue, buildEnqueueHeaders, type EnqueueOptions } from '../headers';
 import type { RequestSpec } from '../http';
-import { headerNames } from '../protocol';
+import { headerNames } from '../wire';
 import { nilSafeArray, parseResponse } from '../schemas/primitives';
 import { scheduleCreatedSchema, scheduleSchema, type Schedule } from '../schemas/resources';
-import type { MessagingContext } from './client';
+import type { MessagingContext } from './context';
 import { checkId, getResource, signalOf } from './filters';
 import { checkName, classifyDestination } from './sending';
 

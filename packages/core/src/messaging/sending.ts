@@ -6,11 +6,11 @@ import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
 import { isPlainEnqueueResult } from '../schemas/messaging';
 import { parseResponse, parseResponseFast } from '../schemas/primitives';
-import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '../protocol';
+import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '../wire';
 import { unsignableUrl } from '../signature/token';
 import { z } from 'zod';
-import { toPromise } from '../receive/answers';
-import type { MessagingContext } from './client';
+import { toPromise } from '../receive/maybe-promise';
+import type { MessagingContext } from './context';
 
 /** A destination given as a URL (`https://...`). The service answers one result. */
 export type UrlDestination = `http://${string}` | `https://${string}`;

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors';
 import { checkHttpUrl } from '../headers';
 import { urlGroupListSchema, urlGroupSchema, type UrlGroup } from '../schemas';
-import type { MessagingContext } from './client';
+import type { MessagingContext } from './context';
 import { getResource, signalOf } from './filters';
 import { checkName } from './sending';
 

@@ -1,7 +1,7 @@
 import { describeValue, expectObject, ValidationError } from '../errors';
 import { knownString, nilSafeArray, parseResponse } from '../schemas/primitives';
 import { z } from 'zod';
-import type { MessagingContext } from './client';
+import type { MessagingContext } from './context';
 import { checkId, checkIds, getResource, paginate, signalOf } from './filters';
 
 // Workflow runs as the service keeps them for the Workflow SDK: their logs (state and steps), and

@@ -1,6 +1,6 @@
 import { BodyReadError, BodyTooLargeError, RawBodyUnavailableError, ValidationError } from '../errors';
 import { resolveHeaderPrefix } from '../config';
-import { headerNames } from '../protocol';
+import { headerNames } from '../wire';
 import { DEFAULT_MAX_BODY_BYTES, resolveBodyLimit, type InboundRequest } from '../receive/options';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';

@@ -1,12 +1,9 @@
 import { BodyReadError, BodyTooLargeError } from '../errors';
-import { headerNames } from '../protocol';
+import { headerNames, NON_RETRYABLE_STATUS } from '../wire';
 import type { InboundRequest, OutboundResponse, ReceiveStage } from './options';
 
 /** What a crashed handler answers, in every adapter. */
 export const HANDLER_FAILED_BODY = '{"error":"handler failed"}';
-
-/** The status the service treats as "never retry": the message goes straight to the DLQ. */
-export const NON_RETRYABLE_STATUS = 489;
 
 export function textResponse(status: number, body: string, headers: Record<string, string> = {}): OutboundResponse {
   return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };
@@ -61,34 +58,6 @@ export function errorResponse(error: unknown, headerPrefix: string): { response:
       // A small fixed JSON body: the service stores it as the DLQ entry's responseBody, shown to anyone
       // with the token, so no message, stack or framework error page may reach it.
       return { stage: 'handler', response: { status: 500, headers: { 'content-type': 'application/json' }, body: HANDLER_FAILED_BODY } };
-  }
-}
-
-/** A value now, or a promise of it when some step (a Web Crypto verify, an async schema) had to wait. */
-export type MaybePromise<T> = T | Promise<T>;
-
-/**
- * Calls `next` with the value, at once when there is one. The receiving pipeline is synchronous on
- * Node for the usual delivery (node:crypto verify, a zod schema, a sync handler); an `await` it does
- * not need would add a promise and a microtask to every delivery (docs/benchmarks.md).
- */
-export function whenReady<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
-  return value instanceof Promise ? value.then(next) : next(value);
-}
-
-/** Anything `await` would wait for: native promises and other libraries' thenables alike. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-/** Runs `work` and always answers with a promise: a synchronous throw becomes a rejection. */
-export function toPromise<T>(work: () => MaybePromise<T>): Promise<T> {
-  try {
-    return Promise.resolve(work());
-  } catch (error) {
-    return Promise.reject(error);
   }
 }
 

@@ -27,7 +27,8 @@ import {
   validateBody,
 } from './messages';
 import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
-import { errorResponse, textResponse, whenReady, isThenable, toPromise, type MaybePromise, readWebRequest, toWebResponse } from './answers';
+import { errorResponse, textResponse, readWebRequest, toWebResponse } from './answers';
+import { isThenable, toPromise, whenReady, type MaybePromise } from './maybe-promise';
 import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './options';
 
 /** One receiving endpoint, usable from any framework through plain data or Web `Request`/`Response`. */

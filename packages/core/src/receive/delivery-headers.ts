@@ -1,6 +1,6 @@
 import { resolveHeaderPrefix } from '../config';
 import type { HeaderPrefixOptions } from '../headers';
-import { headerNames } from '../protocol';
+import { headerNames } from '../wire';
 
 /** The service's own headers on a delivery, read once into typed fields. */
 export interface DeliveryHeaders {

@@ -4,7 +4,7 @@ export type { ReceivedMessage } from './messages';
 export type { ReceiverOptions, ReceiveStage } from './options';
 export { DEFAULT_MAX_BODY_BYTES } from './options';
 export type { CallbackMessage, CallbackOptions, DecodedBody, FailureCallbackMessage, SchemaOutput } from './messages';
-export { NON_RETRYABLE_STATUS } from './answers';
+export { NON_RETRYABLE_STATUS } from '../wire';
 export { readWebRequest, toWebResponse } from './answers';
 export { isJsonContentType } from './messages';
 export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from './options';

@@ -1,9 +1,10 @@
 import { SchemaValidationError, isDestinationDefinition, type DestinationDefinition } from '../contract';
 import { InvalidBodyError } from '../errors';
-import { headerNames } from '../protocol';
+import { headerNames } from '../wire';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
-import { NON_RETRYABLE_STATUS, type MaybePromise } from './answers';
+import type { MaybePromise } from './maybe-promise';
+import { NON_RETRYABLE_STATUS } from '../wire';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 const decoder = new TextDecoder();

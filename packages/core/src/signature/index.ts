@@ -2,7 +2,7 @@ export { createVerifier } from './verifier';
 export { sign, DEFAULT_SIGNATURE_TTL_SECONDS, type SignOptions } from './sign';
 export { bodyHash } from './token';
 export { MAX_TOKEN_LENGTH } from './token';
-export { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_ISSUER } from './verifier';
+export { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_ISSUER } from './claims';
 export type {
   NodeVerifier,
   SignatureClaims,
@@ -12,4 +12,4 @@ export type {
   VerifierImplementation,
   VerifierOptions,
   VerifyInput,
-} from './verifier';
+} from './claims';

@@ -31,7 +31,7 @@ import {
   type VerifiedSignature,
   type VerifierConfig,
   type VerifyInput,
-} from './verifier';
+} from './claims';
 
 // Type-only imports: erased at build time, so no bundler ever sees node:crypto or node:buffer here.
 

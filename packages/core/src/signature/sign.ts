@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { expectObject, ValidationError } from '../errors';
 import { bodyHash, readClockSeconds, MAX_TOKEN_LENGTH } from './token';
-import { DEFAULT_ISSUER } from './verifier';
+import { DEFAULT_ISSUER } from './claims';
 
 export const DEFAULT_SIGNATURE_TTL_SECONDS = 300;
 

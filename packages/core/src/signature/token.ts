@@ -1,6 +1,5 @@
 import { describeValue, ValidationError } from '../errors';
-import { fail, reject, type Failure } from './verifier';
-import { sha256 } from './web';
+import { fail, reject, type Failure } from './claims';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -285,4 +284,13 @@ function decodeJsonObject(bytes: Uint8Array | undefined, name: string): Record<s
     reject('malformed', `the token ${name} is not a JSON object`);
   }
   return value as Record<string, unknown>;
+}
+
+/** SHA-256 of the exact bytes; a string is hashed as its UTF-8 encoding. */
+export async function sha256(data: Uint8Array | string): Promise<Uint8Array> {
+  const bytes = typeof data === 'string' ? encoder.encode(data) : data;
+  // Web Crypto refuses views of a SharedArrayBuffer (a TypeError), which node:crypto hashes fine;
+  // a copy keeps both verifier implementations on the same verdict for the same bytes.
+  const digestible = bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', digestible));
 }

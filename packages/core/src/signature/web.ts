@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors';
-import { BODY_MISMATCH, bodyClaimMatches, encodeBase64url, parseToken, readClockSeconds, type ParsedToken } from './token';
+import { BODY_MISMATCH, bodyClaimMatches, encodeBase64url, parseToken, readClockSeconds, sha256, type ParsedToken } from './token';
 import {
   checkClaims,
   fail,
@@ -16,7 +16,7 @@ import {
   type Verifier,
   type VerifierConfig,
   type VerifyInput,
-} from './verifier';
+} from './claims';
 import { jwtVerify } from 'jose';
 
 /**
@@ -29,17 +29,6 @@ export type HmacKey = Awaited<ReturnType<WebCrypto['subtle']['importKey']>>;
 export function webCrypto(): WebCrypto | undefined {
   const candidate = (globalThis as { crypto?: WebCrypto }).crypto;
   return typeof candidate?.subtle?.digest === 'function' ? candidate : undefined;
-}
-
-const encoder = new TextEncoder();
-
-/** SHA-256 of the exact bytes; a string is hashed as its UTF-8 encoding. */
-export async function sha256(data: Uint8Array | string): Promise<Uint8Array> {
-  const bytes = typeof data === 'string' ? encoder.encode(data) : data;
-  // Web Crypto refuses views of a SharedArrayBuffer (a TypeError), which node:crypto hashes fine;
-  // a copy keeps both verifier implementations on the same verdict for the same bytes.
-  const digestible = bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', digestible));
 }
 
 /** What jose said about one key: did the HMAC match, and if something failed, what. */

@@ -1,6 +1,7 @@
 import { appendFile, open as openFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { waitUntil } from '../helpers/wait';
 import { JournalCorruptError, JournalUnavailableError, openJournal } from '../../src/journal';
 import type { Journal, OpenJournalOptions } from '../../src/journal';
 import { encodeRecordLine } from '../../src/journal/record-line';
@@ -278,18 +279,23 @@ describe('compaction', () => {
     const live = [1, 2, 3, 4, 5].map((id) => ({ id, text: 'live' }));
     const appended = { id: 100, text: 'appended' };
     const { journal } = await open({ compactAfterBytes: 1, snapshot: () => live });
-    const appendAndSettle = async (count: number) => {
+    const append = async (count: number) => {
       for (let n = 0; n < count; n += 1) await journal.append(appended);
-      // A compaction is queued after the batch that crossed the threshold: let it run.
-      await new Promise((resolve) => setTimeout(resolve, 20));
     };
-    await appendAndSettle(1);
+    // A compaction is queued after the batch that crossed the threshold and runs on its own time:
+    // wait for it rather than for a fixed delay a busy machine may not honour.
+    const compactions = (count: number) => waitUntil(() => journal.stats().compactions === count, `compaction ${count}`, 20_000);
+    await append(1);
+    await compactions(1);
     expect(journal.stats()).toMatchObject({ compactions: 1, recordsInFile: 5 });
     const kept = journal.stats().bytesInFile;
     const needed = Math.ceil((4 * kept) / encodeRecordLine(appended).length);
-    await appendAndSettle(needed - 1);
+    await append(needed - 1);
+    // Below the threshold nothing is queued; a compaction that wrongly was would show by now.
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(journal.stats().compactions).toBe(1);
-    await appendAndSettle(1);
+    await append(1);
+    await compactions(2);
     expect(journal.stats()).toMatchObject({ compactions: 2, recordsInFile: 5 });
     await journal.close();
   });

@@ -1,0 +1,138 @@
+/**
+ * Every `<Prefix>-*` header of the service's wire, in one table, and the rule for the names it puts
+ * in URL paths. The sender's options, the receiver's reader, the testing helpers and the dev server
+ * all take their names from here, so a name cannot drift between the side that writes it and the
+ * side that reads it.
+ */
+
+/** The settings a message, its callback and its failure callback each carry under their own stem. */
+export interface DeliverySettingHeaders {
+  method: string;
+  timeout: string;
+  retries: string;
+  retryDelay: string;
+  delay: string;
+  /** Prefix of a forwarded header: `<stem>Forward-X: v` reaches the destination as `X: v`. */
+  forwardPrefix: string;
+}
+
+/** A callback's URL header and its own settings. */
+export interface CallbackHeaders extends DeliverySettingHeaders {
+  url: string;
+}
+
+/** The header names for one prefix, in the service's canonical spelling (`Service-Retries`). */
+export interface ProtocolHeaderNames {
+  readonly prefix: string;
+  // Set by the sender on an enqueue or publish.
+  readonly delivery: DeliverySettingHeaders;
+  readonly notBefore: string;
+  readonly deduplicationId: string;
+  readonly contentBasedDeduplication: string;
+  readonly label: string;
+  readonly flowControlKey: string;
+  /** `parallelism=N, rate=N, period=1m`: the limits of the key, any subset, comma-separated. */
+  readonly flowControlValue: string;
+  /** `body`, `header` or `header[Name]`, comma-separated: kept out of logs, the DLQ and the console. */
+  readonly redactFields: string;
+  readonly callback: CallbackHeaders;
+  // Set on a schedule's creation.
+  readonly cron: string;
+  /** Also the schedule's id on each delivery it fires. */
+  readonly scheduleId: string;
+  /** The queue each firing of a schedule is enqueued on. */
+  readonly queueName: string;
+  readonly failureCallback: CallbackHeaders;
+  // Set by the sender of a workflow step, and carried on to its deliveries.
+  readonly workflowRunId: string;
+  readonly workflowUrl: string;
+  readonly workflowCreatedAt: string;
+  /** `true` on the message that starts a run (its trigger), `false` on each step the run publishes. */
+  readonly workflowInit: string;
+  /** `toCallback` on a `context.call`'s third-party request, which is not a step of the run. */
+  readonly workflowCallType: string;
+  /** `true` on a trigger sent by `context.invoke`: its body names the invoking run, which gets the result. */
+  readonly workflowInvoke: string;
+  /** The Workflow SDK's features, e.g. `LazyFetch` (it fetches the run's steps instead of receiving them). */
+  readonly featureSet: string;
+  // Set by the service on each delivery.
+  readonly signature: string;
+  readonly messageId: string;
+  readonly retried: string;
+  readonly callerIp: string;
+  readonly topicName: string;
+  /** The region that sent the delivery (`eu-central-1`): the receiver picks that region's keys. */
+  readonly region: string;
+  // Set by a destination on its answer: never retry this message.
+  readonly nonRetryableError: string;
+}
+
+// Built once per prefix: receivers and the dev server look names up on every request.
+const byPrefix = new Map<string, ProtocolHeaderNames>();
+
+/**
+ * The wire's header names for `prefix` (`Service` by default, `Upstash` on the real service).
+ *
+ * @example headerNames('Upstash').signature // 'Upstash-Signature'
+ */
+export function headerNames(prefix: string): ProtocolHeaderNames {
+  let names = byPrefix.get(prefix);
+  if (!names) {
+    const p = `${prefix}-`;
+    names = {
+      prefix,
+      delivery: settings(p),
+      notBefore: `${p}Not-Before`,
+      deduplicationId: `${p}Deduplication-Id`,
+      contentBasedDeduplication: `${p}Content-Based-Deduplication`,
+      label: `${p}Label`,
+      flowControlKey: `${p}Flow-Control-Key`,
+      flowControlValue: `${p}Flow-Control-Value`,
+      redactFields: `${p}Redact-Fields`,
+      cron: `${p}Cron`,
+      queueName: `${p}Queue-Name`,
+      callback: { url: `${p}Callback`, ...settings(`${p}Callback-`) },
+      failureCallback: { url: `${p}Failure-Callback`, ...settings(`${p}Failure-Callback-`) },
+      workflowRunId: `${p}Workflow-RunId`,
+      workflowUrl: `${p}Workflow-Url`,
+      workflowCreatedAt: `${p}Workflow-CreatedAt`,
+      workflowInit: `${p}Workflow-Init`,
+      workflowCallType: `${p}Workflow-CallType`,
+      workflowInvoke: `${p}Workflow-Invoke`,
+      featureSet: `${p}Feature-Set`,
+      signature: `${p}Signature`,
+      messageId: `${p}Message-Id`,
+      retried: `${p}Retried`,
+      callerIp: `${p}Caller-Ip`,
+      topicName: `${p}Topic-Name`,
+      scheduleId: `${p}Schedule-Id`,
+      region: `${p}Region`,
+      nonRetryableError: `${p}NonRetryable-Error`,
+    };
+    // Prefixes come from settings, not requests: a handful per process.
+    byPrefix.set(prefix, names);
+  }
+  return names;
+}
+
+function settings(stem: string): DeliverySettingHeaders {
+  return {
+    method: `${stem}Method`,
+    timeout: `${stem}Timeout`,
+    retries: `${stem}Retries`,
+    retryDelay: `${stem}Retry-Delay`,
+    delay: `${stem}Delay`,
+    forwardPrefix: `${stem}Forward-`,
+  };
+}
+
+/**
+ * A name the service puts in a URL path (queue, URL group, schedule id, flow-control key): letters,
+ * digits, `-`, `_` and `.`, but not `.` or `..` alone, which a URL resolves away as a dot-segment.
+ */
+export const RESOURCE_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
+/** {@link RESOURCE_NAME} in words, for the messages that refuse a name. */
+export const RESOURCE_NAME_RULE = 'letters, digits, "-", "_" and "." (but not "." or ".." alone)';
+
+/** The status the service treats as "never retry": the message goes straight to the DLQ. */
+export const NON_RETRYABLE_STATUS = 489;
