@@ -1,24 +1,9 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared';
 
 export default defineConfig([
-  {
-    entry: { index: 'src/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
-    // The console is found relative to the module (`import.meta.url`), which CommonJS lacks.
-    shims: true,
-    clean: true,
-    // No maps: see packages/core/tsup.config.ts.
-    sourcemap: false,
-    target: 'node20',
-  },
-  {
-    // The CLI is ESM only: it is run, never imported.
-    entry: { cli: 'src/cli.ts' },
-    format: ['esm'],
-    // No maps: see packages/core/tsup.config.ts.
-    sourcemap: false,
-    target: 'node20',
-    banner: { js: '#!/usr/bin/env node' },
-  },
+  // The console is found relative to the module (`import.meta.url`), which CommonJS lacks.
+  packageBuild({ index: 'src/index.ts' }, { shims: true }),
+  // The CLI is ESM only: it is run, never imported.
+  packageBuild({ cli: 'src/cli.ts' }, { format: ['esm'], dts: false, clean: false, banner: { js: '#!/usr/bin/env node' } }),
 ]);

@@ -1,12 +1,5 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  // No maps: see packages/core/tsup.config.ts.
-  sourcemap: false,
-  // Workers, Deno and Bun as well as Node: nothing here is Node's.
-  target: 'es2022',
-});
+// Workers, Deno and Bun as well as Node: nothing here is Node's.
+export default defineConfig(packageBuild({ index: 'src/index.ts' }, { target: 'es2022' }));

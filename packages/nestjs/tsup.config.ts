@@ -1,11 +1,4 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  // No maps: see packages/core/tsup.config.ts.
-  sourcemap: false,
-  target: 'node20',
-});
+export default defineConfig(packageBuild({ index: 'src/index.ts' }));

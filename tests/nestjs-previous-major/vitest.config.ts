@@ -14,6 +14,6 @@ export default mergeConfig(
   sharedTestConfig,
   defineConfig({
     resolve: { alias: NEST_PACKAGES.map((name) => ({ find: new RegExp(`^${name}$`), replacement: local.resolve(name) })) },
-    test: { include: ['../nestjs/test/**/*.test.ts', 'test/**/*.test.ts'] },
+    test: { include: ['../../packages/nestjs/test/**/*.test.ts', 'test/**/*.test.ts'] },
   }),
 );

@@ -50,7 +50,7 @@ export type {
   HttpMethod,
   RedactFields,
   WorkflowTarget,
-} from './headers';
+} from './enqueue-headers';
 export type { HeaderLookup } from './receive/delivery-headers';
 export type { RetryDelayExpression } from './retry-delay';
 export type * from './messaging';

@@ -21,7 +21,7 @@ export { MAX_ISSUER_LENGTH, MAX_SIGNED_URL_BYTES, MAX_TOKEN_LENGTH, unsignableUr
 
 // Reading the wire the way the service does, shared by the clients and the dev server.
 export { ENV_VARIABLES, resolveHeaderPrefix } from './config';
-export { parseDuration } from './headers';
+export { parseDuration } from './enqueue-headers';
 export { forwardedHeaders } from './receive/delivery-headers';
 export { defaultBackoffMs, parseEnqueuedRetryDelay, parseRetryDelay } from './retry-delay';
 export { parseRetryAfter } from './http/failures';

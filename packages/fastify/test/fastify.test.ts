@@ -7,7 +7,7 @@ import { createMailroom } from '../src';
 
 // What only the Fastify adapter does: the plugin keeps the exact bytes for Mailroom's routes and
 // changes no other route, forgetting it is a fix-it 500, and handlers get Fastify's request and
-// reply. The shared behaviour is the conformance suite's (packages/conformance).
+// reply. The shared behaviour is the conformance suite's (tests/conformance).
 
 const keys = { currentSigningKey: 'sig_current_test_key', nextSigningKey: 'sig_next_test_key' };
 const orderPlaced = defineDestination({ name: 'order-placed', path: '/orders', schema: z.object({ orderId: z.string() }) });

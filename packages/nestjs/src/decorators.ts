@@ -6,6 +6,7 @@ import {
   type RouteKind,
   type RouteMetadata,
   type SourceSchema,
+  NEST_METADATA_KEYS,
 } from './metadata';
 import type { CallbackOptions, DestinationDefinition, ReceivedMessage as CoreReceivedMessage } from '@mailroom/core';
 import { HttpCode, SetMetadata, UseFilters, UseGuards, applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
@@ -118,7 +119,7 @@ const reflector = new Reflector();
  */
 function defaultHttpCode(status: number): MethodDecorator {
   return (target, key, descriptor) => {
-    if (!descriptor || reflector.get('__httpCode__', descriptor.value as Function) !== undefined) return;
+    if (!descriptor || reflector.get(NEST_METADATA_KEYS.httpCode, descriptor.value as Function) !== undefined) return;
     HttpCode(status)(target, key, descriptor);
   };
 }

@@ -1,5 +1,13 @@
 import { SignatureGuard } from './guard';
-import { ROUTE_METADATA_KEYS, checkRoute, decoratorName, readRouteMetadata, usesReceivedMessage, type DiscoveredWrapper } from './metadata';
+import {
+  NEST_METADATA_KEYS,
+  ROUTE_METADATA_KEYS,
+  checkRoute,
+  decoratorName,
+  readRouteMetadata,
+  usesReceivedMessage,
+  type DiscoveredWrapper,
+} from './metadata';
 import {
   MAILROOM_MANAGEMENT_CLIENT,
   MAILROOM_MESSAGING_CLIENT,
@@ -31,11 +39,7 @@ export interface RouteScan {
   problems: string[];
 }
 
-// Nest's metadata keys, unchanged since Nest 8; its constants are not importable from the package
-// root, and deep imports do not resolve in Nest 12.
-const GUARDS_METADATA = '__guards__';
-const METHOD_METADATA = 'method';
-const PATH_METADATA = 'path';
+const { guards: GUARDS_METADATA, method: METHOD_METADATA, path: PATH_METADATA } = NEST_METADATA_KEYS;
 
 /**
  * Finds every Mailroom route and everything wrong with one, the way `@nestjs/bullmq`'s explorer

@@ -39,6 +39,20 @@ export type SourceSchema = Schema | DestinationDefinition | undefined;
 export type ResponseSchema = Schema | undefined;
 
 /** One metadata key per kind, so two Mailroom decorators on one method are detectable, not silently merged. */
+/**
+ * Nest's own metadata keys, which Nest does not export from its package roots (deep imports do not
+ * resolve in Nest 12): the one place to look when a Nest upgrade renames one. Unchanged from Nest 8
+ * (routes, guards, status) and Nest 5 (injection) through 11 and 12; the suite runs against both.
+ */
+export const NEST_METADATA_KEYS = {
+  guards: '__guards__',
+  method: 'method',
+  path: 'path',
+  httpCode: '__httpCode__',
+  constructorDependencies: 'self:paramtypes',
+  propertyDependencies: 'self:properties_metadata',
+} as const;
+
 export const ROUTE_METADATA_KEYS = {
   message: 'mailroom:on-message',
   callback: 'mailroom:on-callback',

@@ -1,4 +1,4 @@
-import type { DiscoveredWrapper } from './metadata';
+import { NEST_METADATA_KEYS, type DiscoveredWrapper } from './metadata';
 import {
   ConfigError,
   ValidationError,
@@ -62,9 +62,8 @@ export function checkOptions<T extends MailroomModuleOptions>(options: T, source
   return options;
 }
 
-// What `@Inject(token)` records, in Nest's words; unchanged since Nest 5 and the same in 11 and 12.
-const CONSTRUCTOR_DEPENDENCIES = 'self:paramtypes';
-const PROPERTY_DEPENDENCIES = 'self:properties_metadata';
+// What `@Inject(token)` records.
+const { constructorDependencies: CONSTRUCTOR_DEPENDENCIES, propertyDependencies: PROPERTY_DEPENDENCIES } = NEST_METADATA_KEYS;
 
 /**
  * The names of the classes and factories that inject `token`: explicit `@Inject(token)` on a

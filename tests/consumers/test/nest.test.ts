@@ -19,7 +19,7 @@ let dev: DevServerProcess | undefined;
 
 beforeAll(async () => {
   const packed = inject('tarballs');
-  const previousMajor = (name: string) => lockedVersion(name, `packages/nestjs-previous-major/node_modules/${name}`);
+  const previousMajor = (name: string) => lockedVersion(name, `tests/nestjs-previous-major/node_modules/${name}`);
   app = await createApp('nest', [
     await tarball(packed, 'core'),
     await tarball(packed, 'nestjs'),

@@ -6,13 +6,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SignatureGuard } from '../../nestjs/src';
+import { SignatureGuard } from '../../../packages/nestjs/src';
 
 // Without the aliases of vitest.config.ts, `@nestjs/*` in the shared test files and in the adapter's
 // source would resolve to the hoisted NestJS 12 and this workspace would silently test that again.
 describe('the NestJS these tests run against', () => {
   const here = createRequire(import.meta.url);
-  const hoisted = createRequire(new URL('../../nestjs/package.json', import.meta.url));
+  const hoisted = createRequire(new URL('../../../packages/nestjs/package.json', import.meta.url));
 
   it('is the major 11 installed in this workspace, for every @nestjs package', () => {
     for (const name of ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/testing']) {

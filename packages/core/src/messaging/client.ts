@@ -46,7 +46,7 @@ import {
   type WorkflowDlqFilter,
   type WorkflowDlqPage,
 } from './dlq';
-import { signalOf, type DlqFilter, type LogFilter, type PageOptions } from './filters';
+import { signalOf, type DlqFilter, type LogFilter, type PageOptions } from './listing';
 import {
   cancelMessage,
   cancelMessages,

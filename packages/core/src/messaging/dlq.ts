@@ -22,7 +22,7 @@ import {
   timestampMs,
   type DlqFilter,
   type PageOptions,
-} from './filters';
+} from './listing';
 
 // The two dead-letter queues: the message DLQ (every message that exhausted its retries) and the
 // workflow DLQ (failed workflow runs, whose failure callback can be re-triggered).

@@ -12,7 +12,7 @@ export type {
 } from './sending';
 export type { DlqPage, DlqSelection, WorkflowDlqFilter, WorkflowDlqPage } from './dlq';
 export type { NotifyResult, Waiter, WorkflowRun, WorkflowRunFilter, WorkflowRunPage } from './workflows';
-export type { DlqFilter, LogFilter, MessageFilter, OneOrMany, PageOptions } from './filters';
+export type { DlqFilter, LogFilter, MessageFilter, OneOrMany, PageOptions } from './listing';
 export type { CancelResult, CancelSelection, LogPage } from './messages';
 export type { PinnedLimits, QueueSettings, UnpinnedLimits } from './queues';
 export type { ScheduleOptions, ScheduleRequest } from './schedules';

@@ -1,3 +1,6 @@
+// The toolkit every listing shares: one resource read and checked (`getResource`), ids checked
+// (`checkId`), filters turned into a query, and the cursor walk (`paginate`).
+
 import { describeValue, expectObject, ValidationError } from '../errors';
 import type { QueryValue, RequestSpec } from '../http';
 import { parseResponse } from '../schemas/primitives';

@@ -14,7 +14,7 @@ import {
   type MessageFilter,
   type Page,
   type PageOptions,
-} from './filters';
+} from './listing';
 
 // Messages still pending (get, cancel) and the logs: every state change of every message.
 

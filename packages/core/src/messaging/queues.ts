@@ -9,7 +9,7 @@ import {
   type Queue,
 } from '../schemas/resources';
 import type { MessagingContext } from './context';
-import { getResource, signalOf } from './filters';
+import { getResource, signalOf } from './listing';
 import { checkName } from './sending';
 
 // How fast messages go out: queues (order and parallelism per queue, pause/resume) and flow-control

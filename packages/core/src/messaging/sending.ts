@@ -1,7 +1,7 @@
 import { isDestinationDefinition, validateWithSchema, type DestinationDefinition, type PayloadOf } from '../contract';
 import { ENV_FILE_HINT, ENV_VARIABLES } from '../config';
 import { ConfigError, expectObject, ResponseValidationError, ValidationError } from '../errors';
-import { buildEnqueueHeaders, type EnqueueOptions } from '../headers';
+import { buildEnqueueHeaders, type EnqueueOptions } from '../enqueue-headers';
 import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
 import { isPlainEnqueueResult } from '../schemas/messaging';

@@ -2,7 +2,7 @@ import { describeValue, expectObject, ValidationError } from '../errors';
 import { knownString, nilSafeArray, parseResponse } from '../schemas/primitives';
 import { z } from 'zod';
 import type { MessagingContext } from './context';
-import { checkId, checkIds, getResource, paginate, signalOf } from './filters';
+import { checkId, checkIds, getResource, paginate, signalOf } from './listing';
 
 // Workflow runs as the service keeps them for the Workflow SDK: their logs (state and steps), and
 // what can be done to them: cancel, notify a waiting run, list the waiters, and resume, restart or

@@ -1,5 +1,5 @@
 import { resolveHeaderPrefix } from '../config';
-import type { HeaderPrefixOptions } from '../headers';
+import type { HeaderPrefixOptions } from '../enqueue-headers';
 import { headerNames } from '../wire';
 
 /** The service's own headers on a delivery, read once into typed fields. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildEnqueueHeaders, parseDuration } from '../../src/headers';
+import { buildEnqueueHeaders, parseDuration } from '../../src/enqueue-headers';
 import { ValidationError } from '../../src/errors';
 
 describe('buildEnqueueHeaders', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildEnqueueHeaders } from '../../src/headers';
+import { buildEnqueueHeaders } from '../../src/enqueue-headers';
 import { forwardedHeaders, getHeader } from '../../src/receive/delivery-headers';
 
 describe('forwardedHeaders', () => {

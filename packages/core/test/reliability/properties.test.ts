@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors';
 import { RetryDelaySyntaxError } from '../../src/errors';
 import { ValidationError } from '../../src/errors';
-import { buildEnqueueHeaders } from '../../src/headers';
+import { buildEnqueueHeaders } from '../../src/enqueue-headers';
 import { forwardedHeaders } from '../../src/receive/delivery-headers';
 import { MAX_RETRY_DELAY_EXPRESSION_LENGTH, parseRetryDelay } from '../../src/retry-delay';
 import { formatServiceTimestamp, parseServiceTimestampParts, safeParseServiceTimestamp } from '../../src/schemas/management';

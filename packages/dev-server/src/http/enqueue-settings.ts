@@ -4,7 +4,7 @@ import {
   forwardedHeaders,
   parseDuration,
   parseEnqueuedRetryDelay,
-  headerNames as protocolHeaderNames,
+  headerNames,
   type CallbackHeaders,
   type ProtocolHeaderNames,
   RESOURCE_NAME,
@@ -69,7 +69,7 @@ const TIMEOUT_UNITS: readonly DurationUnit[] = ['h', 'm', 's'];
  */
 export function readEnqueueSettings(req: HeaderSource, prefix: string, plan: PlanLimits, now: number): EnqueueSettings {
   const get = headerReader(req);
-  const n = headerNames(prefix);
+  const n = enqueueHeaderKeys(prefix);
   const forwards = hasForwardedHeaders(req);
   const givenRetries = readRetries(get(n.retries), n.wire.delivery.retries, plan);
   const retries = givenRetries ?? plan.defaultRetries;
@@ -133,7 +133,7 @@ function hasForwardedHeaders(req: HeaderSource): boolean {
 }
 
 /** The lower-case names of every header an enqueue may carry, for one prefix; `wire` spells them for messages. */
-interface HeaderNames {
+interface EnqueueHeaderKeys {
   wire: ProtocolHeaderNames;
   retries: string;
   retryDelay: string;
@@ -177,12 +177,12 @@ interface CallbackHeaderNames {
 }
 
 // Node's `req.headers` keys are lower case: the protocol table's names, lowered once per prefix.
-const namesByPrefix = new Map<string, HeaderNames>();
+const namesByPrefix = new Map<string, EnqueueHeaderKeys>();
 
-function headerNames(prefix: string): HeaderNames {
+function enqueueHeaderKeys(prefix: string): EnqueueHeaderKeys {
   let names = namesByPrefix.get(prefix);
   if (!names) {
-    const wire = protocolHeaderNames(prefix);
+    const wire = headerNames(prefix);
     const key = (name: string) => name.toLowerCase();
     const ownPrefix = `${prefix.toLowerCase()}-`;
     names = {
@@ -274,7 +274,7 @@ function readTimeout(value: string | undefined, header: string, plan: PlanLimits
   return Math.min(seconds, plan.timeout);
 }
 
-function readNotBefore(get: HeaderGet, n: HeaderNames, plan: PlanLimits, now: number): number {
+function readNotBefore(get: HeaderGet, n: EnqueueHeaderKeys, plan: PlanLimits, now: number): number {
   const notBefore = get(n.notBefore);
   if (notBefore !== undefined && notBefore.trim() !== '') {
     // Not-Before wins over Delay, as on the service.
@@ -340,7 +340,7 @@ function workflowCallbackHeaders(req: HeaderSource, stem: string, prefix: string
   return out;
 }
 
-function readWorkflow(get: HeaderGet, n: HeaderNames, now: number): EnqueueSettings['workflow'] {
+function readWorkflow(get: HeaderGet, n: EnqueueHeaderKeys, now: number): EnqueueSettings['workflow'] {
   const runId = get(n.workflowRunId)?.trim();
   if (runId === undefined || runId === '') return undefined;
   const url = get(n.workflowUrl)?.trim();
