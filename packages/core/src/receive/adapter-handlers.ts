@@ -75,37 +75,49 @@ export function bindReceiverPerEnvironment<H, O extends ReceiverOptions = Receiv
 ): EndpointFactories<H, C> {
   const settings = (options ?? {}) as O;
   const receivers = new Map<string, Receiver>();
+  // Without request settings (Node, Bun, Deno) every request takes this one, with no lookup.
+  let fromProcess: Receiver | undefined;
   const receiverFor = (env: unknown): Receiver => {
-    const values = settings.env === undefined ? mailroomValues(env) : {};
+    const values = settings.env === undefined ? mailroomValues(env) : undefined;
+    if (values === undefined) return (fromProcess ??= createReceiver({ ...settings, [QUIET_START]: true }));
     const key = JSON.stringify(values);
     let receiver = receivers.get(key);
     if (!receiver) {
       // Made by a request, which reports a missing key itself: no start-up report on top.
-      const quiet = { ...settings, [QUIET_START]: true };
-      receiver = createReceiver(key === '{}' ? quiet : { ...quiet, env: { ...processEnvironment(), ...values } });
+      receiver = createReceiver({ ...settings, [QUIET_START]: true, env: { ...processEnvironment(), ...values } });
       receivers.set(key, receiver);
     }
     return receiver;
   };
   return factories((make) => {
     const endpoints = new WeakMap<Receiver, Endpoint>();
+    let fromProcessEndpoint: Endpoint | undefined;
     return wrap((env) => {
       const receiver = receiverFor(env);
+      if (receiver === fromProcess && fromProcessEndpoint) return fromProcessEndpoint;
       let endpoint = endpoints.get(receiver);
       if (!endpoint) {
         endpoint = make(receiver);
         endpoints.set(receiver, endpoint);
+        if (receiver === fromProcess) fromProcessEndpoint = endpoint;
       }
       return endpoint;
     }, settings);
   });
 }
 
-/** The string `MAILROOM_*` entries of a request's environment (a Worker's bindings hold other things too). */
-function mailroomValues(env: unknown): Record<string, string> {
-  const values: Record<string, string> = {};
-  if (env === null || typeof env !== 'object') return values;
-  for (const [name, value] of Object.entries(env)) if (name.startsWith('MAILROOM_') && typeof value === 'string') values[name] = value;
+/**
+ * The string `MAILROOM_*` entries of a request's environment (a Worker's bindings hold other things
+ * too), or `undefined` when it has none: checked on every request, so nothing is allocated then.
+ */
+function mailroomValues(env: unknown): Record<string, string> | undefined {
+  if (env === null || typeof env !== 'object') return undefined;
+  let values: Record<string, string> | undefined;
+  for (const name in env) {
+    if (!name.startsWith('MAILROOM_')) continue;
+    const value = (env as Record<string, unknown>)[name];
+    if (typeof value === 'string') (values ??= {})[name] = value;
+  }
   return values;
 }
 

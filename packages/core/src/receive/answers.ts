@@ -65,15 +65,13 @@ export function errorResponse(error: unknown, headerPrefix: string): { response:
  * Turns a Web `Request` into the pipeline's input, reading the body once and stopping as soon as it
  * passes the limit, so an oversized body is never buffered whole.
  */
-export async function readWebRequest(request: Request, maxBodyBytes: number): Promise<InboundRequest> {
+export async function readWebRequest(request: Request, maxBodyBytes: number, context?: unknown): Promise<InboundRequest> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBodyBytes) throw new BodyTooLargeError(maxBodyBytes);
-  return {
-    method: request.method,
-    url: request.url,
-    headers: request.headers,
-    rawBody: await readLimited(request, maxBodyBytes, declared),
-  };
+  const rawBody = await readLimited(request, maxBodyBytes, declared);
+  // One object shape for every request, with a context or without: a property added afterwards
+  // would show the pipeline's functions two shapes.
+  return { method: request.method, url: request.url, headers: request.headers, rawBody, context };
 }
 
 async function readLimited(request: Request, limit: number, declared: number): Promise<Uint8Array> {

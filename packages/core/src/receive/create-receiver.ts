@@ -359,8 +359,7 @@ async function fetchThrough(
 ): Promise<Response> {
   let input: InboundRequest;
   try {
-    input = await readWebRequest(request, context.maxBodyBytes);
-    if (handlerContext !== undefined) input.context = handlerContext;
+    input = await readWebRequest(request, context.maxBodyBytes, handlerContext);
   } catch (error) {
     const fallback: InboundRequest = { method: request.method, url: request.url, headers: request.headers, rawBody: new Uint8Array(0) };
     return toWebResponse(reportAndMap(context, error, fallback).response);
