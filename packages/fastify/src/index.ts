@@ -3,7 +3,7 @@
 // bytes from the request stream (limits, signature, parsing and status codes are all core's) while
 // every other route of the app keeps Fastify's parsed body.
 import { RawBodyUnavailableError, type ReceiverOptions } from '@mailroom/core';
-import { bindReceiver, handleNodeRequest, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
+import { bindReceiver, handleNodeRequest, type AdapterHandlers, type Endpoint, type OutboundResponse } from '@mailroom/core/adapter';
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 
@@ -74,18 +74,15 @@ function toRouteHandler(endpoint: Endpoint): MailroomRouteHandler {
   const handler: MailroomRouteHandler = async (request, reply) => {
     const raw = request.raw as MarkedRequest;
     const aside = raw[SET_ASIDE];
-    const out =
-      aside === undefined
-        ? endpoint.errorResponse(new RawBodyUnavailableError(FORGOT_PLUGIN), {
-            method: request.method,
-            url: request.url,
-            headers: raw.headers,
-            rawBody: new Uint8Array(0),
-          })
-        : await handleNodeRequest(endpoint, Object.assign(raw, { headers: Object.assign(raw.headers, aside) }), {
-            url: request.url,
-            context: { request, reply } satisfies FastifyDelivery,
-          });
+    let out: OutboundResponse;
+    if (aside === undefined) {
+      const input = { method: request.method, url: request.url, headers: raw.headers, rawBody: new Uint8Array(0) };
+      out = endpoint.errorResponse(new RawBodyUnavailableError(FORGOT_PLUGIN), input);
+    } else {
+      // The body headers back, for core to read the untouched stream by them.
+      Object.assign(raw.headers, aside);
+      out = await handleNodeRequest(endpoint, raw, { url: request.url, context: { request, reply } satisfies FastifyDelivery });
+    }
     return reply.code(out.status).headers(out.headers).send(out.body);
   };
   return Object.assign(handler, { [MAILROOM_ROUTE]: true as const });

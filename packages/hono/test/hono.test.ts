@@ -1,5 +1,8 @@
 import { defineDestination, ValidationError } from '@mailroom/core';
 import { createSignedRequest } from '@mailroom/core/testing';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -57,6 +60,39 @@ describe('@mailroom/hono', () => {
     expect(response.status).toBe(500);
     expect(await response.text()).toMatch(/MAILROOM_CURRENT_SIGNING_KEY/);
     expect(onError.mock.calls.map(([, where]) => where.stage)).toEqual(['config']);
+  });
+
+  it('on @hono/node-server, verifies whether or not a middleware read the body first', async () => {
+    const seen: string[] = [];
+    const app = new Hono();
+    app.use('/read-first', async (c, next) => {
+      await c.req.text();
+      await next();
+    });
+    const mailroom = createMailroom({ ...keys, env: {}, allowAnyPath: true });
+    for (const path of ['/orders', '/read-first'])
+      app.post(
+        path,
+        mailroom.destination(orderPlaced, (message) => void seen.push(`${path}:${message.body.orderId}`)),
+      );
+    const server = createServer(getRequestListener(app.fetch));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const path of ['/orders', '/read-first']) {
+        const request = await createSignedRequest({
+          url: `${origin}${path}`,
+          body: { orderId: 'o-9' },
+          key: keys.currentSigningKey,
+          env: {},
+        });
+        const response = await fetch(request);
+        expect(response.status).toBe(200);
+      }
+      expect(seen).toEqual(['/orders:o-9', '/read-first:o-9']);
+    } finally {
+      server.close();
+    }
   });
 
   it('refuses a handler or definition that is not one when the route is declared', () => {
