@@ -80,9 +80,3 @@ export const PLANS: Readonly<Record<PlanName, PlanLimits>> = {
     prod_pack_enabled: false,
   },
 };
-
-/** The plan of a name, refusing anything but `free` and `paid`. */
-export function planLimits(name: string): PlanLimits {
-  if (name !== 'free' && name !== 'paid') throw new TypeError(`plan must be "free" or "paid", got ${JSON.stringify(name)}`);
-  return PLANS[name];
-}
