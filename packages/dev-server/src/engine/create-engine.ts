@@ -1,15 +1,13 @@
 import type { EventBus } from '../events';
 import type { Store } from '../state/store';
 import type { FlowControlSettings, MessageRecord } from '../state/records';
-import { classifyAttempt } from './attempt-outcome';
-import { attemptRecord } from './attempt-record';
+import { attemptRecord, classifyAttempt, reportAttempt } from './attempt';
 import { workflowDeliveryBody } from '../workflows/runs';
 import { buildDeliveryRequest } from './delivery-request';
 import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
 import type { EngineConfig } from './engine-config';
-import { reportAttempt } from './report-attempt';
 import { retryWait } from './retry-wait';
 import { createRequestSender, type RequestResult } from './send-request';
 import { createTimers } from './timers';

@@ -1,7 +1,6 @@
 import type { ServerContext } from '../server-context';
 import type { DlqEntry, MessageRecord } from '../state/records';
-import { failureCallbackBody } from '../engine/callback-body';
-import { callbackMessage } from '../engine/callback-message';
+import { callbackMessage, failureCallbackBody } from '../engine/callbacks';
 import { newMessageId } from '../ids';
 import { dlqLive } from '../state/expiry';
 import { badRequest, notFound } from './http-error';

@@ -1,6 +1,5 @@
 import { JournalCorruptError } from './errors';
-import { headerProblem } from './journal-header';
-import { INVALID_LINE, decodeRecordLine } from './record-line';
+import { INVALID_LINE, decodeRecordLine, headerProblem } from './record-line';
 
 const NEWLINE = 0x0a;
 

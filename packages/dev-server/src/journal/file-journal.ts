@@ -1,13 +1,10 @@
 import type { FileHandle } from 'node:fs/promises';
-import { takeAppendBatch } from './commit-queue';
-import type { AppendOperation, JournalOperation } from './commit-queue';
+import { join } from 'node:path';
 import { syncDirectory, writeAndRename, writeFully } from './durable-fs';
 import { JournalUnavailableError } from './errors';
-import { JOURNAL_HEADER_LINE } from './journal-header';
-import type { JournalPaths } from './journal-paths';
 import { releaseLock } from './lock-file';
 import type { HeldLock } from './lock-file';
-import { encodeRecordLine } from './record-line';
+import { encodeRecordLine, JOURNAL_HEADER_LINE } from './record-line';
 import type { Journal, JournalStats } from './types';
 
 /** Automatic compaction settings, both present or neither. */
@@ -246,4 +243,60 @@ const GROWTH = 4;
 function compactionDue(state: FileState, afterBytes: number): boolean {
   const appended = state.size - state.keptByLastCompaction;
   return appended >= Math.max(afterBytes, state.keptByLastCompaction * GROWTH);
+}
+
+/** The files of one journal inside its directory. */
+export interface JournalPaths {
+  dir: string;
+  /** The journal itself. */
+  file: string;
+  /** Where compaction builds the next file before renaming it over `file`. */
+  tmp: string;
+  /** Exclusive lock naming the process that has the journal open. */
+  lock: string;
+}
+
+/** Resolves a journal's file names; refuses names that could escape `dir`. */
+export function journalPaths(dir: string, name: string): JournalPaths {
+  if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) {
+    throw new TypeError(
+      `A journal name may only hold letters, digits, ".", "_" and "-", and not start with "."; got ${JSON.stringify(name)}.`,
+    );
+  }
+  return {
+    dir,
+    file: join(dir, `${name}.jsonl`),
+    tmp: join(dir, `${name}.jsonl.tmp`),
+    lock: join(dir, `${name}.lock`),
+  };
+}
+
+/** What a caller waits for: one append or one compaction, settled when it is durable or failed. */
+export type JournalOperation = ({ kind: 'append'; line: string } | { kind: 'compact'; lines: string[] }) & {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+};
+
+export type AppendOperation = Extract<JournalOperation, { kind: 'append' }>;
+
+/**
+ * Cap on one batch, so a burst of appends does not build one huge string; a batch this size already
+ * spreads one sync over thousands of records.
+ */
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Takes the run of appends at the front of `queue` (up to {@link MAX_BATCH_BYTES}; at least one), for
+ * one write and one sync. Stops at a compaction, which must see exactly the appends queued before it.
+ */
+export function takeAppendBatch(queue: JournalOperation[]): AppendOperation[] {
+  let count = 0;
+  let bytes = 0;
+  for (let next = queue[0]; next?.kind === 'append'; next = queue[count]) {
+    if (count > 0 && bytes + next.line.length > MAX_BATCH_BYTES) break;
+    bytes += next.line.length;
+    count += 1;
+  }
+  // One splice, not a shift per record: a large batch would make that quadratic.
+  return queue.splice(0, count) as AppendOperation[];
 }

@@ -20,11 +20,9 @@ import { dirname } from 'node:path';
 import { decodeJournal } from './decode-journal';
 import type { DecodedJournal } from './decode-journal';
 import { syncDirectory, writeAndRename } from './durable-fs';
-import { createFileJournal } from './file-journal';
-import type { AutoCompaction } from './file-journal';
-import { JOURNAL_HEADER_LINE } from './journal-header';
-import { journalPaths } from './journal-paths';
-import type { JournalPaths } from './journal-paths';
+import { createFileJournal, journalPaths } from './file-journal';
+import type { AutoCompaction, JournalPaths } from './file-journal';
+import { JOURNAL_HEADER_LINE } from './record-line';
 import { acquireLock, releaseLock } from './lock-file';
 import type { OpenedJournal, OpenJournalOptions } from './types';
 

@@ -1,0 +1,164 @@
+import { headerNames } from '@mailroom/core/protocol';
+import type { RequestResult } from './send-request';
+import { newDlqId } from '../ids';
+import type { DevState } from '../state/dev-state';
+import type { AttemptOutcome, DevRecord, DlqEntry, MessageRecord, ResponseRecord } from '../state/records';
+import { callbackBody, callbackMessage, failureCallbackBody } from './callbacks';
+import type { EngineConfig } from './engine-config';
+import type { RetryWait } from './retry-wait';
+import type { EventBus } from '../events';
+
+// One delivery attempt, from its answer to what it changes: the outcome (delivered, retry, failed),
+// the journal record that commits it, and the events it reports.
+
+/** How an attempt ended and, for a final failure, why. */
+export interface ClassifiedAttempt {
+  outcome: AttemptOutcome;
+  reason?: 'retries-exhausted' | 'non-retryable';
+}
+
+/**
+ * 2xx delivers. Anything else (another status, a network error, a timeout) is a failure, retried
+ * while `retried < maxRetries` (so 1 + retries attempts in all), except a 489 carrying
+ * `<P>-NonRetryable-Error: true`, which stops at once.
+ */
+export function classifyAttempt(result: RequestResult, retried: number, maxRetries: number, headerPrefix: string): ClassifiedAttempt {
+  if (result.ok && result.status >= 200 && result.status < 300) return { outcome: 'delivered' };
+  if (result.ok && result.status === 489 && isNonRetryable(result.headers, headerPrefix))
+    return { outcome: 'failed', reason: 'non-retryable' };
+  if (retried >= maxRetries) return { outcome: 'failed', reason: 'retries-exhausted' };
+  return { outcome: 'retry' };
+}
+
+function isNonRetryable(headers: Record<string, string[]>, headerPrefix: string): boolean {
+  const wanted = headerNames(headerPrefix).nonRetryableError.toLowerCase();
+  for (const [name, values] of Object.entries(headers)) {
+    if (name.toLowerCase() === wanted) return values.some((value) => value.trim().toLowerCase() === 'true');
+  }
+  return false;
+}
+
+/** The journal record of one attempt. */
+export type AttemptRecord = Extract<DevRecord, { type: 'attempt' }>;
+
+export interface AttemptRecordInput {
+  state: DevState;
+  message: MessageRecord;
+  retried: number;
+  result: RequestResult;
+  classified: ClassifiedAttempt;
+  wait: RetryWait | undefined;
+  at: number;
+  startedAt?: number;
+  /** The token the attempt was signed with: with the message, it gives every header that was sent. */
+  signature?: string | undefined;
+}
+
+/**
+ * One attempt and everything that follows from it: the callback about it, and after the last failed
+ * attempt the DLQ entry and the failure callback. Must be committed in the same synchronous step it
+ * is built in: the sequence and DLQ numbers it reads from the state are taken only by the commit.
+ */
+export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): AttemptRecord {
+  const { state, message, retried, result, classified, at } = input;
+  const response = result.ok ? responseRecord(result) : undefined;
+  const error = result.ok ? undefined : result.error;
+  const spawned: MessageRecord[] = [];
+  let seq = state.nextSeq;
+  if (message.kind === 'message' && message.callback) {
+    const body = callbackBody(message, retried, response);
+    spawned.push(callbackMessage({ source: message, settings: message.callback, kind: 'callback', body, seq: seq++, at }, config));
+  }
+  let dlq: DlqEntry | undefined;
+  if (classified.outcome === 'failed' && message.kind === 'message') {
+    const order = state.nextDlqOrder;
+    const dlqId = newDlqId(at, order);
+    if (message.failureCallback) {
+      const body = failureCallbackBody(message, retried, response, dlqId);
+      spawned.push(
+        callbackMessage(
+          { source: message, settings: message.failureCallback, kind: 'failure-callback', body, seq: seq++, at, dlqId },
+          config,
+        ),
+      );
+    }
+    dlq = { dlqId, order, at, message, retried };
+    if (response) dlq.response = response;
+    if (error !== undefined) dlq.error = error;
+    if (message.failureCallback) dlq.failureCallbackInfo = { state: 'CALLBACK_INPROGRESS' };
+  }
+  // Optional fields by assignment, not conditional spreads: this runs for every attempt.
+  const record: AttemptRecord = {
+    type: 'attempt',
+    id: message.id,
+    at,
+    retried,
+    outcome: classified.outcome,
+    bytes: Buffer.byteLength(message.bodyBase64, 'base64') + (result.ok ? result.bytesReceived : 0),
+    spawned,
+  };
+  if (input.startedAt !== undefined) record.startedAt = input.startedAt;
+  if (input.signature !== undefined) record.signature = input.signature;
+  if (input.wait) {
+    record.delaySource = input.wait.source;
+    record.dueAt = at + input.wait.delayMs * config.timeScale;
+  }
+  if (response) record.response = response;
+  if (error !== undefined) record.error = error;
+  if (dlq) record.dlq = dlq;
+  return record;
+}
+
+function responseRecord(result: Extract<RequestResult, { ok: true }>): ResponseRecord {
+  return { status: result.status, headers: result.headers, bodyBase64: result.body.toString('base64') };
+}
+
+export interface AttemptReport {
+  message: MessageRecord;
+  record: AttemptRecord;
+  classified: ClassifiedAttempt;
+  wait: RetryWait | undefined;
+  timeScale: number;
+  /** Read after the commit, for the failure callback state it decided. */
+  state: DevState;
+}
+
+/** The events of one committed attempt: its outcome, a DLQ entry, the callbacks it spawned. */
+export function reportAttempt(events: EventBus, report: AttemptReport): void {
+  const { message, record, classified, wait } = report;
+  const base = { messageId: message.id, kind: message.kind, url: message.url, retried: record.retried };
+  const failure = {
+    ...(record.response ? { status: record.response.status } : {}),
+    ...(record.error !== undefined ? { error: record.error } : {}),
+  };
+  if (classified.outcome === 'delivered') events.emit({ type: 'delivered', ...base, status: record.response?.status ?? 0 });
+  else if (wait)
+    events.emit({
+      type: 'retry',
+      ...base,
+      ...failure,
+      delayMs: wait.delayMs,
+      scaledDelayMs: wait.delayMs * report.timeScale,
+      delaySource: wait.source,
+    });
+  else events.emit({ type: 'failed', ...base, ...failure, reason: classified.reason ?? 'retries-exhausted' });
+  if (record.dlq)
+    events.emit({
+      type: 'dlq',
+      dlqId: record.dlq.dlqId,
+      messageId: message.id,
+      ...(message.workflow ? { workflowRunId: message.workflow.runId } : {}),
+    });
+  // The reducer failed the run with its step: say so once, as for the other ends of a run.
+  const run = record.dlq && message.workflow ? report.state.runs.get(message.workflow.runId) : undefined;
+  if (run?.state === 'RUN_FAILED' && run.completedAt === record.at)
+    events.emit({ type: 'workflow-run', runId: run.runId, state: 'RUN_FAILED' });
+  for (const spawned of record.spawned) {
+    const kind = spawned.kind === 'failure-callback' ? 'failure-callback' : 'callback';
+    events.emit({ type: 'callback', messageId: spawned.id, kind, url: spawned.url, sourceMessageId: message.id, retried: record.retried });
+  }
+  if (message.kind === 'failure-callback' && message.dlqId !== undefined && classified.outcome !== 'retry') {
+    const state = report.state.dlq.get(message.dlqId)?.failureCallbackInfo?.state;
+    if (state) events.emit({ type: 'failure-callback-state', dlqId: message.dlqId, state });
+  }
+}

@@ -1,0 +1,87 @@
+import { newMessageId } from '../ids';
+import type { CallbackSettings, MessageKind, MessageRecord, ResponseRecord } from '../state/records';
+import type { EngineConfig } from './engine-config';
+
+// The callbacks an attempt spawns: their JSON bodies, field for field as the service sends them, and
+// the messages that carry them.
+
+/**
+ * The JSON body of a callback about one attempt, field for field as service-facts lists it: `status`,
+ * `header` and base64 `body` of the destination's answer (absent when there was none, e.g. a timeout),
+ * `retried` and `maxRetries` (equal on the final attempt), the source message's id, URL, method,
+ * headers, base64 body, `notBefore`, `createdAt` (ms) and `callerIP`, plus `topicName` and
+ * `endpointName` for URL groups.
+ */
+export function callbackBody(source: MessageRecord, retried: number, response: ResponseRecord | undefined): Record<string, unknown> {
+  return {
+    ...(response ? { status: response.status, header: response.headers, body: response.bodyBase64 } : { body: '' }),
+    retried,
+    maxRetries: source.maxRetries,
+    sourceMessageId: source.id,
+    ...(source.topicName !== undefined ? { topicName: source.topicName } : {}),
+    ...(source.endpointName !== undefined ? { endpointName: source.endpointName } : {}),
+    url: source.url,
+    method: source.method,
+    sourceHeader: source.sourceHeader,
+    sourceBody: source.bodyBase64,
+    notBefore: source.notBefore,
+    createdAt: source.createdAt,
+    callerIP: source.callerIp,
+  };
+}
+
+/** A failure callback's body: the callback body of the last attempt plus `dlqId` and the workflow fields. */
+export function failureCallbackBody(
+  source: MessageRecord,
+  retried: number,
+  response: ResponseRecord | undefined,
+  dlqId: string,
+): Record<string, unknown> {
+  return {
+    ...callbackBody(source, retried, response),
+    dlqId,
+    ...(source.workflow ? { workflowRunId: source.workflow.runId, workflowCreatedAt: source.workflow.createdAt } : {}),
+  };
+}
+
+export interface CallbackMessageInput {
+  source: MessageRecord;
+  settings: CallbackSettings;
+  kind: Exclude<MessageKind, 'message'>;
+  body: Record<string, unknown>;
+  seq: number;
+  at: number;
+  dlqId?: string;
+}
+
+/**
+ * A callback as a message of its own ("charged as a regular message"): signed for the callback URL,
+ * retried with its own `<P>-Callback-*` settings or else the source's retry settings, never queued
+ * (it must not wait behind the message it reports on), and journaled like any message, so a restart
+ * does not lose it.
+ */
+export function callbackMessage(input: CallbackMessageInput, config: EngineConfig): MessageRecord {
+  const { source, settings, at } = input;
+  const delayMs = (settings.delaySeconds ?? 0) * 1000;
+  const retryDelay = settings.retryDelay ?? source.retryDelay;
+  return {
+    id: newMessageId(),
+    seq: input.seq,
+    kind: input.kind,
+    url: settings.url,
+    method: settings.method,
+    bodyBase64: Buffer.from(JSON.stringify(input.body)).toString('base64'),
+    contentType: 'application/json',
+    forwardHeaders: settings.headers,
+    sourceHeader: {},
+    maxRetries: settings.retries ?? source.maxRetries,
+    ...(retryDelay !== undefined ? { retryDelay } : {}),
+    timeoutSeconds: settings.timeoutSeconds ?? config.planTimeoutSeconds,
+    notBefore: at + delayMs,
+    dueAt: at + delayMs * config.timeScale,
+    createdAt: at,
+    callerIp: source.callerIp,
+    sourceMessageId: source.id,
+    ...(input.dlqId !== undefined ? { dlqId: input.dlqId } : {}),
+  };
+}
