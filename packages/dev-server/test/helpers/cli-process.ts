@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Builds `mailroom` (src/cli.ts) with tsup into a throw-away folder inside this package, so the child
+ * Builds `mailroom` (src/cli/main.ts) with tsup into a throw-away folder inside this package, so the child
  * runs this very source, unbundled from its dependencies: `@mailroom/core` resolves from the workspace
  * as it would for a user. Answers the script's path and a cleanup.
  */
@@ -17,7 +17,7 @@ export async function buildCli(): Promise<{ cliPath: string; cleanup: () => Prom
   await mkdir(cacheDir, { recursive: true });
   const outDir = await mkdtemp(join(cacheDir, 'mailroom-cli-'));
   await build({
-    entry: { cli: join(PACKAGE_DIR, 'src', 'cli.ts') },
+    entry: { cli: join(PACKAGE_DIR, 'src', 'cli', 'main.ts') },
     format: ['esm'],
     outDir,
     target: 'node20',
