@@ -1,4 +1,5 @@
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
+import { headerValuesFromRaw } from '../http/header-names';
 import { badRequest, notFound } from '../http/http-error';
 import { readBody, readJsonBody } from '../http/read-body';
 import { json, type Reply } from '../http/reply';
@@ -147,14 +148,12 @@ async function callWebhook(ctx: ServerContext, request: Parameters<Route['handle
   if (userId !== ctx.credentials.userId || run?.state !== 'RUN_STARTED') throw notFound('no such webhook');
   const { req } = request;
   const body = await readBody(req, ctx.plan.max_message_size, () => badRequest('webhook request larger than the max message size'));
-  const header: Record<string, string[]> = {};
-  for (let index = 0; index < req.rawHeaders.length; index += 2) (header[req.rawHeaders[index]!] ??= []).push(req.rawHeaders[index + 1]!);
   const event = {
     proto: 'http',
     host: req.headers.host ?? '',
     url: req.url ?? '/',
     method: request.method,
-    header,
+    header: headerValuesFromRaw(req.rawHeaders, () => true),
     body: body.toString('base64'),
   };
   const out = Buffer.from(JSON.stringify(event)).toString('base64');
