@@ -8,7 +8,17 @@ import { defineDestination } from '@mailroom/core';
 import { destination } from '@mailroom/next';
 import { verifySignatureAppRouter } from '@upstash/qstash/nextjs';
 import { check, log, report } from './lib/child.mjs';
-import { CURRENT_KEY, HEADER_PREFIX, ISSUER, NEXT_KEY, PUBLIC_URL, orderBody, orderSchema, serviceToken, tamper } from './lib/fixtures.mjs';
+import {
+  CURRENT_KEY,
+  ISSUER,
+  MAILROOM_OPTIONS,
+  NEXT_KEY,
+  PUBLIC_URL,
+  orderBody,
+  orderSchema,
+  serviceToken,
+  tamper,
+} from './lib/fixtures.mjs';
 import { createFloorVerifier } from './lib/floor-verifier.mjs';
 import { alternate, microsPerOp } from './lib/rounds.mjs';
 import { pairedRatio, summarise } from './lib/stats.mjs';
@@ -47,14 +57,7 @@ const handlers = {
   mailroom: destination(
     defineDestination({ name: 'orders', path: '/api/orders', schema: orderSchema }),
     (message) => handle(message.body),
-    {
-      currentSigningKey: CURRENT_KEY,
-      nextSigningKey: NEXT_KEY,
-      headerPrefix: HEADER_PREFIX,
-      issuer: ISSUER,
-      publicUrl: PUBLIC_URL,
-      onError: () => {},
-    },
+    MAILROOM_OPTIONS,
   ),
   vendor: verifySignatureAppRouter(plain, { currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY }),
   floor,

@@ -12,6 +12,16 @@ export const ISSUER = 'Upstash';
 export const HEADER_PREFIX = 'Upstash';
 export const PUBLIC_URL = 'https://bench.mailroom.test';
 
+/** The receiver settings of every Mailroom route the bench measures: the service's keys, prefix and issuer, errors unlogged. */
+export const MAILROOM_OPTIONS = {
+  currentSigningKey: CURRENT_KEY,
+  nextSigningKey: NEXT_KEY,
+  headerPrefix: HEADER_PREFIX,
+  issuer: ISSUER,
+  publicUrl: PUBLIC_URL,
+  onError: () => {},
+};
+
 export const orderSchema = z.object({
   orderId: z.string().min(1),
   customer: z.object({ id: z.string(), email: z.email(), name: z.string() }),

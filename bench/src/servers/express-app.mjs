@@ -8,7 +8,7 @@ import { defineDestination } from '@mailroom/core';
 import { createMailroom } from '@mailroom/express';
 import { Receiver } from '@upstash/qstash';
 import express from 'express';
-import { CURRENT_KEY, HEADER_PREFIX, ISSUER, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
+import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
 import { createFloorVerifier } from '../lib/floor-verifier.mjs';
 
 let handled = 0;
@@ -25,14 +25,7 @@ app.post('/bare', express.json(), (req, res) => {
   res.status(200).end();
 });
 
-const mailroom = createMailroom({
-  currentSigningKey: CURRENT_KEY,
-  nextSigningKey: NEXT_KEY,
-  headerPrefix: HEADER_PREFIX,
-  issuer: ISSUER,
-  publicUrl: PUBLIC_URL,
-  onError: () => {},
-});
+const mailroom = createMailroom(MAILROOM_OPTIONS);
 const orders = defineDestination({ name: 'orders', path: '/mailroom/orders', schema: orderSchema });
 app.post(
   '/mailroom/orders',

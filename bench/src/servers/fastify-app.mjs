@@ -7,7 +7,7 @@ import { defineDestination } from '@mailroom/core';
 import { createMailroom } from '@mailroom/fastify';
 import { Receiver } from '@upstash/qstash';
 import Fastify from 'fastify';
-import { CURRENT_KEY, HEADER_PREFIX, ISSUER, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
+import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
 import { createFloorVerifier } from '../lib/floor-verifier.mjs';
 
 let handled = 0;
@@ -16,14 +16,7 @@ const handle = (order) => {
 };
 
 const app = Fastify({ logger: false, keepAliveTimeout: 30_000 });
-const mailroom = createMailroom({
-  currentSigningKey: CURRENT_KEY,
-  nextSigningKey: NEXT_KEY,
-  headerPrefix: HEADER_PREFIX,
-  issuer: ISSUER,
-  publicUrl: PUBLIC_URL,
-  onError: () => {},
-});
+const mailroom = createMailroom(MAILROOM_OPTIONS);
 await app.register(mailroom.plugin);
 
 app.post('/bare', async (request, reply) => {

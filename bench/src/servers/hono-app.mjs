@@ -9,7 +9,7 @@ import { defineDestination } from '@mailroom/core';
 import { createMailroom } from '@mailroom/hono';
 import { Receiver } from '@upstash/qstash';
 import { Hono } from 'hono';
-import { CURRENT_KEY, HEADER_PREFIX, ISSUER, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
+import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
 import { createFloorVerifier } from '../lib/floor-verifier.mjs';
 
 let handled = 0;
@@ -23,14 +23,7 @@ app.post('/bare', async (c) => {
   return c.body(null, 200);
 });
 
-const mailroom = createMailroom({
-  currentSigningKey: CURRENT_KEY,
-  nextSigningKey: NEXT_KEY,
-  headerPrefix: HEADER_PREFIX,
-  issuer: ISSUER,
-  publicUrl: PUBLIC_URL,
-  onError: () => {},
-});
+const mailroom = createMailroom(MAILROOM_OPTIONS);
 const orders = defineDestination({ name: 'orders', path: '/mailroom/orders', schema: orderSchema });
 app.post(
   '/mailroom/orders',
