@@ -3,7 +3,8 @@ import { badRequest } from '../http/http-error';
 import { json, type Reply } from '../http/reply';
 import type { Route } from '../http/router';
 import type { ServerContext } from '../server-context';
-import type { WorkflowRunRecord } from '../state/records';
+import type { DevState } from '../state/dev-state';
+import type { DlqEntry, WorkflowRunRecord } from '../state/records';
 import { REDACTED } from '../http/views';
 
 // `GET /v2/workflows/events`: the runs with their steps, newest first, as the Workflow SDK's
@@ -33,29 +34,54 @@ function runLogs(ctx: ServerContext, query: URLSearchParams): Reply {
     .filter(({ run }) => (!url || run.url === url) && (!state || run.state === state));
   const page = runs.slice(0, count);
   const last = page.at(-1);
+  const index = indexRuns(ctx.store.state);
   return json({
-    runs: page.map(({ run }) => runLog(ctx, run)),
+    runs: page.map(({ run }) => runLog(run, index)),
     ...(runs.length > count && last ? { cursor: String(last.order) } : {}),
   });
 }
 
+/** What a page of run logs looks up per run and per step, gathered in one pass over the DLQ and the waiters. */
+interface RunIndex {
+  state: DevState;
+  /** The first DLQ entry of each run. */
+  dlqByRun: Map<string, DlqEntry>;
+  /** The messages in the DLQ. */
+  failedMessages: Set<string>;
+  waitingByRun: Map<string, Array<{ eventId: string; deadline: number }>>;
+}
+
+function indexRuns(state: DevState): RunIndex {
+  const dlqByRun = new Map<string, DlqEntry>();
+  const failedMessages = new Set<string>();
+  for (const entry of state.dlq.values()) {
+    failedMessages.add(entry.message.id);
+    const runId = entry.message.workflow?.runId;
+    if (runId !== undefined && !dlqByRun.has(runId)) dlqByRun.set(runId, entry);
+  }
+  const waitingByRun = new Map<string, Array<{ eventId: string; deadline: number }>>();
+  for (const waiter of state.waiters.values()) {
+    const waits = waitingByRun.get(waiter.runId) ?? [];
+    waits.push({ eventId: waiter.eventId, deadline: waiter.deadline });
+    waitingByRun.set(waiter.runId, waits);
+  }
+  return { state, dlqByRun, failedMessages, waitingByRun };
+}
+
 /** One run as the SDK's `WorkflowRunLog`: its state, times, steps and what the route returned. */
-function runLog(ctx: ServerContext, run: WorkflowRunRecord): Record<string, unknown> {
-  const { state } = ctx.store;
-  const dlqEntry = [...state.dlq.values()].find((entry) => entry.message.workflow?.runId === run.runId);
+function runLog(run: WorkflowRunRecord, index: RunIndex): Record<string, unknown> {
+  const dlqEntry = index.dlqByRun.get(run.runId);
   const groups: Array<{ type: 'sequential' | 'parallel'; steps: Record<string, unknown>[] }> = [];
   const redacted = run.trigger.redact?.body === true;
-  run.steps.forEach((step, index) => {
-    const log = stepLog(ctx, step, index, redacted);
+  run.steps.forEach((step, position) => {
+    const log = stepLog(index, step, position, redacted);
     const parallel = Number(log.concurrent) > 1;
     const previous = groups.at(-1);
     if (parallel && previous?.type === 'parallel') previous.steps.push(log);
     else groups.push({ type: parallel ? 'parallel' : 'sequential', steps: [log] });
   });
   const invoker = run.trigger.workflow?.invoker;
-  const waiting = [...state.waiters.values()]
-    .filter((waiter) => waiter.runId === run.runId)
-    .map((waiter) => ({ eventId: waiter.eventId, deadline: waiter.deadline }));
+  const waiting = index.waitingByRun.get(run.runId) ?? [];
   return {
     workflowRunId: run.runId,
     workflowUrl: run.url,
@@ -86,11 +112,10 @@ function runLog(ctx: ServerContext, run: WorkflowRunRecord): Record<string, unkn
 }
 
 /** A step of a run: what the SDK published for it, and how its message fared. */
-function stepLog(ctx: ServerContext, step: WorkflowRunRecord['steps'][number], index: number, redacted: boolean): Record<string, unknown> {
-  const { state } = ctx.store;
+function stepLog(index: RunIndex, step: WorkflowRunRecord['steps'][number], position: number, redacted: boolean): Record<string, unknown> {
   const text = Buffer.from(step.bodyBase64, 'base64').toString('utf8');
   let published: Record<string, unknown> = {};
-  if (index === 0) published = { stepId: 0, stepName: 'init', stepType: 'Initial', out: text, concurrent: 1 };
+  if (position === 0) published = { stepId: 0, stepName: 'init', stepType: 'Initial', out: text, concurrent: 1 };
   else {
     try {
       published = JSON.parse(text) as Record<string, unknown>;
@@ -98,8 +123,8 @@ function stepLog(ctx: ServerContext, step: WorkflowRunRecord['steps'][number], i
       published = { out: text };
     }
   }
-  const pending = state.messages.get(step.messageId);
-  const failed = [...state.dlq.values()].some((entry) => entry.message.id === step.messageId);
+  const pending = index.state.messages.get(step.messageId);
+  const failed = index.failedMessages.has(step.messageId);
   const stepState = failed ? 'STEP_FAILED' : pending ? (pending.retried > 0 ? 'STEP_RETRY' : 'STEP_PROGRESS') : 'STEP_SUCCESS';
   return {
     callType: 'step',
