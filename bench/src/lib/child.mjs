@@ -3,7 +3,7 @@
 import { fork } from 'node:child_process';
 
 /** Options every measurement child gets on its command line. */
-export function parseArgs(argv = process.argv.slice(2)) {
+function parseArgs(argv = process.argv.slice(2)) {
   return { smoke: argv.includes('--smoke') };
 }
 
@@ -45,7 +45,7 @@ export function runChild(file, args, { timeoutMs, execArgv = [] }) {
 }
 
 /** An error that means "this path is broken": never report a speed for it. */
-export class CorrectnessError extends Error {
+class CorrectnessError extends Error {
   constructor(message) {
     super(`correctness check failed: ${message}`);
     this.correctness = true;

@@ -9,7 +9,7 @@ import { z } from 'zod';
 export const CURRENT_KEY = 'sig_7kYjw48mhY7kAjqNGcy6cr29RJ6r';
 export const NEXT_KEY = 'sig_5ZB6DVzB1wjE8S6rZ7eenA8Pdnhs';
 export const ISSUER = 'Upstash';
-export const HEADER_PREFIX = 'Upstash';
+const HEADER_PREFIX = 'Upstash';
 export const PUBLIC_URL = 'https://bench.mailroom.test';
 
 /** The receiver settings of every Mailroom route the bench measures: the service's keys, prefix and issuer, errors unlogged. */
@@ -82,7 +82,7 @@ export async function serviceToken({ key, url, rawBody, nowSeconds = Math.floor(
 }
 
 /** A token from core's own `sign` (the dev server's signer): unpadded body claim. */
-export function coreToken({ key, url, rawBody }) {
+function coreToken({ key, url, rawBody }) {
   return sign({ key, url, rawBody, issuer: ISSUER });
 }
 

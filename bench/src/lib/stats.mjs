@@ -2,7 +2,7 @@
 // round by round (both measured in the same round, back to back), then summarised, so a slow round
 // (a colleague's test run, a GC storm) moves both sides instead of inventing a difference.
 
-export function median(values) {
+function median(values) {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;

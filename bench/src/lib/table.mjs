@@ -9,7 +9,7 @@ const fmt = (value, unit) => {
 const fmtRatio = (r) => `${r.median.toFixed(2)}x ${r.vs} [${r.min.toFixed(2)}-${r.max.toFixed(2)}]`;
 
 /** Rows of cells: section, case, contender, median, min-max, unit, ratios, target. */
-export function cells(rows, { smoke }) {
+function cells(rows, { smoke }) {
   return rows.map((row) => {
     const value = row.value;
     const range = value ? `${fmt(value.min, row.unit)}-${fmt(value.max, row.unit)}` : '';

@@ -42,7 +42,7 @@ export function processEnvironment(): Environment {
 }
 
 /** The neutral default of the spec; the real service uses `Upstash`. */
-export const DEFAULT_HEADER_PREFIX = 'Service';
+const DEFAULT_HEADER_PREFIX = 'Service';
 
 // A prefix becomes part of header names (`<Prefix>-Retries`), so it must be a plain token with no
 // trailing dash: the dash is ours to add.
@@ -121,7 +121,7 @@ export function regionalSetting(option: ConfigOption, region: string | undefined
 }
 
 /** The variable of a setting in one region: `MAILROOM_URL` in `EU_CENTRAL_1` is `MAILROOM_EU_CENTRAL_1_URL`. */
-export function regionalVariable(option: ConfigOption, region: string): string {
+function regionalVariable(option: ConfigOption, region: string): string {
   return ENV_VARIABLES[option].replace(/^MAILROOM_/, `MAILROOM_${region}_`);
 }
 

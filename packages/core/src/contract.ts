@@ -4,7 +4,7 @@ import { ValidationError } from './errors';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 /** Turns Standard Schema issue paths into `items.0.sku`, the form our errors use everywhere. */
-export function issuePath(issue: StandardSchemaV1.Issue): string {
+function issuePath(issue: StandardSchemaV1.Issue): string {
   return (issue.path ?? []).map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment)).join('.');
 }
 

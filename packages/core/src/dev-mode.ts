@@ -76,7 +76,7 @@ function checkDevUrl(url: unknown): string {
  * Refuses dev mode where it must never run: in production (`NODE_ENV=production`) and while Next.js
  * builds (`NEXT_PHASE=phase-production-build`), where a dev server must not start.
  */
-export function assertDevModeAllowed(env: Environment): void {
+function assertDevModeAllowed(env: Environment): void {
   if (env.NEXT_PHASE === 'phase-production-build') {
     throw new ConfigError(
       'dev',

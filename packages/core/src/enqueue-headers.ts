@@ -78,7 +78,7 @@ export function parseDuration(path: string, value: Duration, units: readonly Dur
  * The header form of a duration. Strings pass through as written (after validation) so the
  * service sees exactly what the user wrote; numbers become seconds.
  */
-export function formatDuration(path: string, value: Duration, units?: readonly DurationUnit[]): string {
+function formatDuration(path: string, value: Duration, units?: readonly DurationUnit[]): string {
   parseDuration(path, value, units);
   return typeof value === 'number' ? `${value}s` : value;
 }
@@ -91,7 +91,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** Throws unless `name` is a valid HTTP header name. */
-export function assertHeaderName(path: string, name: unknown): asserts name is string {
+function assertHeaderName(path: string, name: unknown): asserts name is string {
   if (typeof name !== 'string' || !TOKEN.test(name)) {
     throw new ValidationError(path, `invalid header name ${JSON.stringify(name)}: use letters, digits and - only`);
   }

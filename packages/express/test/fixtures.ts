@@ -3,7 +3,7 @@ import request from 'supertest';
 import { signRequest, type SignRequestOptions } from '@mailroom/core/testing';
 import { z } from 'zod';
 
-export const keys = { currentSigningKey: 'sig_current_test_key', nextSigningKey: 'sig_next_test_key' };
+const keys = { currentSigningKey: 'sig_current_test_key', nextSigningKey: 'sig_next_test_key' };
 
 /** Receiver settings for tests: fixed keys, and no env lookups so the machine's variables cannot leak in. */
 export const options = { ...keys, env: {}, onError: () => {} };

@@ -12,7 +12,7 @@ import {
   MAILROOM_MANAGEMENT_CLIENT,
   MAILROOM_MESSAGING_CLIENT,
   MAILROOM_RECEIVER,
-  MODULE_OPTIONS_TOKEN,
+  MAILROOM_MODULE_OPTIONS,
   dependentsOf,
   unconfiguredReason,
   type MailroomModuleOptions,
@@ -25,16 +25,16 @@ import {
   type MessagingClient,
   type Receiver,
 } from '@mailroom/core';
-import { Inject, Injectable, Logger, RequestMethod, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, RequestMethod, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
 
 /** A controller method Mailroom verifies requests for. */
-export interface DiscoveredRoute {
+interface DiscoveredRoute {
   /** `Class.method`, for messages. */
   name: string;
 }
 
-export interface RouteScan {
+interface RouteScan {
   routes: DiscoveredRoute[];
   problems: string[];
 }
@@ -46,7 +46,7 @@ const { guards: GUARDS_METADATA, method: METHOD_METADATA, path: PATH_METADATA } 
  * does: a class is taken from `instance.constructor` so classes provided through factories are
  * seen too, and its methods from `MetadataScanner`.
  */
-export function scanRoutes(
+function scanRoutes(
   scanner: MetadataScanner,
   reflector: Reflector,
   wrappers: { controllers: readonly DiscoveredWrapper[]; providers: readonly DiscoveredWrapper[] },
@@ -202,14 +202,12 @@ export class MailroomSetupError extends MailroomError {
  */
 @Injectable()
 export class MailroomExplorer implements OnModuleInit {
-  private readonly logger = new Logger('Mailroom');
-
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
-    @Inject(MODULE_OPTIONS_TOKEN) private readonly options: MailroomModuleOptions,
+    @Inject(MAILROOM_MODULE_OPTIONS) private readonly options: MailroomModuleOptions,
     @Inject(MAILROOM_RECEIVER) private readonly receiver: Receiver,
     @Inject(MAILROOM_MESSAGING_CLIENT) private readonly messaging: MessagingClient,
     @Inject(MAILROOM_MANAGEMENT_CLIENT) private readonly management: ManagementClient,

@@ -28,7 +28,7 @@ export class MailroomRefusal extends HttpException {
 }
 
 /** Brand check rather than `instanceof`, which two copies of this package would defeat. */
-export function isMailroomRefusal(value: unknown): value is MailroomRefusal {
+function isMailroomRefusal(value: unknown): value is MailroomRefusal {
   return typeof value === 'object' && value !== null && (value as { [REFUSAL]?: boolean })[REFUSAL] === true;
 }
 
@@ -98,7 +98,7 @@ export class MailroomExceptionFilter extends BaseExceptionFilter {
  * How to fix a Nest app whose body parser ate the bytes the signature covers. Ends the
  * `RawBodyUnavailableError` message the first delivery reports (through Nest's `Logger`).
  */
-export const NEST_RAW_BODY_HINT =
+const NEST_RAW_BODY_HINT =
   'create the app with rawBody: true, e.g. NestFactory.create(AppModule, { rawBody: true }) ' +
   '(in tests: moduleRef.createNestApplication({ rawBody: true })). Parsers added with app.useBodyParser(...) keep ' +
   'the raw body too when rawBody is true; a parser added with app.use(express.json()) does not: pass it ' +

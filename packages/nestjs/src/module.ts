@@ -5,7 +5,7 @@ import {
   MAILROOM_MANAGEMENT_CLIENT,
   MAILROOM_MESSAGING_CLIENT,
   MAILROOM_RECEIVER,
-  MODULE_OPTIONS_TOKEN,
+  MAILROOM_MODULE_OPTIONS,
   checkOptions,
   managementClientProvider,
   messagingClientProvider,
@@ -44,7 +44,7 @@ import { DiscoveryModule } from '@nestjs/core';
     MailroomExplorer,
   ],
   exports: [
-    MODULE_OPTIONS_TOKEN,
+    MAILROOM_MODULE_OPTIONS,
     MAILROOM_RECEIVER,
     MAILROOM_MESSAGING_CLIENT,
     MAILROOM_MANAGEMENT_CLIENT,

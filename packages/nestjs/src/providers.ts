@@ -103,17 +103,16 @@ function describeToken(token: unknown): string {
 
 /**
  * `forRoot` / `forRootAsync` from Nest's builder, with `isGlobal` as an extra so it is known even
- * when the options themselves come from an async factory.
+ * when the options themselves come from an async factory. `MAILROOM_MODULE_OPTIONS` is the injection
+ * token of the resolved `MailroomModuleOptions`.
  */
-export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } = new ConfigurableModuleBuilder<MailroomModuleOptions>({
-  optionsInjectionToken: 'MAILROOM_MODULE_OPTIONS',
-})
-  .setClassMethodName('forRoot')
-  .setExtras<MailroomModuleExtras>({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal === true }))
-  .build();
-
-/** Injection token of the resolved `MailroomModuleOptions`. */
-export const MAILROOM_MODULE_OPTIONS = MODULE_OPTIONS_TOKEN;
+export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN: MAILROOM_MODULE_OPTIONS } =
+  new ConfigurableModuleBuilder<MailroomModuleOptions>({
+    optionsInjectionToken: 'MAILROOM_MODULE_OPTIONS',
+  })
+    .setClassMethodName('forRoot')
+    .setExtras<MailroomModuleExtras>({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal === true }))
+    .build();
 
 // Injection tokens are strings, not symbols: a string survives two copies of this package in one
 // app (an ESM and a CJS build, or two versions), where two `Symbol()`s would never match.
@@ -152,7 +151,7 @@ const UNCONFIGURED = Symbol.for('@mailroom/nestjs.unconfigured');
  * A plain object rather than a Proxy: Nest probes every provider for lifecycle hooks
  * (`onModuleInit` ...), and a Proxy that throws on any property would crash that probe.
  */
-export function unconfiguredMessagingClient(error: ConfigError, headerPrefix: string): MessagingClient {
+function unconfiguredMessagingClient(error: ConfigError, headerPrefix: string): MessagingClient {
   // The shape of a real client (never used to send), every method replaced: nothing to keep in step
   // when the client grows a method.
   const shape = createMessagingClient({ baseUrl: 'http://unconfigured.invalid', token: 'unconfigured', headerPrefix, env: {} });
@@ -171,7 +170,7 @@ function failingCopy<T extends object>(shape: T, error: ConfigError): T {
 }
 
 /** Like {@link unconfiguredMessagingClient}, for the management interface. */
-export function unconfiguredManagementClient(error: ConfigError): ManagementClient {
+function unconfiguredManagementClient(error: ConfigError): ManagementClient {
   const shape = createManagementClient({ baseUrl: 'http://unconfigured.invalid', user: 'unconfigured', password: 'unconfigured', env: {} });
   return mark(failingCopy(shape, error), error);
 }
@@ -190,19 +189,19 @@ function mark<T extends object>(client: T, error: ConfigError): T {
 export const receiverProvider: Provider<Receiver> = {
   provide: MAILROOM_RECEIVER,
   useFactory: (options: MailroomModuleOptions) => createReceiver(receiverOptions(options)),
-  inject: [MODULE_OPTIONS_TOKEN],
+  inject: [MAILROOM_MODULE_OPTIONS],
 };
 
 export const messagingClientProvider: Provider<MessagingClient> = {
   provide: MAILROOM_MESSAGING_CLIENT,
   useFactory: (options: MailroomModuleOptions) => messagingClient(options),
-  inject: [MODULE_OPTIONS_TOKEN],
+  inject: [MAILROOM_MODULE_OPTIONS],
 };
 
 export const managementClientProvider: Provider<ManagementClient> = {
   provide: MAILROOM_MANAGEMENT_CLIENT,
   useFactory: (options: MailroomModuleOptions) => managementClient(options),
-  inject: [MODULE_OPTIONS_TOKEN],
+  inject: [MAILROOM_MODULE_OPTIONS],
 };
 
 function receiverOptions(options: MailroomModuleOptions): ReceiverOptions {

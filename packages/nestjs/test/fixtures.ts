@@ -10,7 +10,7 @@ import { MailroomModule, type MailroomModuleExtras, type MailroomModuleOptions }
 export const keys = { currentSigningKey: 'sig_current_test_key', nextSigningKey: 'sig_next_test_key' };
 
 /** Module settings for tests: fixed keys, and no env lookups so the machine's variables cannot leak in. */
-export const options: MailroomModuleOptions = { ...keys, env: {}, onError: () => {} };
+const options: MailroomModuleOptions = { ...keys, env: {}, onError: () => {} };
 
 export const orderPlaced = defineDestination({
   name: 'order-placed',

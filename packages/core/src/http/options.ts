@@ -147,9 +147,9 @@ export interface ResolvedRequesterOptions {
   now: () => number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 500, maxDelayMs: 10_000 };
-export const DEFAULT_USER_AGENT = '@mailroom/core';
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 500, maxDelayMs: 10_000 };
+const DEFAULT_USER_AGENT = '@mailroom/core';
 
 // setTimeout fires at once for anything above 2^31 - 1 ms (about 24.8 days), which would turn a
 // generous timeout into an immediate one.

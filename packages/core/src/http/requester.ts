@@ -9,7 +9,6 @@ import {
   type QueryValue,
   type RequestSpec,
   type Requester,
-  type RequesterAuth,
   type RequesterOptions,
   type RequesterResponse,
 } from './options';
@@ -176,7 +175,7 @@ export function mergeRequestHeaders(target: Record<string, string>, given: Reado
  * `target[name] = value`, except that a header named `__proto__` becomes an own property like any
  * other instead of hitting the prototype setter (which would drop it without a word).
  */
-export function setHeader(target: Record<string, string>, name: string, value: string): void {
+function setHeader(target: Record<string, string>, name: string, value: string): void {
   if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
   else target[name] = value;
 }
@@ -205,7 +204,7 @@ function isHttpWhitespace(code: number): boolean {
 }
 
 /** Everything one attempt needs; built once so every retry sends the same bytes. */
-export interface PreparedRequest extends HttpTransportRequest {
+interface PreparedRequest extends HttpTransportRequest {
   retrySafe: boolean;
 }
 
@@ -218,7 +217,7 @@ const METHODS: ReadonlySet<string> = new Set<HttpMethod>(['GET', 'POST', 'PUT', 
  *
  * @example prepareRequest({ method: 'GET', path: ['v2', 'topics'] }, resolved).url // 'http://h/v2/topics'
  */
-export function prepareRequest(spec: RequestSpec, options: ResolvedRequesterOptions): PreparedRequest {
+function prepareRequest(spec: RequestSpec, options: ResolvedRequesterOptions): PreparedRequest {
   if (spec === null || typeof spec !== 'object') throw new ValidationError('request', 'expected a request object');
   if (!METHODS.has(spec.method)) {
     throw new ValidationError('method', `must be one of ${[...METHODS].join(', ')}, got ${JSON.stringify(spec.method)}`);

@@ -12,7 +12,7 @@ import {
   resolveHeaderPrefix,
 } from '../config';
 import type { DestinationDefinition, PayloadOf } from '../contract';
-import { createRequesterWhenConfigured, type HttpTransport, type Requester } from '../http';
+import { createRequesterWhenConfigured, type HttpTransport } from '../http';
 import type { MessagingContext } from './context';
 import { requesterSettings, type SharedClientOptions } from '../http/options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';

@@ -86,7 +86,7 @@ export function parseCron(cron: unknown): ParsedCron {
 }
 
 /** The cron as sent: checked by {@link parseCron}, trimmed. */
-export function checkCron(cron: unknown): string {
+function checkCron(cron: unknown): string {
   parseCron(cron);
   return (cron as string).trim();
 }

@@ -9,7 +9,7 @@ import { checkId, checkIds, getResource, paginate, signalOf } from './listing';
 // delete a failed run's entry in the workflow DLQ.
 
 /** The states of a run. */
-export const WORKFLOW_RUN_STATES = ['RUN_STARTED', 'RUN_SUCCESS', 'RUN_FAILED', 'RUN_CANCELED'] as const;
+const WORKFLOW_RUN_STATES = ['RUN_STARTED', 'RUN_SUCCESS', 'RUN_FAILED', 'RUN_CANCELED'] as const;
 
 const stepSchema = z.looseObject({
   messageId: z.string().optional(),
@@ -21,7 +21,7 @@ const stepSchema = z.looseObject({
 });
 
 /** One run, as `GET /v2/workflows/events` lists it. Unknown fields are kept. */
-export const workflowRunSchema = z.looseObject({
+const workflowRunSchema = z.looseObject({
   workflowRunId: z.string(),
   workflowUrl: z.string(),
   workflowState: knownString(WORKFLOW_RUN_STATES),

@@ -1,19 +1,17 @@
 import { BodyReadError, BodyTooLargeError, RawBodyUnavailableError, ValidationError } from '../errors';
 import { resolveHeaderPrefix } from '../config';
 import { headerNames } from '../wire';
-import { DEFAULT_MAX_BODY_BYTES, resolveBodyLimit, type InboundRequest } from '../receive/options';
+import { resolveBodyLimit, type InboundRequest } from '../receive/options';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-
 // One default for every path into the pipeline (Node streams and Web requests alike).
-export { DEFAULT_MAX_BODY_BYTES };
 
 /**
  * The declared body length, or `undefined` when the request is chunked or the header is unusable.
  * Node's parser has already rejected malformed and conflicting values, so a number here is the
  * exact length the body will have.
  */
-export function declaredContentLength(req: IncomingMessage): number | undefined {
+function declaredContentLength(req: IncomingMessage): number | undefined {
   if (req.headers['transfer-encoding'] !== undefined) return undefined;
   const raw = req.headers['content-length'];
   if (raw === undefined) return undefined;
@@ -25,7 +23,7 @@ export function declaredContentLength(req: IncomingMessage): number | undefined 
  * An `IncomingMessage` as frameworks leave it: parsers hang extra fields on the request, and these
  * are the ones that tell us where the body went.
  */
-export type NodeRequest = IncomingMessage & {
+type NodeRequest = IncomingMessage & {
   /** Bytes a parser captured before consuming the stream (NestJS `rawBody: true`, `captureRawBody`). */
   rawBody?: unknown;
   /** What a parser produced: a Buffer (express.raw), a string (express.text), an object (express.json). */
@@ -79,7 +77,7 @@ export function exceptDeliveries<Req extends IncomingMessage, Res, Next extends 
  * mark), this throws a fix-it error instead of letting the signature check fail mysteriously. Any
  * lossy decoding this cannot detect still fails closed: the body hash will not match.
  */
-export function capturedRawBody(req: NodeRequest): Uint8Array | undefined {
+function capturedRawBody(req: NodeRequest): Uint8Array | undefined {
   const { rawBody } = req;
   if (rawBody instanceof Uint8Array) return rawBody;
   if (typeof rawBody === 'string') return stringRawBody(req, rawBody);
@@ -93,7 +91,7 @@ export function capturedRawBody(req: NodeRequest): Uint8Array | undefined {
  * may have stripped a byte-order mark or replaced invalid sequences, so re-encoding it can give other
  * bytes than were signed. Unlike `req.rawBody`, nobody put it there to mean "the exact bytes".
  */
-export function bufferBody(req: NodeRequest): Uint8Array | undefined {
+function bufferBody(req: NodeRequest): Uint8Array | undefined {
   return req.body instanceof Uint8Array ? req.body : undefined;
 }
 
@@ -130,7 +128,7 @@ export const DEFAULT_CONSUMED_HINT =
  * Only the stream's own state counts: Express 4's body-parser sets `req.body = {}` even for requests
  * it skips, so a parsed-looking `req.body` alone does not mean the bytes are gone.
  */
-export function consumedBy(req: NodeRequest): string | undefined {
+function consumedBy(req: NodeRequest): string | undefined {
   if (req._body === true) return 'a body parser has already read the request stream (req._body is set)';
   if (req.readableDidRead || req.readableEnded) return 'the request stream has already been read';
   if (req.readableFlowing === true) return 'the request stream is already flowing to another reader';
@@ -143,13 +141,13 @@ export function consumedBy(req: NodeRequest): string | undefined {
  * This is what tells "a parser ate the body" apart from "there never was one", e.g. a GET, or a POST
  * with `Content-Length: 0` that express.json() turned into `{}`.
  */
-export function declaresBody(req: NodeRequest): boolean {
+function declaresBody(req: NodeRequest): boolean {
   if (req.headers['transfer-encoding'] !== undefined) return true;
   return (declaredContentLength(req) ?? 0) > 0;
 }
 
 /** The fix-it error for a body some parser consumed without keeping its bytes. */
-export function rawBodyUnavailable(req: NodeRequest, consumed: string, hint: string | undefined): RawBodyUnavailableError {
+function rawBodyUnavailable(req: NodeRequest, consumed: string, hint: string | undefined): RawBodyUnavailableError {
   return new RawBodyUnavailableError(
     `Mailroom cannot read the raw request body: ${consumed}${describeParsedBody(req.body)}. The signature covers ` +
       `the exact bytes that were sent, and re-serialising a parsed body does not reproduce them. ` +
@@ -165,7 +163,7 @@ function describeParsedBody(body: unknown): string {
   return '';
 }
 
-export interface ReadStreamOptions {
+interface ReadStreamOptions {
   /** Largest accepted body in bytes; one byte more rejects with `BodyTooLargeError`. */
   limit: number;
   /** Aborting stops the read and rejects with `BodyReadError` (its `cause` is the signal's reason). */
@@ -183,7 +181,7 @@ export interface ReadStreamOptions {
  * @example
  * const bytes = await readStream(req, { limit: 1_048_576 });
  */
-export function readStream(stream: Readable, options: ReadStreamOptions): Promise<Buffer> {
+function readStream(stream: Readable, options: ReadStreamOptions): Promise<Buffer> {
   const { limit, signal } = options;
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];

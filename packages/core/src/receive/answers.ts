@@ -3,7 +3,7 @@ import { headerNames, NON_RETRYABLE_STATUS } from '../wire';
 import type { InboundRequest, OutboundResponse, ReceiveStage } from './options';
 
 /** What a crashed handler answers, in every adapter. */
-export const HANDLER_FAILED_BODY = '{"error":"handler failed"}';
+const HANDLER_FAILED_BODY = '{"error":"handler failed"}';
 
 export function textResponse(status: number, body: string, headers: Record<string, string> = {}): OutboundResponse {
   return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };

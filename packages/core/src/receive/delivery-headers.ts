@@ -189,7 +189,7 @@ function forwardedEntries(entries: ReadonlyArray<[string, string]>, prefix: stri
 export type HeaderLookup = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** Every header as `[lower-case name, value]`, repeated values joined the way HTTP folds them. */
-export function headerEntries(headers: HeaderLookup): Array<[string, string]> {
+function headerEntries(headers: HeaderLookup): Array<[string, string]> {
   if (typeof (headers as Headers).forEach === 'function' && typeof (headers as Headers).get === 'function') {
     const out: Array<[string, string]> = [];
     (headers as Headers).forEach((value, name) => {
@@ -209,22 +209,6 @@ export function headerEntries(headers: HeaderLookup): Array<[string, string]> {
     out.push([name.toLowerCase(), typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : String(value)]);
   }
   return out;
-}
-
-/** One header by name, case-insensitively; `undefined` when absent. */
-export function getHeader(headers: HeaderLookup, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  const record = headers as Record<string, string | readonly string[] | undefined>;
-  const direct = record[name] ?? record[name.toLowerCase()];
-  if (direct !== undefined) return Array.isArray(direct) ? direct.join(', ') : (direct as string);
-  const lower = name.toLowerCase();
-  for (const key of Object.keys(record)) {
-    if (key.toLowerCase() === lower) {
-      const value = record[key];
-      if (value !== undefined) return Array.isArray(value) ? value.join(', ') : (value as string);
-    }
-  }
-  return undefined;
 }
 
 /**

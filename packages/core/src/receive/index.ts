@@ -1,11 +1,6 @@
-export { createReceiver, type Endpoint, type MessageHandler, type Receiver } from './create-receiver';
+export type { MessageHandler, Receiver } from './create-receiver';
 export type { InboundRequest, OutboundResponse } from './options';
 export type { ReceivedMessage } from './messages';
 export type { ReceiverOptions, ReceiveStage } from './options';
-export { DEFAULT_MAX_BODY_BYTES } from './options';
 export type { CallbackMessage, CallbackOptions, DecodedBody, FailureCallbackMessage, SchemaOutput } from './messages';
-export { NON_RETRYABLE_STATUS } from '../wire';
-export { readWebRequest, toWebResponse } from './answers';
-export { isJsonContentType } from './messages';
 export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from './options';
-export { bindReceiver, standaloneHandlers, type AdapterHandlers, type StandaloneHandlers } from './adapter-handlers';

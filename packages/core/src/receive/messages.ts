@@ -13,7 +13,7 @@ const decoder = new TextDecoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /** `application/json`, `application/cloudevents+json`, `text/json`: anything whose subtype is JSON. */
-export function isJsonContentType(contentType: string | undefined): boolean {
+function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
   // What the service sends for JSON, answered without splitting and lower-casing a copy.
   if (contentType === 'application/json') return true;
@@ -184,7 +184,7 @@ export async function toCallbackMessage(
  * No attempt follows a 2xx, a 489 marked non-retryable, or the last retry. Without a status (a
  * timeout) only the retry count can tell.
  */
-export function isFinalAttempt(payload: CallbackBody, headerPrefix: string): boolean {
+function isFinalAttempt(payload: CallbackBody, headerPrefix: string): boolean {
   const { status, retried, maxRetries } = payload;
   if (status !== undefined && status >= 200 && status < 300) return true;
   if (status === NON_RETRYABLE_STATUS && headerValue(payload.header, headerNames(headerPrefix).nonRetryableError)?.toLowerCase() === 'true')
@@ -222,7 +222,7 @@ function tryJson(text: string): unknown {
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Standard base64 as the service writes it; malformed input is a permanent failure, not a crash. */
-export function decodeBase64(encoded: string, subject: string): Uint8Array {
+function decodeBase64(encoded: string, subject: string): Uint8Array {
   const clean = encoded.replace(/\s+/g, '');
   if (!BASE64.test(clean) || clean.length % 4 === 1) throw new InvalidBodyError(`The ${subject} is not valid base64.`);
   const binary = atob(clean.padEnd(Math.ceil(clean.length / 4) * 4, '='));

@@ -20,7 +20,7 @@ type Evaluator = (retried: number) => number;
  * @example
  * compile(parse('pow(2, retried) * 1000'), 'pow(2, retried) * 1000')(3); // 8000
  */
-export function compile(node: RetryDelayNode, source: string): Evaluator {
+function compile(node: RetryDelayNode, source: string): Evaluator {
   const evaluate = compileNode(node, source);
   return (retried) => {
     const value = evaluate(retried);
@@ -101,7 +101,7 @@ function compileCall(node: RetryDelayNode & { kind: 'call' }, source: string): E
  * assertRetried(2); // ok
  * assertRetried(-1); // throws ValidationError
  */
-export function assertRetried(retried: unknown, path = 'retried'): asserts retried is number {
+function assertRetried(retried: unknown, path = 'retried'): asserts retried is number {
   if (typeof retried !== 'number' || !Number.isInteger(retried) || retried < 0) {
     throw new ValidationError(path, `must be a non-negative integer (0 for the first retry) but got ${describeValue(retried)}`);
   }
@@ -203,7 +203,7 @@ export function evaluateRetryDelay(expression: string | RetryDelayExpression, re
  * @example
  * toRetryDelayExpression('1000').evaluate(0); // 1000
  */
-export function toRetryDelayExpression(expression: string | RetryDelayExpression, path = 'retryDelay'): RetryDelayExpression {
+function toRetryDelayExpression(expression: string | RetryDelayExpression, path = 'retryDelay'): RetryDelayExpression {
   if (typeof expression === 'string') return parseRetryDelay(expression);
   if (typeof expression === 'object' && expression !== null && typeof expression.evaluate === 'function') return expression;
   throw new ValidationError(path, `must be an expression string or the result of parseRetryDelay() but got ${describeValue(expression)}`);

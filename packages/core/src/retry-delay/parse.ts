@@ -37,18 +37,18 @@ export const RETRY_DELAY_FUNCTIONS = {
 } as const satisfies Record<string, RetryDelayFunction>;
 
 /** Name of a function callable from a retry-delay expression. */
-export type RetryDelayFunctionName = keyof typeof RETRY_DELAY_FUNCTIONS;
+type RetryDelayFunctionName = keyof typeof RETRY_DELAY_FUNCTIONS;
 
 /** The function names, in the order the spec lists them, for error messages. */
-export const RETRY_DELAY_FUNCTION_NAMES = Object.keys(RETRY_DELAY_FUNCTIONS) as readonly RetryDelayFunctionName[];
+const RETRY_DELAY_FUNCTION_NAMES = Object.keys(RETRY_DELAY_FUNCTIONS) as readonly RetryDelayFunctionName[];
 
 /** Own-property check, so `constructor` or `__proto__` are never taken for functions. */
-export function isRetryDelayFunctionName(name: string): name is RetryDelayFunctionName {
+function isRetryDelayFunctionName(name: string): name is RetryDelayFunctionName {
   return Object.hasOwn(RETRY_DELAY_FUNCTIONS, name);
 }
 
 /** The four binary operators of the language, all left-associative. */
-export type RetryDelayBinaryOperator = '+' | '-' | '*' | '/';
+type RetryDelayBinaryOperator = '+' | '-' | '*' | '/';
 
 /**
  * A node of a parsed retry-delay expression. `position` is the 0-based offset in the source of the

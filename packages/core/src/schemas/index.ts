@@ -3,25 +3,17 @@ export {
   parseServiceTimestamp,
   parseServiceTimestampParts,
   safeParseServiceTimestamp,
-  SERVICE_TIMESTAMP_LAYOUT,
-  type ServiceTimestampParts,
-  type ServiceTimestampResult,
 } from './management';
-export { describeFirstIssue, parseResponse, type SchemaIssueSummary } from './primitives';
-export type { KnownString } from './primitives';
-export { headerMapSchema, type HeaderMap } from './primitives';
+export { describeFirstIssue, parseResponse } from './primitives';
+export type { HeaderMap, KnownString } from './primitives';
 export {
-  MESSAGING_RESERVED_TYPES,
-  MESSAGING_USER_REGIONS,
   MESSAGING_USER_STATES,
-  MESSAGING_USER_TYPES,
   messagingUserSchema,
   messagingUsersSchema,
   type MessagingReservedType,
   type MessagingUser,
 } from './management';
 export {
-  KNOWN_STATS_METRICS,
   STATS_PERIODS,
   messagingStatsSchema,
   pointSchema,
@@ -44,13 +36,12 @@ export {
   type SearchIndexRegion,
   type SearchIndexType,
 } from './management';
-export { urlGroupEndpointSchema, urlGroupListSchema, urlGroupSchema, type UrlGroup, type UrlGroupEndpoint } from './messaging';
+export { urlGroupListSchema, urlGroupSchema, type UrlGroup, type UrlGroupEndpoint } from './messaging';
 export { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult, type UrlGroupEnqueueResult } from './messaging';
 export {
   FAILURE_CALLBACK_STATES,
   dlqListResponseSchema,
   dlqWorkflowMessageSchema,
-  failureCallbackInfoSchema,
   retriggerResponseSchema,
   type DlqListResponse,
   type DlqWorkflowMessage,

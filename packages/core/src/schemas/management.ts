@@ -5,11 +5,11 @@ import { z } from 'zod';
 /** Account states the spec names; the service "may return other values". */
 export const MESSAGING_USER_STATES = ['active', 'passive'] as const;
 /** Billing plan categories the spec names. */
-export const MESSAGING_USER_TYPES = ['free', 'paid'] as const;
+const MESSAGING_USER_TYPES = ['free', 'paid'] as const;
 /** Deployment regions the spec names for messaging users. */
-export const MESSAGING_USER_REGIONS = ['eu-central-1', 'us-east-1'] as const;
+const MESSAGING_USER_REGIONS = ['eu-central-1', 'us-east-1'] as const;
 /** Fixed-tier labels the spec names; enterprise accounts use `enterprise:<id>` instead. */
-export const MESSAGING_RESERVED_TYPES = ['messaging_fixed_1m', 'messaging_fixed_10m', 'messaging_fixed_100m', 'messaging_fixed'] as const;
+const MESSAGING_RESERVED_TYPES = ['messaging_fixed_1m', 'messaging_fixed_10m', 'messaging_fixed_100m', 'messaging_fixed'] as const;
 
 /** `reserved_type`: a fixed-tier label, `enterprise:<id>`, an empty string for other plans, or something newer. */
 export type MessagingReservedType = (typeof MESSAGING_RESERVED_TYPES)[number] | `enterprise:${string}` | '' | (string & {});
@@ -97,7 +97,7 @@ export interface ServiceTimestampParts {
 export type ServiceTimestampResult = { ok: true; parts: ServiceTimestampParts } | { ok: false; reason: string };
 
 /** The layout, written the way Go's reference time would print it, for error messages. */
-export const SERVICE_TIMESTAMP_LAYOUT = 'YYYY-MM-DD HH:MM:SS[.fffffffff] +0000 UTC';
+const SERVICE_TIMESTAMP_LAYOUT = 'YYYY-MM-DD HH:MM:SS[.fffffffff] +0000 UTC';
 
 // Go's `time.Time.String()`: `2006-01-02 15:04:05.999999999 -0700 MST`. The zone is an abbreviation
 // (`UTC`, `CEST`) or, for zones without one, the offset again (`+03`, `+0530`). A time that still
@@ -228,9 +228,6 @@ function truncate(value: string): string {
 export const STATS_PERIODS = ['1h', '3h', '12h', '1d', '3d', '7d', '30d'] as const;
 /** A statistics period. */
 export type StatsPeriod = (typeof STATS_PERIODS)[number];
-
-/** Metric identifiers the spec names in `daily_messaging_messages` / `daily_workflow_messages`; others exist. */
-export const KNOWN_STATS_METRICS = ['delivered', 'canceled'] as const;
 
 // The timestamp is parsed once, in the object's transform, and an invalid one is reported on `x`
 // (path `daily_used.3.x`) instead of turning into an Invalid Date that would surface much later.

@@ -63,7 +63,7 @@ export const FAILURE_CALLBACK_STATES = ['CALLBACK_INPROGRESS', 'CALLBACK_SUCCESS
 export type FailureCallbackState = (typeof FAILURE_CALLBACK_STATES)[number];
 
 /** How the failure callback of a failed workflow run went. Every field may be missing. */
-export const failureCallbackInfoSchema = z.looseObject({
+const failureCallbackInfoSchema = z.looseObject({
   /** Only `CALLBACK_FAIL` can be re-triggered. Lenient: a new state must not break the listing. */
   state: knownString(FAILURE_CALLBACK_STATES).optional(),
   responseStatus: z.number().optional(),
@@ -183,7 +183,7 @@ export function isPlainEnqueueResult(value: unknown): value is EnqueueResult {
 // An endpoint added without a name is stored without one: `name` may be absent or empty, and the
 // `url` is what identifies it. Nothing else is optional: a group always has a name and timestamps.
 /** One endpoint of a URL group. */
-export const urlGroupEndpointSchema = z.looseObject({
+const urlGroupEndpointSchema = z.looseObject({
   /** Absent or empty when the endpoint was added without a name. */
   name: z.string().optional(),
   url: z.string(),

@@ -12,7 +12,7 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 const headerValuesSchema = z.union([z.array(z.string()), z.string()]).transform((value) => (typeof value === 'string' ? [value] : value));
 
 /** Header name -> values, as the service writes headers (`{"Content-Type": ["application/json"]}`). */
-export const headerMapSchema = z.record(z.string(), headerValuesSchema);
+const headerMapSchema = z.record(z.string(), headerValuesSchema);
 
 /** Header name -> values. Names keep the spelling the service sent (usually canonical Go casing). */
 export type HeaderMap = z.output<typeof headerMapSchema>;

@@ -110,7 +110,7 @@ export type DlqRetryResult = z.infer<typeof dlqRetryResultSchema>;
 export const cancelResultSchema = z.looseObject({ cancelled: z.number() });
 
 /** One state change of one message (`GET /v2/events`). */
-export const logEventSchema = z.looseObject({
+const logEventSchema = z.looseObject({
   /** Unix milliseconds. */
   time: z.number(),
   state: knownString(MESSAGE_STATES),

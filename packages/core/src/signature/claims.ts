@@ -232,7 +232,7 @@ export function checkClaims(payload: Readonly<Record<string, unknown>>, context:
 export const DEFAULT_ISSUER = 'Service';
 export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
 
-export interface SigningKey {
+interface SigningKey {
   readonly slot: SigningKeySlot;
   readonly secret: string;
 }

@@ -1,8 +1,7 @@
 export { createVerifier } from './verifier';
 export { sign, DEFAULT_SIGNATURE_TTL_SECONDS, type SignOptions } from './sign';
 export { bodyHash } from './token';
-export { MAX_TOKEN_LENGTH } from './token';
-export { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_ISSUER } from './claims';
+export { DEFAULT_CLOCK_TOLERANCE_SECONDS } from './claims';
 export type {
   NodeVerifier,
   SignatureClaims,

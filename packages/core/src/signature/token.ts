@@ -168,7 +168,7 @@ export function readClockSeconds(now: () => number): number {
  * jose, `sign`) writes. Recognising it by string equality skips decoding and parsing on the hot path;
  * any other spelling goes through the full checks below.
  */
-export const STANDARD_HEADER_SEGMENT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9';
+const STANDARD_HEADER_SEGMENT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9';
 
 /**
  * Accepts only a plain HS256 JWS header. Rejected, all as `algorithm`:
@@ -180,7 +180,7 @@ export const STANDARD_HEADER_SEGMENT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9';
  * Other parameters (`kid`, `cty`, `jku`, `x5u`, ...) are ignored: keys come from configuration, never
  * from the token, so nothing in the header can pick or supply one.
  */
-export function checkHeader(header: Readonly<Record<string, unknown>>): void {
+function checkHeader(header: Readonly<Record<string, unknown>>): void {
   if (!Object.hasOwn(header, 'alg')) reject('algorithm', 'the token header has no "alg"; only HS256 is accepted');
   if (header.alg !== 'HS256') reject('algorithm', `the token header has "alg" ${describeValue(header.alg)}; only HS256 is accepted`);
   if (Object.hasOwn(header, 'crit')) reject('algorithm', 'the token header has "crit"; no JWS extension is supported');

@@ -22,17 +22,17 @@ import { jwtVerify } from 'jose';
 /**
  * Types taken from the `crypto` global rather than the DOM lib, which this package does not load.
  */
-export type WebCrypto = typeof globalThis.crypto;
-export type HmacKey = Awaited<ReturnType<WebCrypto['subtle']['importKey']>>;
+type WebCrypto = typeof globalThis.crypto;
+type HmacKey = Awaited<ReturnType<WebCrypto['subtle']['importKey']>>;
 
 /** Web Crypto, present on Node >= 19, Deno, Bun, browsers, workers and edge runtimes. */
-export function webCrypto(): WebCrypto | undefined {
+function webCrypto(): WebCrypto | undefined {
   const candidate = (globalThis as { crypto?: WebCrypto }).crypto;
   return typeof candidate?.subtle?.digest === 'function' ? candidate : undefined;
 }
 
 /** What jose said about one key: did the HMAC match, and if something failed, what. */
-export interface JoseVerdict {
+interface JoseVerdict {
   readonly signatureValid: boolean;
   readonly failure: Failure | undefined;
 }
@@ -42,7 +42,7 @@ export interface JoseVerdict {
  * subject, and translates its error classes into our reasons. jose verifies the signature before it
  * looks at any claim, so a claim error also tells us the signature was valid.
  */
-export async function joseVerdict(token: string, key: HmacKey, context: ClaimContext): Promise<JoseVerdict> {
+async function joseVerdict(token: string, key: HmacKey, context: ClaimContext): Promise<JoseVerdict> {
   try {
     await jwtVerify(token, key, {
       algorithms: ['HS256'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildEnqueueHeaders } from '../../src/enqueue-headers';
-import { forwardedHeaders, getHeader } from '../../src/receive/delivery-headers';
+import { forwardedHeaders } from '../../src/receive/delivery-headers';
 
 describe('forwardedHeaders', () => {
   it('strips the forward prefix and drops every service header', () => {
@@ -35,15 +35,5 @@ describe('forwardedHeaders', () => {
       { headerPrefix: 'Upstash' },
     );
     expect(forwardedHeaders(sent, { headerPrefix: 'Upstash' })).toEqual({ 'x-one': '1', 'x-two': 'two words' });
-  });
-});
-
-describe('getHeader', () => {
-  it('finds a header in any case in records and Headers', () => {
-    expect(getHeader({ 'Content-Type': 'a' }, 'content-type')).toBe('a');
-    expect(getHeader({ 'content-type': 'a' }, 'Content-Type')).toBe('a');
-    expect(getHeader(new Headers({ 'Content-Type': 'a' }), 'CONTENT-TYPE')).toBe('a');
-    expect(getHeader({ 'x-a': ['1', '2'] }, 'X-A')).toBe('1, 2');
-    expect(getHeader({}, 'x')).toBeUndefined();
   });
 });

@@ -50,7 +50,7 @@ export const CONFIGURED_KEYS = [CURRENT_KEY, NEXT_KEY] as const;
  * Keys an attacker might try: unknown ones, and near misses of the configured ones (a prefix, a
  * suffix, other letter case, surrounding whitespace), which must fail exactly like any other.
  */
-export const ATTACKER_KEYS = [
+const ATTACKER_KEYS = [
   OTHER_KEY,
   '',
   'sig_',
@@ -69,7 +69,7 @@ type Segment = 0 | 1 | 2;
 const segmentIndex = fc.constantFrom<Segment>(0, 1, 2);
 
 /** A header an attacker might re-encode a token with, as an object or as raw JSON text. */
-export const hostileHeader: fc.Arbitrary<Record<string, unknown> | string> = fc.oneof(
+const hostileHeader: fc.Arbitrary<Record<string, unknown> | string> = fc.oneof(
   fc.record(
     {
       alg: fc.constantFrom<unknown>(
@@ -115,7 +115,7 @@ export const hostileHeader: fc.Arbitrary<Record<string, unknown> | string> = fc.
 );
 
 /** A claim value of the wrong shape, as JSON text (so `1e400`, `-0` and `1.0` can be written). */
-export const oddClaimText: fc.Arbitrary<string> = fc.oneof(
+const oddClaimText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('"1700000000"', '""', '"now"', 'null', 'true', 'false', '[]', '{}', '[1700000000]', '{"$date":1700000000}'),
   fc.constantFrom('1e400', '-1e400', '-0', '0', '-1', '1.5', '1700000000.5', '1.0', '1E3', '9007199254740993', '1e21', '0.1e10'),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
@@ -124,16 +124,16 @@ export const oddClaimText: fc.Arbitrary<string> = fc.oneof(
 );
 
 const CLAIM_NAMES = ['iss', 'sub', 'iat', 'nbf', 'exp', 'jti', 'body'] as const;
-export type ClaimName = (typeof CLAIM_NAMES)[number];
-export const claimName = fc.constantFrom<ClaimName>(...CLAIM_NAMES);
+type ClaimName = (typeof CLAIM_NAMES)[number];
+const claimName = fc.constantFrom<ClaimName>(...CLAIM_NAMES);
 
-export type ClaimEdit =
+type ClaimEdit =
   | { op: 'set'; name: string; valueText: string }
   | { op: 'delete'; name: ClaimName }
   /** The claim written twice: the odd value first or last, the other one genuine. */
   | { op: 'duplicate'; name: ClaimName; valueText: string; oddFirst: boolean };
 
-export const claimEdit: fc.Arbitrary<ClaimEdit> = fc.oneof(
+const claimEdit: fc.Arbitrary<ClaimEdit> = fc.oneof(
   fc.record({
     op: fc.constant('set' as const),
     name: fc.oneof(claimName, fc.constantFrom('__proto__', 'constructor', 'aud', '')),
@@ -152,7 +152,7 @@ export function claimsText(members: ReadonlyArray<readonly [string, string]>): s
 }
 
 /** Applies claim edits to genuine claims, as `[name, JSON text]` members in order. */
-export function editClaims(claims: Readonly<Record<string, unknown>>, edits: readonly ClaimEdit[]): Array<[string, string]> {
+function editClaims(claims: Readonly<Record<string, unknown>>, edits: readonly ClaimEdit[]): Array<[string, string]> {
   let members: Array<[string, string]> = Object.entries(claims).map(([name, value]) => [name, JSON.stringify(value)]);
   for (const edit of edits) {
     if (edit.op === 'delete') {
@@ -360,8 +360,8 @@ export function mutateToken(token: string, mutation: TokenMutation, claims: Read
 // ---------------------------------------------------------------------------------------------------
 // Body and URL mutations, and the forms a body can be handed to `verify` in.
 
-export type BodyForm = 'as-given' | 'uint8array' | 'buffer' | 'subarray-view' | 'shared-array-buffer' | 'string';
-export const bodyForm = fc.constantFrom<BodyForm>(
+type BodyForm = 'as-given' | 'uint8array' | 'buffer' | 'subarray-view' | 'shared-array-buffer' | 'string';
+const bodyForm = fc.constantFrom<BodyForm>(
   'as-given',
   'as-given',
   'uint8array',
@@ -375,7 +375,7 @@ export const bodyForm = fc.constantFrom<BodyForm>(
  * The same bytes in another container. `string` decodes them as UTF-8, which changes the bytes when
  * they are not valid UTF-8: the oracle compares bytes, so that counts as another body.
  */
-export function inForm(bytes: Uint8Array, form: BodyForm, original: BodySource): BodySource {
+function inForm(bytes: Uint8Array, form: BodyForm, original: BodySource): BodySource {
   switch (form) {
     case 'as-given':
       return original;
@@ -484,7 +484,7 @@ export function mutateUrl(mutation: UrlMutation): string | undefined {
 // Key-holder tokens: signed with any key over claims of any shape, judged by an independent model.
 
 /** A time claim around NOW: mostly sane integers, sometimes each kind of wrong. */
-export const timeClaimText: fc.Arbitrary<string> = fc.oneof(
+const timeClaimText: fc.Arbitrary<string> = fc.oneof(
   { weight: 12, arbitrary: fc.integer({ min: NOW - 400, max: NOW + 400 }).map(String) },
   { weight: 1, arbitrary: fc.integer({ min: NOW - 400, max: NOW + 400 }).map((n) => JSON.stringify(String(n))) },
   { weight: 1, arbitrary: fc.double({ min: NOW - 400, max: NOW + 400, noNaN: true }).map((n) => JSON.stringify(n)) },
@@ -604,7 +604,7 @@ export function keyHolderToken(bodyHash: string): fc.Arbitrary<KeyHolderToken> {
 // Strings for the header builder: mostly harmless, often hostile.
 
 /** RFC 9110 token characters. */
-export const TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const HOSTILE_CHARS = [
   '\r',
   '\n',
@@ -625,7 +625,7 @@ const HOSTILE_CHARS = [
   '"',
 ];
 
-export const hostileText: fc.Arbitrary<string> = fc.oneof(
+const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 16 }) },
   fc.string({ unit: 'binary', maxLength: 16 }),
   fc.string({ unit: fc.constantFrom('a', 'B', '1', ...HOSTILE_CHARS), maxLength: 12 }),
@@ -645,7 +645,7 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   ),
 );
 
-export const headerName: fc.Arbitrary<string> = fc.oneof(
+const headerName: fc.Arbitrary<string> = fc.oneof(
   { weight: 10, arbitrary: fc.string({ unit: fc.constantFrom(...TOKEN_CHARS), minLength: 1, maxLength: 12 }) },
   fc.constantFrom(
     'X-Tenant',
@@ -681,7 +681,7 @@ export const headerRecord: fc.Arbitrary<Record<string, string>> = fc
     }),
   );
 
-export const durationInput: fc.Arbitrary<unknown> = mostly(
+const durationInput: fc.Arbitrary<unknown> = mostly(
   fc.oneof(fc.nat({ max: 100_000 }), fc.constantFrom('30s', '5m', '1h', '1d', '1d10h30m', '0s', '1h30m')),
   fc.oneof(
     fc.constantFrom(
@@ -707,7 +707,7 @@ export const durationInput: fc.Arbitrary<unknown> = mostly(
   ),
 );
 
-export const retryDelayInput: fc.Arbitrary<unknown> = mostly(
+const retryDelayInput: fc.Arbitrary<unknown> = mostly(
   fc.constantFrom('1000', '1000 * (1 + retried)', 'pow(2, retried) * 1000', 'max(1000, pow(2, retried) * 100)', '\t1000'),
   fc.oneof(
     fc.constantFrom('1000 +\r\n 1', '1000\n', '1000 +\n retried', '1 +\0 1', 'retried**2', '', 42, null, {}, []),
@@ -717,7 +717,7 @@ export const retryDelayInput: fc.Arbitrary<unknown> = mostly(
   ),
 );
 
-export const urlInput: fc.Arbitrary<unknown> = mostly(
+const urlInput: fc.Arbitrary<unknown> = mostly(
   fc.constantFrom('https://app.test/cb', 'http://127.0.0.1:3000/hook?x=1', 'https://app.test/a%0D%0AX:1', 'HTTPS://APP.TEST/'),
   fc.oneof(
     fc.constantFrom(
@@ -737,7 +737,7 @@ export const urlInput: fc.Arbitrary<unknown> = mostly(
 );
 
 /** `Timeout` takes only s, m and h. */
-export const timeoutInput: fc.Arbitrary<unknown> = mostly(
+const timeoutInput: fc.Arbitrary<unknown> = mostly(
   fc.oneof(fc.nat({ max: 100_000 }), fc.constantFrom('30s', '5m', '1h', '1h30m', '0s')),
   fc.constantFrom('1d', '1d10h30m', '1s1s', '-1s', '1s\r\n', -1, 1.5, Number.NaN, null),
 );

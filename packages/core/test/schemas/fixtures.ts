@@ -35,7 +35,6 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** "Now" for every fixture: 2025-10-14 11:33:05.585757103 UTC. */
-export const FIXTURE_NOW_MS = Date.UTC(2025, 9, 14, 11, 33, 5, 585);
 const NOW_WHOLE_SECOND = Date.UTC(2025, 9, 14, 11, 33, 5);
 const NOW_FRACTION = '585757103';
 const OCTOBER_1 = Date.UTC(2025, 9, 1);

@@ -51,8 +51,3 @@ export function forgeToken(options: ForgeOptions = {}): string {
 export function hmacSegment(signingInput: string, key: string, hash: 'sha256' | 'sha512' = 'sha256'): string {
   return createHmac(hash, Buffer.from(key, 'utf8')).update(signingInput).digest('base64url');
 }
-
-/** Re-signs `<header>.<payload>` of a token (after mutating segments) with a key. */
-export function resign(header: string, payload: string, key: string): string {
-  return `${header}.${payload}.${hmacSegment(`${header}.${payload}`, key)}`;
-}

@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /** One request as the server received it. */
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** Path and query exactly as sent, still percent-encoded: `/v2/topics/a%20b?x=1`. */
   url: string;
@@ -63,7 +63,7 @@ export interface StubResponse {
 export type StubReply = StubResponse | { reset: true; delayMs?: number } | { hang: true };
 
 /** Computes the reply for a request; may be async. */
-export type StubHandler = (request: RecordedRequest) => StubReply | Promise<StubReply>;
+type StubHandler = (request: RecordedRequest) => StubReply | Promise<StubReply>;
 
 export interface StubServer {
   /** `http://127.0.0.1:<port>`, no trailing slash. */

@@ -1,7 +1,7 @@
 import type { MessagingClient } from '@mailroom/core';
 import { headerNames } from '@mailroom/core/protocol';
 import { useMemo, useState } from 'preact/hooks';
-import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent, type ConsoleSettings } from './api';
+import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
 import { Action, Empty, ErrorLine, Field, Notice, State, useAct } from './ui';
 
 // Messages, live: one row per message from the logs, and a message's timeline: every attempt as sent
@@ -22,7 +22,7 @@ export interface MessageSummary {
   sourceMessageId: string | undefined;
 }
 
-export function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
+function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
   const byId = new Map<string, ConsoleEvent[]>();
   // Events come newest first; a message's list is built oldest first.
   for (let index = events.length - 1; index >= 0; index -= 1) {
@@ -340,5 +340,3 @@ async function replay(client: MessagingClient, message: MessageSummary): Promise
   const result = message.queue ? await client.enqueue({ ...options, queue: message.queue }) : await client.publish(options);
   return Array.isArray(result) ? result.map((item) => item.messageId).join(', ') : result.messageId;
 }
-
-export type { ConsoleSettings };

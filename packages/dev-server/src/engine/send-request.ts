@@ -3,7 +3,7 @@ import { appendHeaderValue } from '../http/header-names';
 import type { HeaderValues } from '../state/records';
 
 /** One outgoing request of an attempt. */
-export interface OutgoingRequest {
+interface OutgoingRequest {
   url: string;
   method: string;
   /** Sent as they are; for a URL with `user:password@`, `Authorization` is added unless present. */

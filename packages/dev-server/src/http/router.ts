@@ -7,7 +7,7 @@ import type { Reply } from './reply';
  * `full-token` refuses the read-only token even for a GET (it answers a secret that lets one write),
  * `management` takes Basic credentials, `public` nothing (a webhook: its unguessable URL is the key).
  */
-export type RouteAuth = 'messaging' | 'full-token' | 'management' | 'public';
+type RouteAuth = 'messaging' | 'full-token' | 'management' | 'public';
 
 /** One matched request, as handlers see it. */
 export interface RouteRequest {
@@ -23,7 +23,7 @@ export interface RouteRequest {
   query: URLSearchParams;
 }
 
-export type RouteHandler = (request: RouteRequest) => Promise<Reply> | Reply;
+type RouteHandler = (request: RouteRequest) => Promise<Reply> | Reply;
 
 /** A route: method, a path pattern (`/v2/topics/:name/endpoints`, `/v2/enqueue/:queue/*`) and its handler. */
 export interface Route {

@@ -272,12 +272,12 @@ export function journalPaths(dir: string, name: string): JournalPaths {
 }
 
 /** What a caller waits for: one append or one compaction, settled when it is durable or failed. */
-export type JournalOperation = ({ kind: 'append'; line: string } | { kind: 'compact'; lines: string[] }) & {
+type JournalOperation = ({ kind: 'append'; line: string } | { kind: 'compact'; lines: string[] }) & {
   resolve: () => void;
   reject: (error: unknown) => void;
 };
 
-export type AppendOperation = Extract<JournalOperation, { kind: 'append' }>;
+type AppendOperation = Extract<JournalOperation, { kind: 'append' }>;
 
 /**
  * Cap on one batch, so a burst of appends does not build one huge string; a batch this size already
@@ -289,7 +289,7 @@ const MAX_BATCH_BYTES = 4 * 1024 * 1024;
  * Takes the run of appends at the front of `queue` (up to {@link MAX_BATCH_BYTES}; at least one), for
  * one write and one sync. Stops at a compaction, which must see exactly the appends queued before it.
  */
-export function takeAppendBatch(queue: JournalOperation[]): AppendOperation[] {
+function takeAppendBatch(queue: JournalOperation[]): AppendOperation[] {
   let count = 0;
   let bytes = 0;
   for (let next = queue[0]; next?.kind === 'append'; next = queue[count]) {

@@ -50,8 +50,8 @@ function toJson(record: unknown): string {
  * migrate them) instead of misreading them. It carries no checksum: it is written once, atomically,
  * with the file.
  */
-export const JOURNAL_FORMAT = 'mailroom-journal';
-export const JOURNAL_VERSION = 1;
+const JOURNAL_FORMAT = 'mailroom-journal';
+const JOURNAL_VERSION = 1;
 export const JOURNAL_HEADER_LINE = `${JSON.stringify({ format: JOURNAL_FORMAT, version: JOURNAL_VERSION })}\n`;
 
 /** Why a first line is not a header this code reads, or `undefined` when it is one. */

@@ -14,7 +14,7 @@ import type {
 } from './records';
 
 /** A message not yet delivered or failed for good. */
-export interface PendingMessage {
+interface PendingMessage {
   record: MessageRecord;
   /** Attempts made so far: the `<P>-Retried` value of the next attempt. */
   retried: number;

@@ -4,7 +4,7 @@ import type { DevState } from './dev-state';
 export const DEDUP_WINDOW_MS = 10 * 60_000;
 
 /** Statistics older than this are dropped: the longest period (`30d`) and the month never read them. */
-export const STATS_KEEP_MS = 62 * 24 * 60 * 60_000;
+const STATS_KEEP_MS = 62 * 24 * 60 * 60_000;
 
 /** What is still alive at `now`: everything else is invisible to every reader already. */
 export interface Expiry {

@@ -222,7 +222,7 @@ export interface ResponseRecord {
 }
 
 /** How the failure callback of a DLQ entry went (`failureCallbackInfo`). */
-export interface FailureCallbackInfoRecord {
+interface FailureCallbackInfoRecord {
   state: 'CALLBACK_INPROGRESS' | 'CALLBACK_SUCCESS' | 'CALLBACK_FAIL' | 'CALLBACK_CANCELED';
   responseStatus?: number;
   responseBodyBase64?: string;

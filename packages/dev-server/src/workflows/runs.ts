@@ -9,7 +9,7 @@ import type { InvokerRecord, MessageRecord, WorkflowRunRecord } from '../state/r
 // keeps it as one `run.restored` record.
 
 /** Runs kept after they end; the oldest ended ones are dropped beyond this. */
-export const RUN_LIMIT = 1000;
+const RUN_LIMIT = 1000;
 
 /** Applies one accepted message to the run it belongs to: a trigger starts a run, a step joins it. */
 export function noteWorkflowMessage(state: DevState, message: MessageRecord): void {

@@ -12,7 +12,7 @@ function findChromium(): string | undefined {
 }
 
 /** The path of a Chromium, installed with apt-get when missing. */
-export function ensureChromium(): string {
+function ensureChromium(): string {
   const found = findChromium();
   if (found) return found;
   const root = typeof process.getuid === 'function' && process.getuid() === 0;

@@ -6,7 +6,7 @@ import { createVerifier, type NodeVerifier } from '@mailroom/core';
 export type Fault = 'ok' | 'slow' | 'error' | 'reset' | 'timeout';
 
 /** The share of attempts given each fault, in order; the rest answer 200 at once. */
-export interface FaultMix {
+interface FaultMix {
   error: number;
   reset: number;
   timeout: number;
@@ -14,10 +14,10 @@ export interface FaultMix {
 }
 
 /** 30% of attempts fail (500, connection reset, no answer before the timeout); 10% more are slow successes. */
-export const THIRTY_PERCENT_FAILURES: FaultMix = { error: 0.12, reset: 0.12, timeout: 0.06, slow: 0.1 };
+const THIRTY_PERCENT_FAILURES: FaultMix = { error: 0.12, reset: 0.12, timeout: 0.06, slow: 0.1 };
 
 /** The bodies the destination answers, so a test can count the response bytes the server read. */
-export const ANSWERS = { ok: 'ok', error: 'chaos: injected 500' } as const;
+const ANSWERS = { ok: 'ok', error: 'chaos: injected 500' } as const;
 
 /** Bytes of the answer the destination sends for a fault: none for a reset or a timeout. */
 export const answerBytes = (fault: Fault): number =>
@@ -28,7 +28,7 @@ export const answerBytes = (fault: Fault): number =>
  * replayed exactly, and which attempts fail does not depend on the order in which they arrive.
  * (A 32-bit integer mix for spreading test cases, not for anything secret.)
  */
-export function faultFor(seed: number, seq: number, retried: number, mix: FaultMix = THIRTY_PERCENT_FAILURES): Fault {
+function faultFor(seed: number, seq: number, retried: number, mix: FaultMix = THIRTY_PERCENT_FAILURES): Fault {
   let h = (seed ^ Math.imul(seq + 1, 0x9e3779b1) ^ Math.imul(retried + 1, 0x85ebca6b)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
   h = Math.imul(h ^ (h >>> 15), 0x846ca68b);

@@ -12,7 +12,7 @@ const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
  * runs this very source, unbundled from its dependencies: `@mailroom/core` resolves from the workspace
  * as it would for a user. Answers the script's path and a cleanup.
  */
-export async function buildCli(): Promise<{ cliPath: string; cleanup: () => Promise<void> }> {
+async function buildCli(): Promise<{ cliPath: string; cleanup: () => Promise<void> }> {
   const cacheDir = join(PACKAGE_DIR, 'node_modules', '.cache');
   await mkdir(cacheDir, { recursive: true });
   const outDir = await mkdtemp(join(cacheDir, 'mailroom-cli-'));

@@ -16,7 +16,7 @@ export interface Received {
 }
 
 /** How the destination answers one request. */
-export interface Answer {
+interface Answer {
   status?: number;
   headers?: Record<string, string>;
   body?: string;

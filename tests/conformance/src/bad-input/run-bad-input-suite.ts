@@ -11,7 +11,7 @@ import { meterServerSockets } from './server-meter';
  * again for a read already under way. Anything near the megabytes the client pushes means the body
  * was read whole.
  */
-export const READ_SLACK_BYTES = 128 * 1024;
+const READ_SLACK_BYTES = 128 * 1024;
 /** What the oversized cases try to push: sixty-four times the slack, so "read whole" cannot pass. */
 const OVERSIZED_BYTES = 8 * 1024 * 1024;
 

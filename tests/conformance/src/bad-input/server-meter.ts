@@ -18,7 +18,7 @@ interface Started {
 }
 
 /** What the server side of one metered connection did. */
-export interface ServerSide {
+interface ServerSide {
   /** Bytes the server read from the socket (request line and headers included). */
   bytesRead: number;
 }

@@ -30,7 +30,7 @@ const EXPRESS_4 = express4 as unknown as ExpressModule;
  * An Express app serving the suite's three endpoints with `app.all`, so a wrong method still reaches
  * the pipeline (405 with `Allow`), over a real socket on port 0.
  */
-export function expressTarget(name: string, expressModule: ExpressModule, parser: GlobalParser = 'none'): ConformanceTarget {
+function expressTarget(name: string, expressModule: ExpressModule, parser: GlobalParser = 'none'): ConformanceTarget {
   return {
     name,
     ...(parser === 'json' ? { quirks: { bodyConsumed: true } } : {}),

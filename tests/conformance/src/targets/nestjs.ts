@@ -13,7 +13,7 @@ import { serveOnPort0 } from './node-server';
  * `@Post`, so a wrong method still reaches the pipeline and gets its 405 with `Allow`. Served over
  * port 0 by the suite's own client, which sends exactly the suite's bytes and headers.
  */
-export function nestTarget(name: string, appOptions: NestApplicationOptions, quirks: ConformanceTarget['quirks'] = {}): ConformanceTarget {
+function nestTarget(name: string, appOptions: NestApplicationOptions, quirks: ConformanceTarget['quirks'] = {}): ConformanceTarget {
   return {
     name,
     // The module checks its keys at start-up (module init), as the issue asks of the Nest adapter.

@@ -39,7 +39,7 @@ export async function startServer(listener: RequestListener): Promise<TestServer
 }
 
 /** What one `readInbound` call produced, plus the request's listener counts right after it settled. */
-export interface Outcome {
+interface Outcome {
   req: IncomingMessage;
   inbound?: InboundRequest;
   error?: unknown;
@@ -50,7 +50,7 @@ export interface Outcome {
   baseline: ListenerCounts;
 }
 
-export interface ListenerCounts {
+interface ListenerCounts {
   data: number;
   end: number;
   error: number;
@@ -90,7 +90,7 @@ export function createRecorder(): Recorder {
 }
 
 /** The status an adapter gives each body error. */
-export function statusFor(error: unknown): number {
+function statusFor(error: unknown): number {
   if (error instanceof BodyTooLargeError) return 413;
   if (error instanceof RawBodyUnavailableError) return 500;
   if (error instanceof BodyReadError) return 400;

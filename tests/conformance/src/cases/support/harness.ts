@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, vi, type Mock } from 'vitest';
 import { BASE_OPTIONS, clock, CURRENT_KEY, NEXT_KEY, orderPlaced, PATHS } from '../../fixtures';
 import type { ConformanceTarget, RunningTarget, TargetResponse } from '../../target';
 
-export type EndpointName = 'destination' | 'callback' | 'failureCallback';
+type EndpointName = 'destination' | 'callback' | 'failureCallback';
 
 type OnError = NonNullable<ReceiverOptions['onError']>;
 
