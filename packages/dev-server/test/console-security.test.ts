@@ -3,7 +3,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { DEFAULT_CREDENTIALS } from '../src/credentials';
 import { createEventBus } from '../src/events';
 import { createHttpServer } from '../src/http/create-http-server';
-import { readJsonBody } from '../src/http/read-body';
+import { readJsonBody } from '../src/http/exchange';
 import type { Route } from '../src/http/router';
 import { createLogger } from '../src/log';
 import { describe, expect, it } from 'vitest';

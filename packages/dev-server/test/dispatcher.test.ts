@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type DispatchInfo, type Dispatcher, type FlowLimits, type QueueLimits } from '../src/engine/dispatcher';
-import { createSeqHeap } from '../src/engine/seq-heap';
+import {
+  createDispatcher,
+  type DispatchInfo,
+  type Dispatcher,
+  type FlowLimits,
+  type QueueLimits,
+  createSeqHeap,
+} from '../src/engine/dispatcher';
 
 /** A dispatcher over a table of pending messages; `started` records every start, in order. */
 function harness(maxInFlight: number, messages: Record<string, DispatchInfo>) {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEmptyState, type DevState, LOG_LIMIT } from '../src/state/dev-state';
-import { pruneExpired } from '../src/state/expiry';
+import { createEmptyState, type DevState, LOG_LIMIT, pruneExpired } from '../src/state/dev-state';
 import type { DevRecord, MessageRecord } from '../src/state/records';
 import { reduce } from '../src/state/reduce';
 import { snapshotRecords } from '../src/state/snapshot';

@@ -1,14 +1,13 @@
 import type { EventBus } from '../events';
 import type { Store } from '../state/store';
 import type { FlowControlSettings, MessageRecord } from '../state/records';
-import { attemptRecord, classifyAttempt, reportAttempt } from './attempt';
+import { attemptRecord, classifyAttempt, reportAttempt, retryWait } from './attempt';
 import { workflowDeliveryBody } from '../workflows/runs';
 import { buildDeliveryRequest } from './delivery-request';
 import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
-import type { EngineConfig } from './engine-config';
-import { retryWait } from './retry-wait';
+import type { EngineConfig } from '../options';
 import { createRequestSender, type RequestResult } from './send-request';
 import { createTimers } from './timers';
 

@@ -1,7 +1,9 @@
 import type { MessageRecord } from '../state/records';
-import { headerNames } from '@mailroom/core/protocol';
-import type { TokenSigner } from '@mailroom/core/protocol';
-import { DELIVERY_USER_AGENT, type EngineConfig } from './engine-config';
+import { headerNames, type TokenSigner } from '@mailroom/core/protocol';
+import type { EngineConfig } from '../options';
+
+/** Sent as `User-Agent` on every delivery, so a destination can tell dev traffic apart. */
+const DELIVERY_USER_AGENT = 'mailroom-dev-server';
 
 /** What one attempt sends. */
 export interface DeliveryRequest {

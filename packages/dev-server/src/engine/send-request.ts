@@ -1,6 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { appendHeaderValue } from '../http/header-names';
-import type { HeaderValues } from '../state/records';
+import { appendHeaderValue, type HeaderValues } from '../state/header-values';
 
 /** One outgoing request of an attempt. */
 interface OutgoingRequest {

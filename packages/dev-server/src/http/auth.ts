@@ -1,10 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { DevCredentials } from '../credentials';
-import type { ServerContext } from '../server-context';
-import { HttpError } from './http-error';
-import { json } from './reply';
-import type { Route } from './router';
+import type { ServerContext, Route } from './router';
+import { HttpError, json } from './exchange';
 
 // Who may call (Bearer tokens, Basic credentials) and what deliveries are signed with (the signing
 // keys and their rotation).

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HttpError } from './http-error';
+import { HttpError } from './exchange';
 
 // The dev console (a static page built with the package, `dist/console`) and what keeps a local
 // page that can send and delete safe from the websites its user visits: only the host names the

@@ -3,8 +3,7 @@ import type { EventBus } from '../events';
 import type { DevCredentials } from '../credentials';
 import { checkManagementAuth, checkMessagingAuth } from './auth';
 import { serveConsole, type RequestGuard } from './console';
-import { HttpError } from './http-error';
-import { writeError, writeReply } from './reply';
+import { HttpError, writeError, writeReply } from './exchange';
 import { matchRoute, type Route } from './router';
 
 /** What the server needs beyond its routes: who may call, and the console's settings. */

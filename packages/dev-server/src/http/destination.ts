@@ -1,5 +1,5 @@
 import { RESOURCE_NAME, unsignableUrl } from '@mailroom/core/protocol';
-import { badRequest } from './http-error';
+import { badRequest } from './exchange';
 
 /** Where an enqueue goes, read from the rest of its path. */
 export type Destination =

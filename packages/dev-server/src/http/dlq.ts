@@ -1,12 +1,10 @@
-import type { ServerContext } from '../server-context';
+import type { ServerContext, Route } from './router';
 import type { DlqEntry, MessageRecord } from '../state/records';
 import { callbackMessage, failureCallbackBody } from '../engine/callbacks';
 import { newMessageId } from '../ids';
-import { dlqLive } from '../state/expiry';
-import { badRequest, notFound } from './http-error';
+import { dlqLive } from '../state/dev-state';
+import { badRequest, notFound, empty, json, type Reply } from './exchange';
 import { readCount, readCursor, readMessageFilter } from './messages';
-import { empty, json, type Reply } from './reply';
-import type { Route } from './router';
 import { dlqView } from './views';
 
 // The two views of the DLQ: the message DLQ (every message that exhausted its retries: list, get,

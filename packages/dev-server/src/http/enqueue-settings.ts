@@ -12,9 +12,9 @@ import {
   unsignableUrl,
 } from '@mailroom/core/protocol';
 import type { PlanLimits } from '../plans';
-import type { CallbackSettings, FlowControlSettings, HeaderValues, RedactSettings, WorkflowInfo } from '../state/records';
-import { headerValuesFromRaw } from './header-names';
-import { badRequest, planLimit } from './http-error';
+import type { CallbackSettings, FlowControlSettings, RedactSettings, WorkflowInfo } from '../state/records';
+import { type HeaderValues, headerValuesFromRaw } from '../state/header-values';
+import { badRequest, planLimit } from './exchange';
 
 /** Every setting an enqueue request carries in its headers (spec endpoint 8), validated. */
 export interface EnqueueSettings {

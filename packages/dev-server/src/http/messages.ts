@@ -1,9 +1,7 @@
-import type { ServerContext } from '../server-context';
+import type { ServerContext, Route } from './router';
 import { logBefore } from '../state/reduce';
 import type { LogRecord, MessageRecord } from '../state/records';
-import { badRequest, notFound } from './http-error';
-import { json, type Reply } from './reply';
-import type { Route } from './router';
+import { badRequest, notFound, json, type Reply } from './exchange';
 import { logView, messageFields } from './views';
 
 // Pending messages (get, cancel one, cancel many) and the logs: every state change of every message.

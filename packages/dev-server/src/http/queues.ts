@@ -1,12 +1,9 @@
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
-import type { ServerContext } from '../server-context';
+import type { ServerContext, Route, RouteRequest } from './router';
 import type { FlowKeyRecord, QueueRecord } from '../state/records';
-import { badRequest, notFound } from './http-error';
+import { badRequest, notFound, readJsonBody, empty, json, type Reply } from './exchange';
 import { cancel } from './messages';
-import { readJsonBody } from './read-body';
 import { queueLimit } from './sending';
-import { empty, json, type Reply } from './reply';
-import type { Route, RouteRequest } from './router';
 
 // How fast messages go out: queues (parallelism, pause/resume, delete) and flow-control keys (their
 // limits and counters, pause/resume, pin/unpin, resetRate), and the account's global parallelism.

@@ -1,6 +1,12 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from './http-error';
-import type { Reply } from './reply';
+import { HttpError, type Reply } from './exchange';
+import type { DevCredentials } from '../credentials';
+import type { Engine } from '../engine/create-engine';
+import type { EngineConfig } from '../options';
+import type { Scheduler } from '../engine/scheduler';
+import type { EventBus } from '../events';
+import type { PlanLimits } from '../plans';
+import type { Store } from '../state/store';
 
 /**
  * Who may call a route: `messaging` takes either token (the read-only one for GETs only),
@@ -110,4 +116,15 @@ function decodeSegment(segment: string): string {
   } catch {
     throw new HttpError(400, `malformed percent-encoding in path segment ${JSON.stringify(segment)}`);
   }
+}
+
+/** What every HTTP handler works with: one object, built once by `startDevServer`. */
+export interface ServerContext {
+  store: Store;
+  engine: Engine;
+  scheduler: Scheduler;
+  events: EventBus;
+  credentials: DevCredentials;
+  plan: PlanLimits;
+  config: EngineConfig;
 }

@@ -1,13 +1,10 @@
 import { headerNames, parseCron, RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
-import type { ServerContext } from '../server-context';
+import type { ServerContext, Route, RouteRequest } from './router';
 import type { ScheduleRecord } from '../state/records';
 import { parseDestination } from './destination';
 import { headerSource, readEnqueueSettings } from './enqueue-settings';
-import { badRequest, notFound, planLimit } from './http-error';
-import { readBody } from './read-body';
-import { empty, json, type Reply } from './reply';
-import type { Route, RouteRequest } from './router';
+import { badRequest, notFound, planLimit, readBody, empty, json, type Reply } from './exchange';
 import { accept, callerIpOf, deliverable, readQueue } from './sending';
 import { bodyFields, flowFields, labelFields } from './views';
 

@@ -1,16 +1,14 @@
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
 import type { IncomingMessage } from 'node:http';
-import { dedupKeys, findDuplicate } from '../engine/deduplication';
-import type { ServerContext } from '../server-context';
+import type { ServerContext, Route, RouteRequest } from './router';
 import { inheritRunSettings, takeInvocation } from '../workflows/runs';
 import type { DedupResult, MessageRecord } from '../state/records';
 import { parseDestination, invalidScheme, type Destination } from './destination';
 import { enqueueMessage, type EnqueueTarget } from './enqueue-message';
 import { headerSource, readEnqueueSettings, type EnqueueSettings } from './enqueue-settings';
-import { badRequest, notFound, planLimit, type HttpError } from './http-error';
-import { readBody } from './read-body';
-import { json, type Reply } from './reply';
-import type { Route, RouteRequest } from './router';
+import { badRequest, notFound, planLimit, type HttpError, readBody, json, type Reply } from './exchange';
+import { createHash } from 'node:crypto';
+import { type DevState, type DedupEntry, DEDUP_WINDOW_MS } from '../state/dev-state';
 
 // Everything that turns a request into messages: enqueue (spec endpoint 8), publish, batch; and the
 // one acceptance step they share with schedule firings and DLQ retries.
@@ -263,4 +261,39 @@ export function readQueue(name: string | undefined): string {
 /** The publisher's address, without the IPv4-mapped IPv6 prefix Node reports on dual-stack sockets. */
 export function callerIpOf(req: IncomingMessage): string {
   return (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+}
+
+/** What content-based deduplication compares (service-facts: destination, body, Content-Type, forwarded headers). */
+interface DedupContent {
+  destination: string;
+  body: Buffer;
+  contentType: string | undefined;
+  forwardHeaders: Record<string, string>;
+}
+
+/**
+ * The keys an enqueue is deduplicated by: its `<P>-Deduplication-Id`, and with
+ * `<P>-Content-Based-Deduplication: true` a hash of its content. Forwarded headers are sorted so
+ * their order does not make two equal messages differ.
+ */
+function dedupKeys(deduplicationId: string | undefined, contentBased: boolean, content: DedupContent): string[] {
+  const keys: string[] = [];
+  if (deduplicationId !== undefined) keys.push(`id:${deduplicationId}`);
+  if (contentBased) {
+    const headers = Object.entries(content.forwardHeaders).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const hash = createHash('sha256')
+      .update(JSON.stringify([content.destination, content.body.toString('base64'), content.contentType ?? '', headers]))
+      .digest('hex');
+    keys.push(`content:${hash}`);
+  }
+  return keys;
+}
+
+/** The earlier enqueue one of `keys` matches within the 10-minute window, if any. */
+function findDuplicate(state: DevState, keys: readonly string[], now: number): DedupEntry | undefined {
+  for (const key of keys) {
+    const entry = state.dedup.get(key);
+    if (entry && entry.at + DEDUP_WINDOW_MS > now) return entry;
+  }
+  return undefined;
 }

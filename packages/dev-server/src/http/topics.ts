@@ -1,11 +1,8 @@
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
-import type { ServerContext } from '../server-context';
+import type { ServerContext, Route, RouteRequest } from './router';
 import type { UrlGroupRecord } from '../state/records';
 import { checkUrl } from './enqueue-settings';
-import { badRequest, notFound, planLimit } from './http-error';
-import { readJsonBody } from './read-body';
-import { empty, json, type Reply } from './reply';
-import type { Route, RouteRequest } from './router';
+import { badRequest, notFound, planLimit, readJsonBody, empty, json, type Reply } from './exchange';
 
 /** URL groups: list (spec 5), add endpoints (creates the group), remove endpoints (spec 6). */
 export function topicRoutes(ctx: ServerContext): Route[] {

@@ -1,16 +1,8 @@
-import type {
-  AttemptDetail,
-  DlqEntry,
-  FlowControlSettings,
-  HeaderValues,
-  LogRecord,
-  MessageRecord,
-  RedactSettings,
-} from '../state/records';
+import type { AttemptDetail, DlqEntry, FlowControlSettings, LogRecord, MessageRecord, RedactSettings } from '../state/records';
+import { type HeaderValues, canonicalHeaderName } from '../state/header-values';
 import { headerNames } from '@mailroom/core/protocol';
 import { buildDeliveryRequest } from '../engine/delivery-request';
-import type { EngineConfig } from '../engine/engine-config';
-import { canonicalHeaderName } from './header-names';
+import type { EngineConfig } from '../options';
 
 // How the interface shows what the state holds: pending messages, DLQ entries and log events, each
 // with the service's field names, and with `<P>-Redact-Fields` applied (delivery is never affected).

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
-import { JournalLockedError } from './errors';
+import { JournalLockedError } from './types';
 
 /** A lock this process holds. */
 export interface HeldLock {

@@ -14,17 +14,12 @@
  * appends share one write + fdatasync (group commit), and compaction is atomic (tmp file, fsync,
  * rename, directory fsync).
  */
-import { appendFile, mkdir, open, readFile, rm } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { decodeJournal } from './decode-journal';
-import type { DecodedJournal } from './decode-journal';
-import { syncDirectory, writeAndRename } from './durable-fs';
-import { createFileJournal, journalPaths } from './file-journal';
-import type { AutoCompaction, JournalPaths } from './file-journal';
-import { JOURNAL_HEADER_LINE } from './record-line';
+import { createFileJournal, journalPaths, syncDirectory, writeAndRename, type AutoCompaction, type JournalPaths } from './file-journal';
 import { acquireLock, releaseLock } from './lock-file';
-import type { OpenedJournal, OpenJournalOptions } from './types';
+import { decodeJournal, JOURNAL_HEADER_LINE, type DecodedJournal } from './record-line';
+import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal, type OpenJournalOptions } from './types';
 
 /**
  * Opens (or creates) the journal `<dir>/<name>.jsonl`, locked to this process, and returns every record
@@ -151,4 +146,46 @@ function resolveAutoCompaction<R>(options: OpenJournalOptions<R>): AutoCompactio
     }
   };
   return { afterBytes, snapshot, onError };
+}
+
+/**
+ * A journal that keeps nothing, for running without `--data-dir`: the caller's in-memory state is the
+ * only copy, so the server has one code path with or without durability. Records are not encoded:
+ * their types are JSON by construction, and the file journal's tests cover the encoding.
+ *
+ * @example
+ * ```ts
+ * const { journal, records } = dataDir ? await openJournal<Event>({ dir: dataDir }) : await openMemoryJournal<Event>();
+ * ```
+ */
+export async function openMemoryJournal<R>(): Promise<OpenedJournal<R>> {
+  const stats: JournalStats = { appends: 0, batches: 0, syncs: 0, compactions: 0, recordsInFile: 0, bytesInFile: 0 };
+  let closed = false;
+
+  function guard(): void {
+    if (closed) throw new JournalUnavailableError('The in-memory journal is closed.');
+  }
+
+  const journal: Journal<R> = {
+    async append() {
+      guard();
+      stats.appends += 1;
+      stats.batches += 1;
+      stats.recordsInFile += 1;
+    },
+    async compact(snapshot) {
+      guard();
+      stats.compactions += 1;
+      stats.recordsInFile = snapshot.length;
+    },
+    stats: () => ({ ...stats }),
+    async close() {
+      closed = true;
+    },
+  };
+  return {
+    journal,
+    records: [],
+    recovery: { tornBytesDropped: 0, damagedRecordsSkipped: 0, damagedBytesSkipped: 0, damagedFile: undefined, file: undefined },
+  };
 }

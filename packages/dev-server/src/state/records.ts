@@ -1,12 +1,10 @@
+import type { HeaderValues } from './header-values';
 // The journal's record types. Every change of the dev server's state is one of these, appended
 // before the HTTP answer (or before the engine acts on it), and the state is rebuilt on start by
 // replaying them through `reduce`. Records are plain JSON: bodies travel as base64.
 
 /** What a message is: a delivery the user asked for, or a callback the dev server sends about one. */
 export type MessageKind = 'message' | 'callback' | 'failure-callback';
-
-/** Header name -> values, the way the service writes headers (Go's `http.Header`). */
-export type HeaderValues = Record<string, string[]>;
 
 /** How a callback or failure callback is called (`<P>-Callback-*`, `<P>-Failure-Callback-*`). */
 export interface CallbackSettings {

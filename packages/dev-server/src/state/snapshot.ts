@@ -1,5 +1,4 @@
-import type { DevState } from './dev-state';
-import { dedupLive, dlqLive, statsLive, type Expiry } from './expiry';
+import { type DevState, dedupLive, dlqLive, statsLive, type Expiry } from './dev-state';
 import type { DevRecord, LogRecord, MessageRecord } from './records';
 
 /**

@@ -1,7 +1,6 @@
 import { openJournal, openMemoryJournal, type Journal, type JournalRecovery } from '../journal';
-import { createEmptyState, type DevState } from './dev-state';
+import { createEmptyState, type DevState, pruneExpired, type Expiry } from './dev-state';
 import type { DevRecord } from './records';
-import { pruneExpired, type Expiry } from './expiry';
 import { reduce } from './reduce';
 import { snapshotRecords } from './snapshot';
 

@@ -1,8 +1,7 @@
 import { resend, select } from '../http/dlq';
-import { json, type Reply } from '../http/reply';
-import type { Route } from '../http/router';
+import { json, type Reply } from '../http/exchange';
+import type { Route, ServerContext } from '../http/router';
 import { newMessageId, randomHex } from '../ids';
-import type { ServerContext } from '../server-context';
 import type { DlqEntry, MessageRecord } from '../state/records';
 
 // What the Workflow SDK's `client.dlq` does with a failed run: resume it from the failed step,

@@ -1,9 +1,6 @@
 import { cancel } from '../http/messages';
-import { readBody } from '../http/read-body';
-import { badRequest, notFound } from '../http/http-error';
-import { empty, json, type Reply } from '../http/reply';
-import type { Route } from '../http/router';
-import type { ServerContext } from '../server-context';
+import { readBody, badRequest, notFound, empty, json, type Reply } from '../http/exchange';
+import type { Route, ServerContext } from '../http/router';
 import { runHistory } from './runs';
 import { dropWaiters } from './waiters';
 

@@ -1,8 +1,6 @@
 import { readCount } from '../http/messages';
-import { badRequest } from '../http/http-error';
-import { json, type Reply } from '../http/reply';
-import type { Route } from '../http/router';
-import type { ServerContext } from '../server-context';
+import { badRequest, json, type Reply } from '../http/exchange';
+import type { Route, ServerContext } from '../http/router';
 import type { DevState } from '../state/dev-state';
 import type { DlqEntry, WorkflowRunRecord } from '../state/records';
 import { REDACTED } from '../http/views';

@@ -1,6 +1,6 @@
 import type { DevState } from '../state/dev-state';
 import type { EnqueueSettings } from '../http/enqueue-settings';
-import { badRequest } from '../http/http-error';
+import { badRequest } from '../http/exchange';
 import type { InvokerRecord, MessageRecord, WorkflowRunRecord } from '../state/records';
 
 // Workflow runs, as the Workflow SDK drives them: a trigger message (`<P>-Workflow-Init: true`)

@@ -1,7 +1,7 @@
 import { parseDestination } from '../http/destination';
 import { headerSource, readEnqueueSettings } from '../http/enqueue-settings';
 import { accept, deliverable } from '../http/sending';
-import type { ServerContext } from '../server-context';
+import type { ServerContext } from '../http/router';
 import type { WorkflowRunRecord } from '../state/records';
 
 // Results the service hands back to a run as one of its steps: an event for a Wait, a webhook call

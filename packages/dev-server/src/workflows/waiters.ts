@@ -1,11 +1,8 @@
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
-import { headerValuesFromRaw } from '../http/header-names';
-import { badRequest, notFound } from '../http/http-error';
-import { readBody, readJsonBody } from '../http/read-body';
-import { json, type Reply } from '../http/reply';
-import type { Route } from '../http/router';
+import { headerValuesFromRaw } from '../state/header-values';
+import { badRequest, notFound, readBody, readJsonBody, json, type Reply } from '../http/exchange';
+import type { Route, ServerContext } from '../http/router';
 import { callerIpOf } from '../http/sending';
-import type { ServerContext } from '../server-context';
 import type { WaiterRecord } from '../state/records';
 import { returnStep } from './step-results';
 

@@ -71,6 +71,8 @@ beforeAll(async () => {
     dts: false,
     sourcemap: false,
     splitting: false,
+    // The child runs from a temporary directory, where no node_modules resolves the journal's errors' base class.
+    noExternal: ['@mailroom/core'],
   });
   await writeFile(join(buildDir, 'child.mjs'), CHILD_SCRIPT);
 });

@@ -2,8 +2,7 @@ import { appendFile, open as openFile, readFile, readdir, writeFile } from 'node
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitUntil } from '../helpers/wait';
-import { JournalCorruptError, JournalUnavailableError, openJournal } from '../../src/journal';
-import type { Journal, OpenJournalOptions } from '../../src/journal';
+import { JournalCorruptError, JournalUnavailableError, openJournal, type Journal, type OpenJournalOptions } from '../../src/journal';
 import { encodeRecordLine } from '../../src/journal/record-line';
 import { useTempDir } from './temp-dir';
 

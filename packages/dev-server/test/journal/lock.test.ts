@@ -1,3 +1,4 @@
+import { MailroomError } from '@mailroom/core';
 import { spawnSync } from 'node:child_process';
 import { readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -28,6 +29,8 @@ describe('journal lock', () => {
     const first = await openJournal({ dir: tempDir() });
     const error = await openJournal({ dir: tempDir() }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(JournalLockedError);
+    // One `instanceof MailroomError` catches every error of ours, the journal's included.
+    expect(error).toBeInstanceOf(MailroomError);
     expect(error).toMatchObject({ code: 'JOURNAL_LOCKED', pid: process.pid, lockFile: lockFile() });
     expect((error as Error).message).toMatch(/this process already has it open/);
     await first.journal.close();

@@ -1,4 +1,5 @@
-import type { HeaderValues } from '../state/records';
+/** Header name -> values, the way the service writes headers (Go's `http.Header`). */
+export type HeaderValues = Record<string, string[]>;
 
 /**
  * A header name the way the service prints it (Go's canonical form): `content-type` becomes

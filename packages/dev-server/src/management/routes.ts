@@ -1,12 +1,11 @@
-import { readJsonBody } from '../http/read-body';
-import { badRequest, notFound } from '../http/http-error';
-import { json, type Reply } from '../http/reply';
-import type { Route } from '../http/router';
-import type { ServerContext } from '../server-context';
-import { dlqLive } from '../state/expiry';
+import { readJsonBody, badRequest, notFound, json, type Reply } from '../http/exchange';
+import type { Route, ServerContext } from '../http/router';
+import { dlqLive } from '../state/dev-state';
 import { newSearchIndex, readSearchIndexInput } from './search-indexes';
 import { isStatsPeriod, messagingStats } from './stats';
-import { messagingUser } from './users';
+import type { MessagingUser } from '@mailroom/core';
+import type { DevCredentials } from '../credentials';
+import type { PlanLimits } from '../plans';
 
 /** The path every management route sits under; `managementUrl` ends here. */
 export const MANAGEMENT_BASE_PATH = '/management/v2';
@@ -45,4 +44,31 @@ function stats(ctx: ServerContext, id: string, period: string | null): Reply {
   const expiry = { now, dlqRetentionMs: ctx.plan.max_dlq_retention_time_milis };
   const dlqCount = [...ctx.store.state.dlq.values()].filter((entry) => dlqLive(entry.at, expiry)).length;
   return json(messagingStats(ctx.store.state, chosen, now, dlqCount));
+}
+
+/**
+ * The dev server's one messaging user, every field of the spec's table: its real tokens, and the
+ * limits of the plan the server runs with (the ones the enqueue enforces).
+ */
+function messagingUser(credentials: DevCredentials, plan: PlanLimits): MessagingUser {
+  const { defaultRetries: _defaultRetries, type, prod_pack_enabled, ...limits } = plan;
+  return {
+    customer_id: credentials.managementUser,
+    id: credentials.userId,
+    token: credentials.token,
+    read_only_token: credentials.readOnlyToken,
+    active: true,
+    state: 'active',
+    last_plan_upgrade_time: credentials.createdAt,
+    ...limits,
+    prod_pack_enabled,
+    prometheus_enabled: 'false',
+    type,
+    region: 'us-east-1',
+    reserved_type: '',
+    reserved_price: 0,
+    created_by: credentials.managementUser,
+    creation_time: credentials.createdAt,
+    deletion_time: 0,
+  };
 }
