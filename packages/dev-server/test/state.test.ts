@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createEmptyState, type DevState, LOG_LIMIT, pruneExpired } from '../src/state/dev-state';
 import type { DevRecord, MessageRecord } from '../src/state/records';
 import { reduce } from '../src/state/reduce';
-import { snapshotRecords } from '../src/state/snapshot';
+import { snapshotRecords } from '../src/state/store';
 
 const NOW = 1_800_000_000_000;
 const RETENTION = 259_200_000;

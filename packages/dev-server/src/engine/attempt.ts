@@ -1,5 +1,5 @@
 import { headerNames, defaultBackoffMs, parseRetryAfter, parseRetryDelay } from '@mailroom/core/protocol';
-import type { RequestResult } from './send-request';
+import type { RequestResult } from './delivery-request';
 import { newDlqId } from '../ids';
 import type { DevState } from '../state/dev-state';
 import type { AttemptOutcome, DevRecord, DlqEntry, MessageRecord, ResponseRecord } from '../state/records';

@@ -3,12 +3,11 @@ import type { Store } from '../state/store';
 import type { FlowControlSettings, MessageRecord } from '../state/records';
 import { attemptRecord, classifyAttempt, reportAttempt, retryWait } from './attempt';
 import { workflowDeliveryBody } from '../workflows/runs';
-import { buildDeliveryRequest } from './delivery-request';
+import { buildDeliveryRequest, createRequestSender, type RequestResult } from './delivery-request';
 import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
 import type { EngineConfig } from '../options';
-import { createRequestSender, type RequestResult } from './send-request';
 import { createTimers } from './timers';
 
 /** Delivers what the store holds: timers, queues, attempts, retries, callbacks, the DLQ. */

@@ -1,6 +1,10 @@
+// One attempt on the wire: the request it sends (signed for its URL, forwarded headers, the
+// service's own headers) and the sender that sends it over keep-alive pools and reads the answer.
 import type { MessageRecord } from '../state/records';
 import { headerNames, type TokenSigner } from '@mailroom/core/protocol';
 import type { EngineConfig } from '../options';
+import { Agent, type Dispatcher } from 'undici';
+import { appendHeaderValue, type HeaderValues } from '../state/header-values';
 
 /** Sent as `User-Agent` on every delivery, so a destination can tell dev traffic apart. */
 const DELIVERY_USER_AGENT = 'mailroom-dev-server';
@@ -82,4 +86,207 @@ function withForwarded(own: Record<string, string>, forwarded: Record<string, st
   for (const [name, value] of ownEntries.slice(defaults)) set(name, value);
   // fromEntries defines own properties: a forwarded header named `__proto__` stays a header.
   return Object.fromEntries(headers.values());
+}
+
+/** One outgoing request of an attempt. */
+interface OutgoingRequest {
+  url: string;
+  method: string;
+  /** Sent as they are; for a URL with `user:password@`, `Authorization` is added unless present. */
+  headers: Record<string, string>;
+  body: Buffer;
+  timeoutMs: number;
+}
+
+/** What the destination answered, or why it did not. */
+export type RequestResult =
+  | { ok: true; status: number; headers: HeaderValues; body: Buffer; bytesReceived: number }
+  | { ok: false; error: string; timedOut: boolean; aborted: boolean };
+
+/** Response bytes kept for callbacks and the DLQ; the rest is read (and counted) but not stored. */
+const MAX_KEPT_RESPONSE_BYTES = 1_048_576;
+
+/** Parsed destination URLs kept; a dev server talks to a handful, so this is only a bound. */
+const MAX_CACHED_TARGETS = 1024;
+
+/** Sends attempts over keep-alive connections of its own. */
+export interface RequestSender {
+  send(request: OutgoingRequest): Promise<RequestResult>;
+  /** Aborts every request still running (on shutdown): each resolves with `aborted: true`. */
+  abortAll(): void;
+  /** Closes the connections, so a closed dev server leaves no socket behind. */
+  close(): void;
+}
+
+/** Where a URL's requests go, as undici's `dispatch` takes it; parsed once per URL. */
+interface Target {
+  origin: string;
+  path: string;
+  /** `Basic ...` for a URL with `user:password@`, as node:http sends it. */
+  authorization: string | undefined;
+}
+
+interface SenderState {
+  agent: Agent;
+  targets: Map<string, Target>;
+  /** Cancels every running request: one function each, no AbortController per attempt. */
+  running: Set<() => void>;
+}
+
+/**
+ * One sender per dev server, over an undici `Agent` (keep-alive pools per origin): its `dispatch`
+ * builds no request or response stream per attempt, as node:http does. Owning the agent means
+ * closing one server never cuts another's connections (tests run several in one process).
+ */
+export function createRequestSender(): RequestSender {
+  const state: SenderState = {
+    // undici's own header and body timeouts are off: an attempt's timeout is the one deadline.
+    agent: new Agent({ keepAliveTimeout: 4_000, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 }),
+    targets: new Map(),
+    running: new Set(),
+  };
+  return {
+    send: (request) => sendRequest(request, state),
+    abortAll() {
+      for (const cancel of [...state.running]) cancel();
+    },
+    close() {
+      void state.agent.destroy().catch(() => {});
+    },
+  };
+}
+
+function targetOf(url: string, state: SenderState): Target {
+  let target = state.targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`unsupported protocol ${parsed.protocol}`);
+    const credentials =
+      parsed.username || parsed.password ? `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}` : undefined;
+    target = {
+      origin: parsed.origin,
+      path: `${parsed.pathname}${parsed.search}`,
+      authorization: credentials === undefined ? undefined : `Basic ${Buffer.from(credentials).toString('base64')}`,
+    };
+    if (state.targets.size >= MAX_CACHED_TARGETS) state.targets.clear();
+    state.targets.set(url, target);
+  }
+  return target;
+}
+
+/**
+ * Sends one request with the raw body and exactly the given headers (fetch would add its own, which
+ * a destination might sign-check or log; undici adds only Host, Content-Length and Connection). Never
+ * rejects: a network error or the timeout (covering the whole answer, body included) is a result,
+ * since both are delivery failures.
+ */
+function sendRequest(request: OutgoingRequest, state: SenderState): Promise<RequestResult> {
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let aborted = false;
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    // Set when we gave up before undici handed over a controller (the request was still queued).
+    let giveUpReason: Error | undefined;
+    let target: Target;
+    try {
+      target = targetOf(request.url, state);
+    } catch (error) {
+      resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut, aborted });
+      return;
+    }
+    const finish = (result: RequestResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      state.running.delete(cancel);
+      resolve(result);
+    };
+    const failed = (error: unknown): void => {
+      finish({
+        ok: false,
+        error: timedOut ? `timeout after ${request.timeoutMs / 1000}s` : error instanceof Error ? error.message : String(error),
+        timedOut,
+        aborted,
+      });
+    };
+    const stop = (reason: Error): void => {
+      if (controller) controller.abort(reason);
+      else giveUpReason = reason;
+      failed(reason);
+    };
+    const cancel = (): void => {
+      aborted = true;
+      stop(new Error('aborted: the dev server is closing'));
+    };
+    // One plain timer: AbortSignal.timeout plus AbortSignal.any per attempt cost several times more.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop(new Error('timeout'));
+    }, request.timeoutMs);
+    state.running.add(cancel);
+
+    let status = 0;
+    let headers: HeaderValues = {};
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let received = 0;
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(start) {
+        if (giveUpReason) start.abort(giveUpReason);
+        else controller = start;
+      },
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        status = statusCode;
+        headers = headerValuesOf(responseHeaders);
+      },
+      onResponseData(_controller, chunk) {
+        received += chunk.length;
+        if (kept < MAX_KEPT_RESPONSE_BYTES) {
+          const part = chunk.subarray(0, MAX_KEPT_RESPONSE_BYTES - kept);
+          chunks.push(part);
+          kept += part.length;
+        }
+      },
+      onResponseEnd() {
+        finish({
+          ok: true,
+          status,
+          headers,
+          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+          bytesReceived: received,
+        });
+      },
+      onResponseError(_controller, error) {
+        failed(error);
+      },
+    };
+    const sent = requestHeaders(request.headers, target.authorization);
+    try {
+      state.agent.dispatch(
+        { origin: target.origin, path: target.path, method: request.method, headers: sent, body: request.body },
+        handler,
+      );
+    } catch (error) {
+      failed(error);
+    }
+  });
+}
+
+/** The attempt's headers, plus `Authorization` for a URL with `user:password@` unless one is given. */
+function requestHeaders(headers: Record<string, string>, authorization: string | undefined): Record<string, string> {
+  if (authorization === undefined) return headers;
+  for (const name in headers) if (name.toLowerCase() === 'authorization') return headers;
+  return { ...headers, Authorization: authorization };
+}
+
+/** undici's parsed answer headers (lower-case names, arrays for repeats) under the service's names. */
+function headerValuesOf(parsed: Readonly<Record<string, string | string[] | undefined>>): HeaderValues {
+  const out: HeaderValues = {};
+  for (const name of Object.keys(parsed)) {
+    const value = parsed[name];
+    if (Array.isArray(value)) for (const one of value) appendHeaderValue(out, name, one);
+    else if (value !== undefined) appendHeaderValue(out, name, value);
+  }
+  return out;
 }
