@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '@mailroom/test-support';
 
 // The example as a developer runs it in dev mode: `MAILROOM_DEV=1 npm start` with no .env at all.
 // Sending from the app starts a dev server inside it, which delivers back to the app, verified with
@@ -14,15 +14,6 @@ afterEach(() => {
   child?.kill();
   child = undefined;
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the Express example in dev mode', () => {
   it('sends and receives with MAILROOM_DEV and no other setting', async () => {

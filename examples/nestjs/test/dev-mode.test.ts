@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createMessagingClient } from '@mailroom/core';
 import { closeStartedDevServers } from '@mailroom/core/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderPlaced } from '../src/destinations';
+import { freePort } from '@mailroom/test-support';
 
 // The example as a developer runs it in dev mode: `MAILROOM_DEV=1 npm start`, no .env. The app
 // boots (its start-up checks see the dev server's keys) and verifies what `mailroom dev` delivers;
@@ -19,15 +19,6 @@ afterEach(async () => {
   child = undefined;
   await closeStartedDevServers();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the NestJS example in dev mode', () => {
   it('boots with MAILROOM_DEV alone and verifies what the dev server delivers', async () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createMessagingClient } from '@mailroom/core';
 import { closeStartedDevServers } from '@mailroom/core/protocol';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '@mailroom/test-support';
 
 // The route handlers in dev mode (`MAILROOM_DEV=1 next dev`, no .env): they verify with the dev
 // server's keys. A dev-mode client sends (starting the dev server), and a bare node:http bridge
@@ -15,14 +16,6 @@ afterAll(async () => {
   vi.unstubAllEnvs();
   await closeStartedDevServers();
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('the Next example in dev mode', () => {
   it('verifies what mailroom dev delivers, with MAILROOM_DEV and no keys', async () => {

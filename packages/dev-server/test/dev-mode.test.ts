@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startDevServer } from '../src/index';
 import { waitUntil } from './helpers/wait';
+import { freePort } from '@mailroom/test-support';
 
 // Dev mode end to end: no settings at all. The client starts a dev server in this process on first
 // use (this package is what it imports), and a receiver in dev mode verifies what it delivers.
@@ -30,14 +31,6 @@ afterEach(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   servers = [];
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function app(dev: true | { url: string } = true): Promise<{ url: string; received: number[] }> {
   const received: number[] = [];

@@ -1,16 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  cleanEnv,
-  createApp,
-  freePort,
-  lockedVersion,
-  run,
-  startDevServer,
-  tarball,
-  type App,
-  type DevServerProcess,
-} from '../src/harness';
+import { cleanEnv, createApp, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
+import { freePort } from '@mailroom/test-support';
 
 // Fresh Hono (on @hono/node-server) and Fastify 5 apps from the packed packages, built with their own
 // tsconfig (nodenext) and run against `mailroom dev`: send, receive, callback, failure callback.

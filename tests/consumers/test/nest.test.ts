@@ -1,16 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  cleanEnv,
-  createApp,
-  freePort,
-  lockedVersion,
-  run,
-  startDevServer,
-  tarball,
-  type App,
-  type DevServerProcess,
-} from '../src/harness';
+import { cleanEnv, createApp, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
+import { freePort } from '@mailroom/test-support';
 
 // A NestJS 11 app with the Nest CLI's default tsconfig: CommonJS, decorators with emitted metadata,
 // and node10 module resolution (no `moduleResolution`, `module: commonjs`), compiled by tsc.

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, createApp, freePort, lockedVersion, run, start, startDevServer, tarball, type App, type Running } from '../src/harness';
+import { cleanEnv, createApp, lockedVersion, run, start, startDevServer, tarball, type App, type Running } from '../src/harness';
+import { freePort } from '@mailroom/test-support';
 
 // A Next.js 16 App Router app through `next build` (its own type check, a minifying production
 // bundle) and `next start`, receiving a message that mailroom dev delivers.

@@ -1,16 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  cleanEnv,
-  createApp,
-  freePort,
-  lockedVersion,
-  run,
-  startDevServer,
-  tarball,
-  type App,
-  type DevServerProcess,
-} from '../src/harness';
+import { cleanEnv, createApp, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
+import { freePort } from '@mailroom/test-support';
 
 // Express 5 (ESM, nodenext), a CommonJS consumer, the three moduleResolution modes, and a minified
 // bundle, all from one fresh install of the packed packages.

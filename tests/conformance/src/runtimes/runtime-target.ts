@@ -10,6 +10,7 @@ import { orderPlaced } from '../fixtures';
 import type { ConformanceTarget, RunningTarget, TargetSetup } from '../target';
 import { sendOverHttp } from '../targets/node-server';
 import { decode, type RemoteConfig } from './wire';
+import { freePort } from '@mailroom/test-support';
 
 // The suite against the Hono adapter inside Bun, Deno and workerd: the app is bundled once
 // (remote-app.ts) and started per receiver profile in the runtime's own binary, installed by `npm ci`
@@ -197,14 +198,6 @@ const worker :Workerd.Worker = (
   await untilListening(port);
   return { child: started.child, port };
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** workerd prints nothing when its socket is up: knock until it answers. */
 async function untilListening(port: number): Promise<void> {
