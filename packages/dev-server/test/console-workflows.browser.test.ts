@@ -2,28 +2,22 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as QStashClient, Receiver } from '@upstash/qstash';
 import { Client as WorkflowClient, serve, type RouteFunction } from '@upstash/workflow';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchBrowser } from './helpers/browser';
+import type { Page } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useBrowser } from './helpers/browser';
 import { startTestServer, type TestServer } from './helpers/test-server';
 
 // The console's Workflows view in headless Chromium, with runs of the vendor's Workflow SDK: a run
 // shown step by step, released from its wait with the Notify form, resumed after a failure, and
 // cancelled while it sleeps, all from the page.
 
-let browser: Browser;
+const browser = useBrowser();
 let dev: TestServer;
 let app: Server;
 let appUrl: string;
 let page: Page;
 const routes = new Map<string, (request: Request) => Promise<Response>>();
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-});
 beforeEach(async () => {
   dev = await startTestServer({ headerPrefix: 'Upstash', issuer: 'Upstash', timeScale: 0.001 });
   app = createServer((req, res) => {
@@ -41,7 +35,7 @@ beforeEach(async () => {
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page = await browser().newPage({ viewport: { width: 1440, height: 900 } });
   await page.goto(dev.server.consoleUrl);
   await page.getByRole('heading', { name: 'Messages' }).waitFor();
 });

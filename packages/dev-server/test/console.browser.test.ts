@@ -1,31 +1,25 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ValidationError } from '@mailroom/core';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { always, failTimes, startDestination, type TestDestination } from './helpers/destination';
-import { launchBrowser } from './helpers/browser';
+import { useBrowser } from './helpers/browser';
 import { startTestServer, type TestServer } from './helpers/test-server';
 
 // The console in a real browser (headless Chromium): what a developer sees and clicks. Messages sent
 // through the API appear without a reload; actions change what the page shows; a page on another
 // origin cannot act; the send form refuses bad input with the client's own messages.
 
-let browser: Browser;
+const browser = useBrowser();
 let server: TestServer;
 let destination: TestDestination;
 let page: Page;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-});
 beforeEach(async () => {
   server = await startTestServer({ timeScale: 0.01 });
   destination = await startDestination();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page = await browser().newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(server.server.consoleUrl);
   await page.getByRole('heading', { name: 'Messages' }).waitFor();
 });
@@ -229,7 +223,7 @@ describe('the dev console', () => {
         <script>fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: 'x' }).finally(() => document.getElementById('f').submit());</script>`;
       attacker = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
       await new Promise<void>((resolve) => attacker!.listen(0, '127.0.0.1', resolve));
-      const evil = await browser.newPage();
+      const evil = await browser().newPage();
       const answers: number[] = [];
       evil.on('response', (response) => {
         if (response.url().startsWith(server.server.url)) answers.push(response.status());
@@ -247,7 +241,7 @@ describe('the dev console', () => {
   });
 
   it('asks for the token when opened without one, and refuses a wrong one', async () => {
-    const fresh = await browser.newPage();
+    const fresh = await browser().newPage();
     try {
       await fresh.goto(`${server.server.url}/console/`);
       await fresh.getByRole('heading', { name: 'Mailroom dev console' }).waitFor();
