@@ -1,4 +1,6 @@
-import { MailroomExceptionFilter, SignatureGuard, requestState } from './guard';
+import { SignatureGuard } from './guard';
+import { MailroomExceptionFilter } from './refusal';
+import { requestState } from './request-state';
 import {
   ROUTE_METADATA_KEYS,
   recordReceivedMessageParam,

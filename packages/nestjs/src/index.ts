@@ -7,8 +7,7 @@ export type { MailroomModuleExtras, MailroomModuleOptions, MessagingTransportOpt
 export { MAILROOM_MANAGEMENT_CLIENT, MAILROOM_MESSAGING_CLIENT, MAILROOM_RECEIVER } from './providers';
 export { InjectManagementClient, InjectMessagingClient } from './providers';
 export { SignatureGuard } from './guard';
-export { MailroomExceptionFilter } from './guard';
-export { MailroomRefusal } from './guard';
+export { MailroomExceptionFilter, MailroomRefusal } from './refusal';
 export { MailroomSetupError } from './explorer';
 export { OnCallback, OnFailureCallback, OnMessage } from './decorators';
 export { ReceivedMessage, type ReceivedMessageKey } from './decorators';

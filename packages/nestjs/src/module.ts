@@ -1,5 +1,6 @@
 import { MailroomExplorer } from './explorer';
-import { MailroomExceptionFilter, SignatureGuard } from './guard';
+import { SignatureGuard } from './guard';
+import { MailroomExceptionFilter } from './refusal';
 import {
   ConfigurableModuleClass,
   MAILROOM_MANAGEMENT_CLIENT,
