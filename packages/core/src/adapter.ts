@@ -15,8 +15,8 @@ export {
   type StandaloneHandlers,
 } from './receive/adapter-handlers';
 export { defaultOnError, type Endpoint, type MessageHandler, type Receiver } from './receive/create-receiver';
-export type { InboundRequest, OutboundResponse } from './receive/options';
-export { DEFAULT_MAX_BODY_BYTES } from './receive/options';
+export type { InboundRequest, OutboundResponse } from './receive/receiver-options';
+export { DEFAULT_MAX_BODY_BYTES } from './receive/receiver-options';
 
 // Node's http objects (Express, Fastify, Nest, the Pages Router, plain node:http).
 export { handleNodeRequest, serveNodeRequest, type HandleNodeRequestOptions, type ServeNodeRequestOptions } from './node/handle';

@@ -1,6 +1,6 @@
 // The settings of a message as an application writes them: how the service calls the destination,
-// its callbacks and failure callback, and everything else a send can carry. `headers.ts` turns them
-// into the wire's headers.
+// its callbacks and failure callback, and everything else a send can carry. `enqueue-headers.ts`
+// turns them into the wire's headers.
 
 import type { RetryDelayExpression } from './retry-delay';
 

@@ -1,4 +1,4 @@
-import { requesterSettings, type SharedClientOptions } from './http/options';
+import { requesterSettings, type SharedClientOptions } from './http/requester-options';
 import { checkBaseUrl, processEnvironment, requiredSetting, settingsPresent } from './config';
 import { DEV_CREDENTIALS, devServerUrl, type DevOption } from './dev-mode';
 import { expectObject, ValidationError } from './errors';

@@ -16,7 +16,7 @@
 //   `max_dlq_size` and `max_requests_per_*` across requests (docs/service-interface.md says why).
 
 export { startDevServer, type DevServer } from './start-dev-server';
-export { DEFAULT_PORT, type DevServerOptions } from './options';
+export { DEFAULT_PORT, type DevServerOptions } from './settings';
 export type { DevServerEvent, DevServerEventListener } from './events';
 export type { LogOption } from './log';
 export { formatEvent } from './log';

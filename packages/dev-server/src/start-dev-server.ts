@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadCredentials } from './credentials';
 import { createEngine } from './engine/create-engine';
-import { type EngineConfig, resolveOptions, type DevServerOptions } from './options';
+import { type EngineConfig, resolveOptions, type DevServerOptions } from './settings';
 import { createEventBus, type DevServerEventListener, type EventBus } from './events';
 import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/create-http-server';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startDevServer } from '../src/index';
-import { resolveOptions } from '../src/options';
+import { resolveOptions } from '../src/settings';
 
 describe('startDevServer options', () => {
   it('applies the documented defaults', () => {

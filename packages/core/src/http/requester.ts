@@ -1,17 +1,16 @@
 import { ConfigError, NetworkError, ResponseValidationError, ValidationError, type ApiError } from '../errors';
 import { sleepUnlessAborted, mapErrorResponse, retryAfterMs, isRetryableError, retryDelay } from './failures';
-import type { HttpTransportRequest, HttpTransportResponse } from './transport';
+import type { HttpTransportRequest, HttpTransportResponse, ServiceMethod } from './transport';
 import {
   resolveRequesterOptions,
   type ResolvedRequesterOptions,
-  type HttpMethod,
   type ParseResponse,
   type QueryValue,
   type RequestSpec,
   type Requester,
   type RequesterOptions,
   type RequesterResponse,
-} from './options';
+} from './requester-options';
 
 /**
  * Appends a request path to a base URL without ever doubling a slash or dropping the base's own path
@@ -208,7 +207,7 @@ interface PreparedRequest extends HttpTransportRequest {
   retrySafe: boolean;
 }
 
-const METHODS: ReadonlySet<string> = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const METHODS: ReadonlySet<string> = new Set<ServiceMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Validates a `RequestSpec` and turns it into URL, headers and body. Header precedence, lowest first:

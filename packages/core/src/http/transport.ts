@@ -1,14 +1,15 @@
+import type { HttpMethod } from '../delivery-options';
 import { NetworkError } from '../errors';
 
-/** The methods the service's interfaces use. HEAD and OPTIONS are never needed. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** The methods the service's own interfaces use: a destination's, less HEAD and OPTIONS. */
+export type ServiceMethod = Exclude<HttpMethod, 'HEAD' | 'OPTIONS'>;
 
 /**
  * One attempt as the client hands it to an {@link HttpTransport}: validated, serialised and final.
  * Retries send the very same object again, so a transport must not change it.
  */
 export interface HttpTransportRequest {
-  method: HttpMethod;
+  method: ServiceMethod;
   /** Absolute http(s) URL, path and query included. */
   url: string;
   /** Every header to send, names in lower case, `authorization` included. */

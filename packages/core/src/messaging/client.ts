@@ -14,7 +14,7 @@ import {
 import type { DestinationDefinition, PayloadOf } from '../contract';
 import { createRequesterWhenConfigured, type HttpTransport } from '../http';
 import type { MessagingContext } from './context';
-import { requesterSettings, type SharedClientOptions } from '../http/options';
+import { requesterSettings, type SharedClientOptions } from '../http/requester-options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
 import {
   signingKeysSchema,

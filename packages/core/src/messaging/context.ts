@@ -1,4 +1,4 @@
-import type { Requester } from '../http/options';
+import type { Requester } from '../http/requester-options';
 
 // The one thing every messaging resource module takes, in a module of its own so that they need not
 // import the client that imports them all.

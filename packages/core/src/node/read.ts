@@ -1,7 +1,7 @@
 import { BodyReadError, BodyTooLargeError, RawBodyUnavailableError, ValidationError } from '../errors';
 import { resolveHeaderPrefix } from '../config';
 import { headerNames } from '../wire';
-import { resolveBodyLimit, type InboundRequest } from '../receive/options';
+import { resolveBodyLimit, type InboundRequest } from '../receive/receiver-options';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 // One default for every path into the pipeline (Node streams and Web requests alike).

@@ -1,9 +1,9 @@
 import { processEnvironment } from '../config';
 import { isDestinationDefinition, type BodyOf, type DestinationDefinition } from '../contract';
 import { ValidationError } from '../errors';
-import type { CallbackMessage, CallbackOptions, FailureCallbackMessage, SchemaOutput } from './messages';
+import type { CallbackMessage, CallbackOptions, FailureCallbackMessage, SchemaOutput } from './received-messages';
 import { QUIET_START, checkHandler, createReceiver, type Endpoint, type MessageHandler, type Receiver } from './create-receiver';
-import type { ReceiverOptions, CallbackHandlerOptions, ResponseSchema, SourceSchema } from './options';
+import type { ReceiverOptions, CallbackHandlerOptions, ResponseSchema, SourceSchema } from './receiver-options';
 
 /**
  * The three handler factories every adapter offers, returning the adapter's own handler type `H`

@@ -1,6 +1,6 @@
 import { BodyReadError, BodyTooLargeError } from '../errors';
 import { headerNames, NON_RETRYABLE_STATUS } from '../wire';
-import type { InboundRequest, OutboundResponse, ReceiveStage } from './options';
+import type { InboundRequest, OutboundResponse, ReceiveStage } from './receiver-options';
 
 /** What a crashed handler answers, in every adapter. */
 const HANDLER_FAILED_BODY = '{"error":"handler failed"}';

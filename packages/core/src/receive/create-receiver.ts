@@ -25,11 +25,11 @@ import {
   parseBody,
   type ReceivedMessage,
   validateBody,
-} from './messages';
+} from './received-messages';
 import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
 import { errorResponse, textResponse, readWebRequest, toWebResponse } from './answers';
 import { isThenable, toPromise, whenReady, type MaybePromise } from './maybe-promise';
-import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './options';
+import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './receiver-options';
 
 /** One receiving endpoint, usable from any framework through plain data or Web `Request`/`Response`. */
 export interface Endpoint {

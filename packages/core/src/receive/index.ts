@@ -1,6 +1,6 @@
 export type { MessageHandler, Receiver } from './create-receiver';
-export type { InboundRequest, OutboundResponse } from './options';
-export type { ReceivedMessage } from './messages';
-export type { ReceiverOptions, ReceiveStage } from './options';
-export type { CallbackMessage, CallbackOptions, DecodedBody, FailureCallbackMessage, SchemaOutput } from './messages';
-export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from './options';
+export type { InboundRequest, OutboundResponse } from './receiver-options';
+export type { ReceivedMessage } from './received-messages';
+export type { ReceiverOptions, ReceiveStage } from './receiver-options';
+export type { CallbackMessage, CallbackOptions, DecodedBody, FailureCallbackMessage, SchemaOutput } from './received-messages';
+export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from './receiver-options';

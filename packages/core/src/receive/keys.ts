@@ -2,7 +2,7 @@ import { ENV_FILE_HINT, ENV_VARIABLES, normalizeRegion, optionalSetting, regiona
 import { ConfigError, expectObject, SignatureError } from '../errors';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
 import { DEV_CREDENTIALS, devServerUrl } from '../dev-mode';
-import type { ReceiverOptions } from './options';
+import type { ReceiverOptions } from './receiver-options';
 
 // Which keys verify a delivery: the default pair (options or MAILROOM_*_SIGNING_KEY), or the pair of
 // the region the delivery names in `<Prefix>-Region`.

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { DevServerOptions } from '../options';
+import type { DevServerOptions } from '../settings';
 
 /** What the command line asks for. */
 export type CliCommand = { kind: 'help' } | { kind: 'dev'; options: DevServerOptions; appUrl: string } | { kind: 'error'; message: string };

@@ -1,5 +1,5 @@
 import { createLogger } from '../log';
-import { DEFAULT_PORT } from '../options';
+import { DEFAULT_PORT } from '../settings';
 import { startDevServer, type DevServer } from '../start-dev-server';
 import { startBanner } from './banner';
 import { parseCliArgs, USAGE } from './parse-cli-args';

@@ -4,7 +4,7 @@ import { newDlqId } from '../ids';
 import type { DevState } from '../state/dev-state';
 import type { AttemptOutcome, DevRecord, DlqEntry, MessageRecord, ResponseRecord } from '../state/records';
 import { callbackBody, callbackMessage, failureCallbackBody } from './callbacks';
-import type { EngineConfig } from '../options';
+import type { EngineConfig } from '../settings';
 import type { EventBus } from '../events';
 import type { RetryDelayExpression } from '@mailroom/core';
 import type { HeaderValues } from '../state/header-values';

@@ -1,6 +1,6 @@
 import { newMessageId } from '../ids';
 import type { CallbackSettings, MessageKind, MessageRecord, ResponseRecord } from '../state/records';
-import type { EngineConfig } from '../options';
+import type { EngineConfig } from '../settings';
 
 // The callbacks an attempt spawns: their JSON bodies, field for field as the service sends them, and
 // the messages that carry them.

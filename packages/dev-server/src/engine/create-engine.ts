@@ -7,7 +7,7 @@ import { buildDeliveryRequest, createRequestSender, type RequestResult } from '.
 import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
-import type { EngineConfig } from '../options';
+import type { EngineConfig } from '../settings';
 import { createTimers } from './timers';
 
 /** Delivers what the store holds: timers, queues, attempts, retries, callbacks, the DLQ. */

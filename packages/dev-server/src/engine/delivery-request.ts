@@ -2,7 +2,7 @@
 // service's own headers) and the sender that sends it over keep-alive pools and reads the answer.
 import type { MessageRecord } from '../state/records';
 import { headerNames, type TokenSigner } from '@mailroom/core/protocol';
-import type { EngineConfig } from '../options';
+import type { EngineConfig } from '../settings';
 import { Agent, type Dispatcher } from 'undici';
 import { appendHeaderValue, type HeaderValues } from '../state/header-values';
 

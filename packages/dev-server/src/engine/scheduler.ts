@@ -4,7 +4,7 @@ import type { EventBus } from '../events';
 import type { Store } from '../state/store';
 import type { ScheduleRecord } from '../state/records';
 import type { Engine } from './create-engine';
-import type { EngineConfig } from '../options';
+import type { EngineConfig } from '../settings';
 
 /** Fires schedules on their cron, each firing handed to `fire` with the time it is for. */
 export interface Scheduler {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError, type Reply } from './exchange';
 import type { DevCredentials } from '../credentials';
 import type { Engine } from '../engine/create-engine';
-import type { EngineConfig } from '../options';
+import type { EngineConfig } from '../settings';
 import type { Scheduler } from '../engine/scheduler';
 import type { EventBus } from '../events';
 import type { PlanLimits } from '../plans';

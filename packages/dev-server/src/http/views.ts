@@ -2,7 +2,7 @@ import type { AttemptDetail, DlqEntry, FlowControlSettings, LogRecord, MessageRe
 import { type HeaderValues, canonicalHeaderName } from '../state/header-values';
 import { headerNames } from '@mailroom/core/protocol';
 import { buildDeliveryRequest } from '../engine/delivery-request';
-import type { EngineConfig } from '../options';
+import type { EngineConfig } from '../settings';
 
 // How the interface shows what the state holds: pending messages, DLQ entries and log events, each
 // with the service's field names, and with `<P>-Redact-Fields` applied (delivery is never affected).

@@ -3,7 +3,7 @@ import type { Environment } from '../config';
 import type { DestinationDefinition } from '../contract';
 import type { DevOption } from '../dev-mode';
 import type { HeaderLookup } from './delivery-headers';
-import type { CallbackOptions } from './messages';
+import type { CallbackOptions } from './received-messages';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 /**

@@ -2,9 +2,7 @@ import type { Environment } from '../config';
 import { expectObject, ValidationError } from '../errors';
 import { defaultSleep, type RetryPolicy } from './failures';
 import { devModeTransport, type DevServerLocator } from '../dev-mode';
-import { createFetchTransport, type HttpMethod, type HttpTransport } from './transport';
-
-export type { HttpMethod };
+import { createFetchTransport, type HttpTransport, type ServiceMethod } from './transport';
 
 /**
  * How the transport authenticates: the messaging interface takes a Bearer token, the management
@@ -65,7 +63,7 @@ export type QueryValue = string | number | boolean | undefined | readonly (strin
  * Either form is appended to the base URL's own path; leading and trailing slashes do not matter.
  */
 export interface RequestSpec {
-  method: HttpMethod;
+  method: ServiceMethod;
   path: string | readonly string[];
   /**
    * Appended after `path` exactly as given, query included. The service expects a URL destination
