@@ -26,7 +26,7 @@ import {
   type ReceivedMessage,
   validateBody,
 } from './received-messages';
-import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
+import { deliveryHeaderReader, type DeliveryFields, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
 import { errorResponse, textResponse, readWebRequest, toWebResponse } from './answers';
 import { isThenable, toPromise, whenReady, type MaybePromise } from './maybe-promise';
 import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './receiver-options';
@@ -234,7 +234,8 @@ function receiveMessage<T>(
   if (!context.methods.includes(method)) throw new MethodNotAllowedError(method, context.methods);
   if (input.rawBody.byteLength > context.maxBodyBytes) throw new BodyTooLargeError(context.maxBodyBytes);
   const delivery = context.readDelivery(input.headers);
-  const regional = delivery.region === undefined || !context.verify ? undefined : context.regional(delivery.region);
+  const { region } = delivery.fields;
+  const regional = region === undefined || !context.verify ? undefined : context.regional(region);
   const verify = regional ?? context.verify;
   if (verify instanceof ConfigError) throw verify;
   const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
@@ -256,7 +257,7 @@ function parseAndValidate<T>(
   schema: StandardSchemaV1<unknown, T> | undefined,
   signature: VerifiedSignature | undefined,
 ): MaybePromise<ReceivedMessage<T>> {
-  const parsed = parseBody(input.rawBody, delivery.contentType);
+  const parsed = parseBody(input.rawBody, delivery.fields.contentType);
   if (!schema) return receivedMessage(input, method, delivery, parsed as T, signature);
   return whenReady(validateBody(schema, parsed), (body) => receivedMessage(input, method, delivery, body, signature));
 }
@@ -266,16 +267,13 @@ function parseAndValidate<T>(
  * every delivery): `headers` and `forwardedHeaders` read through to the delivery's records, which are
  * only built when a handler first looks at them, and a handler may still replace them.
  */
+// The class declares the delivery's fields through this interface, so they are defined once
+// (DeliveryFields); the constructor copies them in.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: every field is assigned by Object.assign in the constructor.
+interface Message<T> extends DeliveryFields {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above.
 class Message<T> implements ReceivedMessage<T> {
-  messageId: string | undefined;
-  retried: number;
-  topicName: string | undefined;
-  scheduleId: string | undefined;
-  callerIp: string | undefined;
-  workflowRunId: string | undefined;
-  workflowUrl: string | undefined;
   url: string | undefined;
-  contentType: string | undefined;
   #delivery: DeliveryHeaders;
   #headers: Record<string, string> | undefined;
   #forwardedHeaders: Record<string, string> | undefined;
@@ -288,15 +286,8 @@ class Message<T> implements ReceivedMessage<T> {
     delivery: DeliveryHeaders,
     public signature: VerifiedSignature | undefined,
   ) {
-    this.messageId = delivery.messageId;
-    this.retried = delivery.retried;
-    this.topicName = delivery.topicName;
-    this.scheduleId = delivery.scheduleId;
-    this.callerIp = delivery.callerIp;
-    this.workflowRunId = delivery.workflowRunId;
-    this.workflowUrl = delivery.workflowUrl;
+    Object.assign(this, delivery.fields);
     this.url = url;
-    this.contentType = delivery.contentType;
     this.#delivery = delivery;
   }
 

@@ -2,21 +2,34 @@ import { resolveHeaderPrefix } from '../config';
 import type { HeaderPrefixOptions } from '../enqueue-headers';
 import { headerNames } from '../wire';
 
-/** The service's own headers on a delivery, read once into typed fields. */
-export interface DeliveryHeaders {
-  /** Every header by lower-case name; built on first read. */
-  readonly all: Record<string, string>;
-  signature: string | undefined;
+/** What the service says about a delivery in its own headers: every field a handler's message carries. */
+export interface DeliveryFields {
+  /** `<Prefix>-Message-Id`: stable across retries, so it is the key for idempotent handling. */
   messageId: string | undefined;
+  /** `<Prefix>-Retried`: 0 on the first attempt. */
   retried: number;
+  /** `<Prefix>-Topic-Name` when the message was sent to a URL group. */
   topicName: string | undefined;
+  /** `<Prefix>-Schedule-Id` when the message came from a schedule. */
   scheduleId: string | undefined;
+  /** `<Prefix>-Caller-Ip`: who published the message. */
   callerIp: string | undefined;
+  /** `<Prefix>-Workflow-RunId` for workflow messages. */
   workflowRunId: string | undefined;
+  /** `<Prefix>-Workflow-Url` for workflow messages. */
   workflowUrl: string | undefined;
-  /** `<Prefix>-Region` as sent (`eu-central-1`), when the delivery names one. */
+  /** `<Prefix>-Region` as sent (`eu-central-1`), when the delivery names one: its keys verify it. */
   region: string | undefined;
   contentType: string | undefined;
+}
+
+/** A delivery's headers, read once: the service's fields, the signature, and the records built on demand. */
+export interface DeliveryHeaders {
+  readonly fields: DeliveryFields;
+  /** `<Prefix>-Signature`, for the verifier. */
+  readonly signature: string | undefined;
+  /** Every header by lower-case name; built on first read. */
+  readonly all: Record<string, string>;
   /** The headers the sender forwarded; built on first read. */
   readonly forwarded: Record<string, string>;
 }
@@ -64,79 +77,53 @@ export function deliveryHeaderReader(headerPrefix: string): DeliveryHeaderReader
   const wire = headerNames(headerPrefix);
   const prefix = `${headerPrefix.toLowerCase()}-`;
   const forwardPrefix = wire.delivery.forwardPrefix.toLowerCase();
-  // Header lookups compare lower-case names.
-  const names = {
-    signature: wire.signature.toLowerCase(),
-    messageId: wire.messageId.toLowerCase(),
-    retried: wire.retried.toLowerCase(),
-    topicName: wire.topicName.toLowerCase(),
-    scheduleId: wire.scheduleId.toLowerCase(),
-    callerIp: wire.callerIp.toLowerCase(),
-    workflowRunId: wire.workflowRunId.toLowerCase(),
-    workflowUrl: wire.workflowUrl.toLowerCase(),
-    region: wire.region.toLowerCase(),
-  };
+  // Header lookups compare lower-case names; the wire table and the fields share their keys.
+  const signatureName = wire.signature.toLowerCase();
+  const retriedName = wire.retried.toLowerCase();
+  const fieldOf = new Map<string, TextField>(TEXT_FIELDS.map((field) => [wire[field].toLowerCase(), field]));
 
   return (headers) => {
     const entries = headerEntries(headers);
+    // Every field present from the start, so every delivery's object has the same shape.
+    const fields: DeliveryFields = {
+      messageId: undefined,
+      retried: 0,
+      topicName: undefined,
+      scheduleId: undefined,
+      callerIp: undefined,
+      workflowRunId: undefined,
+      workflowUrl: undefined,
+      region: undefined,
+      contentType: undefined,
+    };
     let signature: string | undefined;
-    let messageId: string | undefined;
-    let retried: string | undefined;
-    let topicName: string | undefined;
-    let scheduleId: string | undefined;
-    let callerIp: string | undefined;
-    let workflowRunId: string | undefined;
-    let workflowUrl: string | undefined;
-    let region: string | undefined;
-    let contentType: string | undefined;
     // A later header of the same name wins, as it does in Object.fromEntries (the `all` record).
     for (const [name, value] of entries) {
-      if (name === 'content-type') contentType = value;
+      if (name === 'content-type') fields.contentType = value;
       else if (name.startsWith(prefix)) {
-        if (name === names.signature) signature = value;
-        else if (name === names.messageId) messageId = value;
-        else if (name === names.retried) retried = value;
-        else if (name === names.topicName) topicName = value;
-        else if (name === names.scheduleId) scheduleId = value;
-        else if (name === names.callerIp) callerIp = value;
-        else if (name === names.workflowRunId) workflowRunId = value;
-        else if (name === names.workflowUrl) workflowUrl = value;
-        else if (name === names.region) region = value;
+        if (name === signatureName) signature = value;
+        else if (name === retriedName) {
+          const count = Number(value);
+          fields.retried = Number.isSafeInteger(count) && count >= 0 ? count : 0;
+        } else {
+          const field = fieldOf.get(name);
+          if (field !== undefined) fields[field] = value;
+        }
       }
     }
-    const retriedCount = Number(retried ?? '0');
-    return new Delivery(entries, prefix, forwardPrefix, {
-      signature,
-      messageId,
-      retried: Number.isSafeInteger(retriedCount) && retriedCount >= 0 ? retriedCount : 0,
-      topicName,
-      scheduleId,
-      callerIp,
-      workflowRunId,
-      workflowUrl,
-      region,
-      contentType,
-    });
+    return new Delivery(entries, prefix, forwardPrefix, fields, signature);
   };
 }
 
-type DeliveryFields = Omit<DeliveryHeaders, 'all' | 'forwarded'>;
+/** The fields read straight from a `<Prefix>-*` header of the same key in the wire table. */
+const TEXT_FIELDS = ['messageId', 'topicName', 'scheduleId', 'callerIp', 'workflowRunId', 'workflowUrl', 'region'] as const;
+type TextField = (typeof TEXT_FIELDS)[number];
 
 /**
  * A class, not an object literal with getters: a literal's accessors are built again for every
  * delivery, a class keeps them once on its prototype.
  */
 class Delivery implements DeliveryHeaders {
-  signature: string | undefined;
-  messageId: string | undefined;
-  retried: number;
-  topicName: string | undefined;
-  scheduleId: string | undefined;
-  callerIp: string | undefined;
-  workflowRunId: string | undefined;
-  workflowUrl: string | undefined;
-  region: string | undefined;
-  contentType: string | undefined;
   #all: Record<string, string> | undefined;
   #forwarded: Record<string, string> | undefined;
 
@@ -144,19 +131,9 @@ class Delivery implements DeliveryHeaders {
     private readonly entries: ReadonlyArray<[string, string]>,
     private readonly prefix: string,
     private readonly forwardPrefix: string,
-    fields: DeliveryFields,
-  ) {
-    this.signature = fields.signature;
-    this.messageId = fields.messageId;
-    this.retried = fields.retried;
-    this.topicName = fields.topicName;
-    this.scheduleId = fields.scheduleId;
-    this.callerIp = fields.callerIp;
-    this.workflowRunId = fields.workflowRunId;
-    this.workflowUrl = fields.workflowUrl;
-    this.region = fields.region;
-    this.contentType = fields.contentType;
-  }
+    readonly fields: DeliveryFields,
+    readonly signature: string | undefined,
+  ) {}
 
   // fromEntries defines own properties: a header named `__proto__` stays a header instead of
   // reaching the prototype setter.

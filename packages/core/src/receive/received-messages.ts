@@ -1,10 +1,10 @@
 import { SchemaValidationError, isDestinationDefinition, type DestinationDefinition } from '../contract';
 import { InvalidBodyError } from '../errors';
-import { headerNames } from '../wire';
+import { headerNames, NON_RETRYABLE_STATUS } from '../wire';
+import type { DeliveryFields } from './delivery-headers';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
 import type { MaybePromise } from './maybe-promise';
-import { NON_RETRYABLE_STATUS } from '../wire';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 const decoder = new TextDecoder();
@@ -52,34 +52,19 @@ export function parseBody(bytes: Uint8Array, contentType: string | undefined): u
  * `headers`, `forwardedHeaders` and `text` live on its prototype (built only when read), so read
  * them by name: `{ ...message }` leaves them out, `JSON.stringify(message)` keeps the headers.
  */
-export interface ReceivedMessage<T = unknown> {
+export interface ReceivedMessage<T = unknown> extends DeliveryFields {
   /** The parsed body: the schema's output, the parsed JSON, or the text for other content types. */
   body: T;
   /** The exact bytes received. */
   rawBody: Uint8Array;
   /** The body decoded as UTF-8. */
   text(): string;
-  /** `<Prefix>-Message-Id`: stable across retries, so it is the key for idempotent handling. */
-  messageId: string | undefined;
-  /** `<Prefix>-Retried`: 0 on the first attempt. */
-  retried: number;
-  /** `<Prefix>-Topic-Name` when the message was sent to a URL group. */
-  topicName: string | undefined;
-  /** `<Prefix>-Schedule-Id` when the message came from a schedule. */
-  scheduleId: string | undefined;
-  /** `<Prefix>-Caller-Ip`: who published the message. */
-  callerIp: string | undefined;
-  /** `<Prefix>-Workflow-RunId` for workflow messages. */
-  workflowRunId: string | undefined;
-  /** `<Prefix>-Workflow-Url` for workflow messages. */
-  workflowUrl: string | undefined;
   /** The headers the sender forwarded, under their own (lower-case) names; no service or transport headers. */
   forwardedHeaders: Record<string, string>;
   /** Every request header, lower-case names. */
   headers: Record<string, string>;
   method: string;
   url: string | undefined;
-  contentType: string | undefined;
   /** The verified claims and which key matched; `undefined` only with `verify: false`. */
   signature: VerifiedSignature | undefined;
 }

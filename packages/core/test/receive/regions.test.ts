@@ -26,6 +26,16 @@ async function outcome(options: ReceiverOptions, request: InboundRequest): Promi
 }
 
 describe('regional signing keys', () => {
+  it("hands the handler the delivery's region", async () => {
+    const regions = { EU_CENTRAL_1: { currentSigningKey: 'sig_eu_current', nextSigningKey: 'sig_eu_next' } };
+    const regionsSeen: Array<string | undefined> = [];
+    const receiver = createReceiver({ now: () => NOW, env: {}, ...defaults, regions, onError: () => {} });
+    const endpoint = receiver.destination(hook, (message) => void regionsSeen.push(message.region));
+    await endpoint.handle(await delivery('sig_eu_current', 'eu-central-1'));
+    await endpoint.handle(await delivery('sig_default_current'));
+    expect(regionsSeen).toEqual(['eu-central-1', undefined]);
+  });
+
   it("uses the region's keys from the options, in either spelling of the region", async () => {
     const regions = { EU_CENTRAL_1: { currentSigningKey: 'sig_eu_current', nextSigningKey: 'sig_eu_next' } };
     expect(await outcome({ ...defaults, regions }, await delivery('sig_eu_current', 'eu-central-1'))).toBe('ok');
