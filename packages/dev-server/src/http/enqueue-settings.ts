@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { DurationUnit } from '@mailroom/core';
 import {
   forwardedHeaders,
@@ -12,51 +11,37 @@ import {
   unsignableUrl,
 } from '@mailroom/core/protocol';
 import type { PlanLimits } from '../plans';
-import type { CallbackSettings, FlowControlSettings, RedactSettings, WorkflowInfo } from '../state/records';
-import { type HeaderValues, headerValuesFromRaw } from '../state/header-values';
+import type { CallbackSettings, FlowControlSettings, MessageRecord, RedactSettings, WorkflowInfo } from '../state/records';
+import { headerValuesFromRaw, type HeaderSource } from '../state/header-values';
 import { badRequest, planLimit } from './exchange';
 
-/** Every setting an enqueue request carries in its headers (spec endpoint 8), validated. */
-export interface EnqueueSettings {
-  method: string;
-  contentType?: string;
-  forwardHeaders: Record<string, string>;
-  sourceHeader: HeaderValues;
-  maxRetries: number;
-  retryDelay?: string;
-  timeoutSeconds: number;
-  /** Unix milliseconds of the first delivery as the service reckons it (before the time scale). */
-  notBefore: number;
-  callback?: CallbackSettings;
-  failureCallback?: CallbackSettings;
+/**
+ * Every setting an enqueue request carries in its headers (spec endpoint 8), validated: the message
+ * record's own fields (documented there), and what decides how the message is accepted.
+ */
+export interface EnqueueSettings
+  extends Pick<
+    MessageRecord,
+    | 'method'
+    | 'contentType'
+    | 'forwardHeaders'
+    | 'sourceHeader'
+    | 'maxRetries'
+    | 'retryDelay'
+    | 'timeoutSeconds'
+    | 'notBefore'
+    | 'callback'
+    | 'failureCallback'
+    | 'label'
+    | 'flowControl'
+    | 'redact'
+  > {
   deduplicationId?: string;
   contentBasedDeduplication: boolean;
-  label?: string;
-  flowControl?: FlowControlSettings;
-  redact?: RedactSettings;
+  /** The run this message belongs to; the URL is the destination's unless the trigger names another. */
   workflow?: Omit<WorkflowInfo, 'url'> & { url?: string; invoked?: true };
   /** Whether `<P>-Retries` was given (a workflow step without it takes its run's). */
   retriesGiven: boolean;
-}
-
-/**
- * The headers of a request as Node hands them over: a request, a stored schedule or a batch item
- * all read the same way. `headers` has lower-case names; `rawHeaders` is `[name, value, ...]`.
- */
-export interface HeaderSource {
-  headers: IncomingHttpHeaders;
-  rawHeaders: string[];
-}
-
-/** A header source from `[name, value, ...]` pairs (a stored schedule, a batch item). */
-export function headerSource(rawHeaders: string[]): HeaderSource {
-  const headers: Record<string, string> = {};
-  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    const name = rawHeaders[index]!.toLowerCase();
-    const value = rawHeaders[index + 1]!;
-    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-  }
-  return { headers, rawHeaders };
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);

@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
 /** Header name -> values, the way the service writes headers (Go's `http.Header`). */
 export type HeaderValues = Record<string, string[]>;
 
@@ -52,4 +54,24 @@ export function appendHeaderValue(out: HeaderValues, name: string, value: string
   if (Object.hasOwn(out, key)) out[key]!.push(value);
   else if (key === '__proto__') Object.defineProperty(out, key, { value: [value], enumerable: true, writable: true, configurable: true });
   else out[key] = [value];
+}
+
+/**
+ * The headers of a request as Node hands them over: a request, a stored schedule or a batch item
+ * all read the same way. `headers` has lower-case names; `rawHeaders` is `[name, value, ...]`.
+ */
+export interface HeaderSource {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+}
+
+/** A header source from `[name, value, ...]` pairs (a stored schedule, a batch item). */
+export function headerSource(rawHeaders: string[]): HeaderSource {
+  const headers: Record<string, string> = {};
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!.toLowerCase();
+    const value = rawHeaders[index + 1]!;
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  return { headers, rawHeaders };
 }

@@ -1,5 +1,6 @@
 import { parseDestination } from '../http/destination';
-import { headerSource, readEnqueueSettings } from '../http/enqueue-settings';
+import { readEnqueueSettings } from '../http/enqueue-settings';
+import { headerSource } from '../state/header-values';
 import { accept, deliverable } from '../http/sending';
 import type { ServerContext } from '../http/router';
 import type { WorkflowRunRecord } from '../state/records';
