@@ -2,7 +2,7 @@ import { headerNames, parseCron, RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mail
 import { randomHex } from '../ids';
 import type { ServerContext, Route, RouteRequest } from './router';
 import type { ScheduleRecord } from '../state/records';
-import { parseDestination } from './destination';
+import { parseDestination } from './enqueue-target';
 import { readEnqueueSettings } from './enqueue-settings';
 import { headerSource } from '../state/header-values';
 import { badRequest, notFound, planLimit, readBody, empty, json, type Reply } from './exchange';

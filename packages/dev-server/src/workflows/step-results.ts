@@ -1,4 +1,4 @@
-import { parseDestination } from '../http/destination';
+import { parseDestination } from '../http/enqueue-target';
 import { readEnqueueSettings } from '../http/enqueue-settings';
 import { headerSource } from '../state/header-values';
 import { accept, deliverable } from '../http/sending';
