@@ -268,10 +268,10 @@ function parseAndValidate<T>(
  * only built when a handler first looks at them, and a handler may still replace them.
  */
 // The class declares the delivery's fields through this interface, so they are defined once
-// (DeliveryFields); the constructor copies them in.
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: every field is assigned by Object.assign in the constructor.
+// (DeliveryFields); the constructor copies them in with Object.assign.
+// biome-ignore lint/correctness/noUnusedVariables: merged into the class below, which is its user.
 interface Message<T> extends DeliveryFields {}
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every merged field (Object.assign).
 class Message<T> implements ReceivedMessage<T> {
   url: string | undefined;
   #delivery: DeliveryHeaders;
