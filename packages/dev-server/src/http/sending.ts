@@ -8,7 +8,7 @@ import { readEnqueueSettings, type EnqueueSettings } from './enqueue-settings';
 import { headerSource } from '../state/header-values';
 import { badRequest, notFound, planLimit, type HttpError, readBody, json, type Reply } from './exchange';
 import { createHash } from 'node:crypto';
-import { type DevState, type DedupEntry, DEDUP_WINDOW_MS } from '../state/dev-state';
+import { type DevState, type DedupEntry, dedupLive } from '../state/dev-state';
 
 // Everything that turns a request into messages: enqueue (spec endpoint 8), publish, batch; and the
 // one acceptance step they share with schedule firings and DLQ retries.
@@ -293,7 +293,7 @@ function dedupKeys(deduplicationId: string | undefined, contentBased: boolean, c
 function findDuplicate(state: DevState, keys: readonly string[], now: number): DedupEntry | undefined {
   for (const key of keys) {
     const entry = state.dedup.get(key);
-    if (entry && entry.at + DEDUP_WINDOW_MS > now) return entry;
+    if (entry && dedupLive(entry.at, now)) return entry;
   }
   return undefined;
 }

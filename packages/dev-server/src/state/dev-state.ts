@@ -105,7 +105,7 @@ export function statsBucket(state: DevState, at: number): StatsBucket {
 }
 
 /** How long a deduplication key blocks a copy (service-facts: 10 minutes). */
-export const DEDUP_WINDOW_MS = 10 * 60_000;
+const DEDUP_WINDOW_MS = 10 * 60_000;
 
 /** Statistics older than this are dropped: the longest period (`30d`) and the month never read them. */
 const STATS_KEEP_MS = 62 * 24 * 60 * 60_000;
@@ -117,7 +117,8 @@ export interface Expiry {
   dlqRetentionMs: number;
 }
 
-export const dedupLive = (at: number, expiry: Expiry): boolean => at + DEDUP_WINDOW_MS > expiry.now;
+/** Whether a deduplication key set at `at` still blocks a copy at `now`: the window is the same on every plan. */
+export const dedupLive = (at: number, now: number): boolean => at + DEDUP_WINDOW_MS > now;
 export const dlqLive = (at: number, expiry: Expiry): boolean => at + expiry.dlqRetentionMs >= expiry.now;
 export const statsLive = (minute: number, expiry: Expiry): boolean => minute * 60_000 >= expiry.now - STATS_KEEP_MS;
 
@@ -127,7 +128,7 @@ export const statsLive = (minute: number, expiry: Expiry): boolean => minute * 6
  * replay restores it only for the next prune or compaction to drop it again.
  */
 export function pruneExpired(state: DevState, expiry: Expiry): void {
-  for (const [key, entry] of state.dedup) if (!dedupLive(entry.at, expiry)) state.dedup.delete(key);
+  for (const [key, entry] of state.dedup) if (!dedupLive(entry.at, expiry.now)) state.dedup.delete(key);
   for (const [id, entry] of state.dlq) if (!dlqLive(entry.at, expiry)) state.dlq.delete(id);
   for (const minute of state.stats.keys()) if (!statsLive(minute, expiry)) state.stats.delete(minute);
 }

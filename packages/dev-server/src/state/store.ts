@@ -103,7 +103,7 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   for (const waiter of state.waiters.values()) records.push({ type: 'waiter.added', waiter });
   for (const entry of state.dlq.values()) if (dlqLive(entry.at, expiry)) records.push({ type: 'dlq.restored', entry });
   for (const [key, entry] of state.dedup) {
-    if (dedupLive(entry.at, expiry)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
+    if (dedupLive(entry.at, expiry.now)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
   }
   // Before the pending messages: their own CREATED entries are in here, and replaying a message must not log it again.
   // One record per message, with its entries: a line stays small enough to decode on its own.
