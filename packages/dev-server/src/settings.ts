@@ -55,23 +55,10 @@ export interface DevServerOptions {
   exitWhenIdle?: boolean;
 }
 
-/** The options with their defaults applied and checked. */
-export interface ResolvedOptions {
-  port: number;
-  host: string;
-  allowedHosts: string[];
-  dataDir: string | undefined;
-  repairJournal: boolean;
-  headerPrefix: string;
-  issuer: string;
-  plan: PlanName;
-  timeScale: number;
-  log: LogOption;
-  region: string | undefined;
-  now: () => number;
-  onEvent: DevServerEventListener | undefined;
-  exitWhenIdle: boolean;
-}
+/** The options with their defaults applied and checked; the three without a default stay `undefined`. */
+export type ResolvedOptions = Required<Omit<DevServerOptions, 'dataDir' | 'region' | 'onEvent'>> & {
+  [K in 'dataDir' | 'region' | 'onEvent']: DevServerOptions[K];
+};
 
 /** Default port, the same as the service's own local server uses, so examples need no change. */
 export const DEFAULT_PORT = 8288;

@@ -4,7 +4,6 @@ import { headerNames } from '../wire';
 import { resolveBodyLimit, type InboundRequest } from '../receive/receiver-options';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-// One default for every path into the pipeline (Node streams and Web requests alike).
 
 /**
  * The declared body length, or `undefined` when the request is chunked or the header is unusable.

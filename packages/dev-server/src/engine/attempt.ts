@@ -10,7 +10,7 @@ import type { RetryDelayExpression } from '@mailroom/core';
 import type { HeaderValues } from '../state/header-values';
 
 // One delivery attempt, from its answer to what it changes: the outcome (delivered, retry, failed),
-// the journal record that commits it, and the events it reports.
+// the journal record that commits it, the events it reports, and the wait before the next attempt.
 
 /** How an attempt ended and, for a final failure, why. */
 export interface ClassifiedAttempt {

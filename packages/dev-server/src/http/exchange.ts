@@ -1,3 +1,5 @@
+// What a route handler trades with the HTTP layer: the request body it reads, the reply it returns,
+// and the HttpError it throws, each written once as the service writes them.
 import type { ServerResponse, IncomingMessage } from 'node:http';
 
 /**
