@@ -4,9 +4,8 @@ import type { InboundRequest, Receiver } from '@mailroom/core';
 import { readInbound } from '@mailroom/core/adapter';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { MailroomRefusal } from './refusal';
-import { requestState } from './request-state';
+import { requestState, type NestRequest } from './request-state';
 import { Reflector } from '@nestjs/core';
-import type { IncomingMessage } from 'node:http';
 
 /**
  * How to fix a Nest app whose body parser ate the bytes the signature covers. Ends the
@@ -17,9 +16,6 @@ const NEST_RAW_BODY_HINT =
   '(in tests: moduleRef.createNestApplication({ rawBody: true })). Parsers added with app.useBodyParser(...) keep ' +
   'the raw body too when rawBody is true; a parser added with app.use(express.json()) does not: pass it ' +
   '{ verify: captureRawBody } from @mailroom/core, or remove it.';
-
-/** The request as Express hands it to Nest: `originalUrl` keeps the global prefix and mount path. */
-type NestRequest = IncomingMessage & { originalUrl?: string };
 
 /**
  * Lets a request reach its handler only when it is a genuine delivery: reads the exact body bytes,

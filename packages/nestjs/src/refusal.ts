@@ -1,12 +1,12 @@
 // A delivery the guard refuses: the exception it throws, carrying the core pipeline's answer, and the
 // exception filter that writes that answer (and answers handler failures as the service expects).
 import { MAILROOM_RECEIVER } from './providers';
-import { requestState } from './request-state';
+import { requestState, type NestRequest } from './request-state';
 import type { InboundRequest, OutboundResponse, Receiver } from '@mailroom/core';
 import { writeOutbound } from '@mailroom/core/adapter';
 import { Catch, HttpException, Inject, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
 const REFUSAL = Symbol.for('@mailroom/nestjs.refusal');
 
@@ -61,7 +61,7 @@ export class MailroomExceptionFilter extends BaseExceptionFilter {
     const response = http.getResponse<ServerResponse>();
     if (isMailroomRefusal(exception)) return writeOutbound(response, exception.outbound);
     if (exception instanceof HttpException) return super.catch(exception, host);
-    const request = http.getRequest<IncomingMessage & { originalUrl?: string }>();
+    const request = http.getRequest<NestRequest>();
     // The guard's copy when there is one, so the report shows what the pipeline verified.
     const inbound: InboundRequest = requestState(request).inbound ?? {
       method: request.method ?? 'POST',

@@ -1,4 +1,8 @@
 import type { InboundRequest } from '@mailroom/core';
+import type { IncomingMessage } from 'node:http';
+
+/** The request as Express hands it to Nest: `originalUrl` keeps the global prefix and mount path. */
+export type NestRequest = IncomingMessage & { originalUrl?: string };
 
 // `Symbol.for`, not `Symbol()`: the guard and the parameter decorator may come from two copies of
 // this package (ESM and CJS builds) and must still find each other's state.
