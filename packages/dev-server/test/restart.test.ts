@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEV_TOKEN, formatEvent } from '../src/index';
 import { always, startDestination, type TestDestination } from './helpers/destination';
 import { startTestServer } from './helpers/test-server';
+import { encodeRecordLine } from '../src/journal/record-line';
 
 let dataDir: string;
 let destination: TestDestination;
@@ -187,6 +188,27 @@ describe('a damaged journal', () => {
       expect((await repaired.messaging.messages.get(ids[0]!)).messageId).toBe(ids[0]);
       expect((await repaired.messaging.messages.get(ids[2]!)).messageId).toBe(ids[2]);
       expect(await readFile(`${journalFile()}.damaged`, 'utf8')).toBe(`${lines[damagedAt]}\n`);
+    } finally {
+      await repaired.close();
+    }
+  });
+
+  it('refuses a record with a good checksum but an impossible shape, naming where, leaving no lock; repairs it on request', async () => {
+    const ids = await threePendingMessages();
+    const impossible = encodeRecordLine({ type: 'message.restored', message: null, retried: 0, dueAt: 0, started: false });
+    await appendFile(journalFile(), impossible);
+    const lines = (await readFile(journalFile(), 'utf8')).split('\n');
+    const failure = await startTestServer({ dataDir }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: 'JournalCorruptError', line: lines.length - 1 });
+    expect((failure as Error).message).toMatch(/damaged \(bad checksum, JSON or shape\).*--repair-journal/);
+    // The failed start left no lock behind: a second start fails the same way, not as "locked".
+    expect(await readdir(dataDir)).not.toContain('mailroom.lock');
+    await expect(startTestServer({ dataDir })).rejects.toMatchObject({ name: 'JournalCorruptError' });
+    const repaired = await startTestServer({ dataDir, repairJournal: true });
+    try {
+      expect(repaired.events.find((event) => event.type === 'journal-recovered')).toMatchObject({ damagedRecordsSkipped: 1 });
+      for (const id of ids) expect((await repaired.messaging.messages.get(id)).messageId).toBe(id);
+      expect(await readFile(`${journalFile()}.damaged`, 'utf8')).toBe(impossible);
     } finally {
       await repaired.close();
     }

@@ -44,7 +44,7 @@ export async function openJournal<R>(options: OpenJournalOptions<R>): Promise<Op
   try {
     // Only safe under the lock: then a temp file is a crashed compaction's, not a live one's.
     await rm(paths.tmp, { force: true });
-    const { handle, decoded } = await loadOrCreate<R>(paths, fsync, options.skipDamaged === true);
+    const { handle, decoded } = await loadOrCreate<R>(paths, fsync, options.skipDamaged === true, options.isRecord);
     const journal = createFileJournal<R>({
       paths,
       handle,
@@ -74,6 +74,7 @@ async function loadOrCreate<R>(
   paths: JournalPaths,
   fsync: boolean,
   skipDamaged: boolean,
+  isRecord: ((value: unknown) => value is R) | undefined,
 ): Promise<{ handle: FileHandle; decoded: DecodedJournal<R> }> {
   const content = await readIfExists(paths.file);
   if (content === undefined) {
@@ -82,10 +83,10 @@ async function loadOrCreate<R>(
     if (fsync) await syncDirectory(paths.dir);
     return { handle, decoded: decodeJournal<R>(Buffer.from(JOURNAL_HEADER_LINE), paths.file) };
   }
-  const decoded = decodeJournal<R>(content, paths.file, skipDamaged);
+  const decoded = decodeJournal<R>(content, paths.file, skipDamaged, isRecord);
   if (decoded.repaired) {
     // The skipped lines are kept beside the journal, then the journal is rewritten without them.
-    await appendFile(damagedFileOf(paths), Buffer.concat(decoded.damaged.map((line) => line.bytes)));
+    if (decoded.damaged.length > 0) await appendFile(damagedFileOf(paths), Buffer.concat(decoded.damaged.map((line) => line.bytes)));
     const handle = await writeAndRename(paths.tmp, paths.file, decoded.repaired, fsync);
     if (fsync) await syncDirectory(paths.dir);
     return { handle, decoded };

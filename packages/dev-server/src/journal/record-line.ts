@@ -83,60 +83,112 @@ export interface DecodedJournal<R> {
   records: R[];
   /** Bytes up to and including the last good line: where the next append goes. */
   validLength: number;
-  /** Bytes after `validLength`: a final line torn by a crash. */
+  /** Bytes after `validLength`: a final line torn by a crash (it lacks its `\n`). */
   tornBytes: number;
-  /** Damaged lines skipped in the middle (only with `skipDamaged`), with their bytes. */
+  /** Damaged records skipped (only with `skipDamaged`), each with its bytes. */
   damaged: Array<{ line: number; offset: number; bytes: Buffer }>;
-  /** With damaged lines skipped: the file as it should be, every intact line in order. */
+  /** With damaged records skipped: the file as it should be, every intact line in order. */
   repaired?: Buffer;
 }
+
+// Where a record starts inside a line: its checksum, a space, and an object's first key. JSON.stringify
+// writes no space before a `{`, and a `"` inside a string is always escaped, so this can only be the
+// start of another record whose line break was damaged.
+const RECORD_START = /[0-9a-f]{8} \{"/g;
 
 /**
  * Decodes a whole journal file.
  *
- * Only the final line may be bad: a crash mid-append tears at most the end of the file, because
- * appends are written in order and each one resolves only after its sync. That line (complete or
- * not: a line counts only with its `\n`, which is written with it) is reported as torn, to drop.
- * A bad line with anything after it is damage a crash cannot cause, so this throws a
- * {@link JournalCorruptError} rather than silently losing the records that follow it, unless
- * `skipDamaged` asks to skip such lines and keep every intact record around them.
+ * Only a final line without its `\n` is a crash's doing: appends are written in order and each one
+ * resolves only after its sync, and a line's `\n` is written with it. That line is reported as torn,
+ * to drop. Anything else that does not decode (a bad checksum, bad JSON, a shape `isRecord` refuses,
+ * a complete last line included) is damage a crash cannot cause, so this throws a
+ * {@link JournalCorruptError} naming the line and byte rather than silently losing records, unless
+ * `skipDamaged` asks to skip it. A damaged line that holds the start of another record (its line
+ * break was hit) is split there: an intact record after the damage is kept, and each record lost is
+ * counted.
  */
-export function decodeJournal<R>(content: Buffer, file: string, skipDamaged = false): DecodedJournal<R> {
+export function decodeJournal<R>(
+  content: Buffer,
+  file: string,
+  skipDamaged = false,
+  isRecord: (value: unknown) => value is R = (value): value is R => true,
+): DecodedJournal<R> {
   const headerEnd = decodeHeader(content, file);
   let offset = headerEnd;
   const records: R[] = [];
   const damaged: DecodedJournal<R>['damaged'] = [];
   const kept: Buffer[] = [content.subarray(0, headerEnd)];
+  // Whether a damaged line was met: the file is rewritten from `kept` even when all of it was salvaged.
+  let repairing = false;
   const done = (tornBytes: number): DecodedJournal<R> => {
-    if (damaged.length === 0) return { records, validLength: offset, tornBytes, damaged };
+    if (!repairing) return { records, validLength: offset, tornBytes, damaged };
     const repaired = Buffer.concat(kept);
     return { records, validLength: repaired.length, tornBytes, damaged, repaired };
+  };
+  const decode = (bytes: Buffer): R | typeof INVALID_LINE => {
+    const record = decodeRecordLine(bytes);
+    return record !== INVALID_LINE && isRecord(record) ? record : INVALID_LINE;
   };
   for (let line = 2; offset < content.length; line += 1) {
     const end = content.indexOf(NEWLINE, offset);
     if (end === -1) return done(content.length - offset);
-    const record = decodeRecordLine(content.subarray(offset, end));
-    if (record === INVALID_LINE) {
-      if (end === content.length - 1) return done(content.length - offset);
-      if (!skipDamaged) {
-        throw new JournalCorruptError({
-          file,
-          line,
-          offset,
-          problem: 'the record is damaged (bad checksum or format) and more records follow it',
-          hint:
-            'Start with --repair-journal (startDevServer({ repairJournal: true })) to skip damaged records and keep every ' +
-            `intact one (the skipped bytes are saved to ${file}.damaged), or move the file aside to start empty.`,
-        });
-      }
-      damaged.push({ line, offset, bytes: content.subarray(offset, end + 1) });
-    } else {
-      records.push(record as R);
+    const record = decode(content.subarray(offset, end));
+    if (record !== INVALID_LINE) {
+      records.push(record);
       kept.push(content.subarray(offset, end + 1));
+      offset = end + 1;
+      continue;
+    }
+    if (!skipDamaged) {
+      throw new JournalCorruptError({
+        file,
+        line,
+        offset,
+        problem: 'the record is damaged (bad checksum, JSON or shape), which a crash cannot cause',
+        hint:
+          'Start with --repair-journal (startDevServer({ repairJournal: true })) to skip damaged records and keep every ' +
+          `intact one (the skipped bytes are saved to ${file}.damaged), or move the file aside to start empty.`,
+      });
+    }
+    repairing = true;
+    const parts = splitAtRecordStarts(content, offset, end);
+    for (const part of parts) {
+      const salvaged = parts.length === 1 ? undefined : salvage(content.subarray(part.start, part.end), part.end !== end, decode);
+      if (salvaged === undefined) {
+        damaged.push({ line, offset: part.start, bytes: content.subarray(part.start, part.end === end ? end + 1 : part.end) });
+      } else {
+        records.push(salvaged.record);
+        kept.push(Buffer.concat([salvaged.bytes, Buffer.from([NEWLINE])]));
+      }
     }
     offset = end + 1;
   }
   return done(0);
+}
+
+/**
+ * A record out of one part of a damaged line: the part as it is, or, when another record follows it,
+ * without its last byte (where the damaged line break was).
+ */
+function salvage<R>(
+  bytes: Buffer,
+  followed: boolean,
+  decode: (bytes: Buffer) => R | typeof INVALID_LINE,
+): { record: R; bytes: Buffer } | undefined {
+  for (const candidate of followed ? [bytes, bytes.subarray(0, -1)] : [bytes]) {
+    const record = decode(candidate);
+    if (record !== INVALID_LINE) return { record, bytes: candidate };
+  }
+  return undefined;
+}
+
+/** A damaged line's parts, cut where another record starts inside it (a damaged line break). */
+function splitAtRecordStarts(content: Buffer, start: number, end: number): Array<{ start: number; end: number }> {
+  const text = content.toString('latin1', start, end);
+  const starts = [0];
+  for (const match of text.matchAll(RECORD_START)) if (match.index > 0) starts.push(match.index);
+  return starts.map((at, index) => ({ start: start + at, end: index + 1 < starts.length ? start + starts[index + 1]! : end }));
 }
 
 /** Checks the header line and returns the offset of the first record. */

@@ -33,6 +33,11 @@ export interface OpenJournalOptions<R> {
    * intact one, and save the skipped bytes to `<file>.damaged`. Default `false`.
    */
   skipDamaged?: boolean;
+  /**
+   * Whether a decoded record has a shape the caller can apply. One that passes its checksum but not
+   * this (written by a broken writer, or edited by hand) is damaged like a bad checksum. Default: any.
+   */
+  isRecord?: (value: unknown) => value is R;
 }
 
 /** Counters of what a journal really did, for tests, logs and benchmarks. */

@@ -2,6 +2,7 @@ import { openJournal, openMemoryJournal, type Journal, type JournalRecovery } fr
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { DevRecord, LogRecord, MessageRecord } from './records';
 import { reduce } from './reduce';
+import { isDevRecord } from './record-shapes';
 
 /** The state and the journal behind it: the one way state changes. */
 export interface Store {
@@ -52,12 +53,19 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
           dir: options.dataDir,
           name: 'mailroom',
           skipDamaged: options.repairJournal === true,
+          isRecord: isDevRecord,
           ...journalOptions,
         });
   const { recovery } = opened;
   if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
-  for (const record of opened.records) reduce(state, record);
   const journal: Journal<DevRecord> = opened.journal;
+  try {
+    for (const record of opened.records) reduce(state, record);
+  } catch (error) {
+    // Whatever a replay meets, the lock must not outlive this failed start.
+    await journal.close();
+    throw error;
+  }
   let closed = false;
   let lastPrune = options.now();
   return {

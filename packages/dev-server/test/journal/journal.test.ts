@@ -144,7 +144,6 @@ describe('recovery', () => {
   it.each([
     ['half a line', '3f2a'],
     ['a whole line without its newline', encodeRecordLine({ id: 3 }).trimEnd()],
-    ['a line with a bad checksum', `00000000 {"id":3}\n`],
     ['zeros a power loss left behind', '\0'.repeat(4096)],
   ])('drops a torn final line: %s', async (_name, tail) => {
     await journalWithTwoRecords();
@@ -195,6 +194,58 @@ describe('recovery', () => {
     await repaired.journal.append({ id: 6 });
     // Repaired on disk: the next open needs no flag.
     expect((await reopen(repaired.journal)).records).toEqual([{ id: 1 }, { id: 3 }, { id: 5 }, { id: 6 }]);
+  });
+
+  it('treats a complete last line with a bad checksum as damage, not a tear: refused, or saved aside', async () => {
+    await journalWithTwoRecords();
+    const line = `00000000 {"id":3}\n`;
+    await appendFile(file(), line);
+    const error = await openJournal({ dir: tempDir() }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(JournalCorruptError);
+    expect(error).toMatchObject({ line: 4 });
+    const repaired = await open({ skipDamaged: true });
+    expect(repaired.records).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(repaired.recovery).toMatchObject({ damagedRecordsSkipped: 1, damagedBytesSkipped: line.length, tornBytesDropped: 0 });
+    expect(await readFile(`${file()}.damaged`, 'utf8')).toBe(line);
+  });
+
+  it('refuses a record whose checksum holds but whose shape the caller cannot apply, saying where', async () => {
+    const isRecord = (value: unknown): value is Event => typeof (value as Event | null)?.id === 'number';
+    await journalWithTwoRecords();
+    const lines = (await readFile(file(), 'utf8')).split('\n');
+    const impossible = encodeRecordLine({ id: null }).trimEnd();
+    await writeFile(file(), `${lines[0]}\n${lines[1]}\n${impossible}\n${lines[2]}\n`);
+    const error = await openJournal({ dir: tempDir(), isRecord }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'JOURNAL_CORRUPT', line: 3, offset: Buffer.byteLength(`${lines[0]}\n${lines[1]}\n`) });
+    expect((error as Error).message).toMatch(/shape/);
+    // The failed open released its lock: the same error again, not "locked".
+    await expect(openJournal({ dir: tempDir(), isRecord })).rejects.toBeInstanceOf(JournalCorruptError);
+    const repaired = await open({ skipDamaged: true, isRecord });
+    expect(repaired.records).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(repaired.recovery).toMatchObject({ damagedRecordsSkipped: 1 });
+    expect(await readFile(`${file()}.damaged`, 'utf8')).toBe(`${impossible}\n`);
+  });
+
+  it('counts and salvages records whose line break was damaged: each lost record counted, each intact one kept', async () => {
+    const { journal } = await open();
+    for (let id = 1; id <= 4; id += 1) await journal.append({ id, text: 'x'.repeat(20) });
+    await journal.close();
+    const lines = (await readFile(file(), 'utf8')).split('\n');
+    // Damage across the boundary of records 1 and 2: the end of 1, its newline and a byte of 2's JSON.
+    const one = lines[1]!;
+    const two = lines[2]!;
+    const merged = `${one.slice(0, -3)}##${two.slice(0, 12)}Q${two.slice(13)}`;
+    // Only a newline lost between records 3 and 4: both intact, both kept.
+    const joined = `${lines[3]}\u0000${lines[4]}`;
+    await writeFile(file(), `${lines[0]}\n${merged}\n${joined}\n`);
+    const repaired = await open({ skipDamaged: true });
+    expect(repaired.records).toEqual([
+      { id: 3, text: 'x'.repeat(20) },
+      { id: 4, text: 'x'.repeat(20) },
+    ]);
+    expect(repaired.recovery.damagedRecordsSkipped).toBe(2);
+    // Repaired on disk: every kept record on a line of its own.
+    expect((await reopen(repaired.journal)).records.map((record) => record.id)).toEqual([3, 4]);
   });
 
   it.each([

@@ -1,0 +1,125 @@
+import type { DevRecord } from './records';
+
+// What a journal record must look like to be replayed: every field the reducer reads, of its type.
+// A record that passed its checksum but not this (a broken writer, a hand edit) is damage, reported
+// with its file, line and byte like a bad checksum, instead of a TypeError deep in the reducer.
+// Cheap on purpose: a replay checks every record, and a start with 100,000 pending messages must stay fast.
+
+type Shape = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Shape => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isStrings = (value: unknown): boolean => Array.isArray(value) && value.every(isString);
+const optional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value);
+const listOf = (value: unknown, check: (value: unknown) => boolean): boolean => Array.isArray(value) && value.every(check);
+
+function isMessage(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  return (
+    isString(value.id) &&
+    isNumber(value.seq) &&
+    isString(value.kind) &&
+    isString(value.url) &&
+    isString(value.method) &&
+    isString(value.bodyBase64) &&
+    isObject(value.forwardHeaders) &&
+    isObject(value.sourceHeader) &&
+    isNumber(value.maxRetries) &&
+    isNumber(value.timeoutSeconds) &&
+    isNumber(value.notBefore) &&
+    isNumber(value.dueAt) &&
+    isNumber(value.createdAt) &&
+    isString(value.callerIp) &&
+    optional(value.workflow, (workflow) => isObject(workflow) && isString(workflow.runId) && isString(workflow.url))
+  );
+}
+
+const isResponse = (value: unknown): boolean =>
+  isObject(value) && isNumber(value.status) && isObject(value.headers) && isString(value.bodyBase64);
+
+const isDlqEntry = (value: unknown): boolean =>
+  isObject(value) &&
+  isString(value.dlqId) &&
+  isNumber(value.order) &&
+  isNumber(value.at) &&
+  isMessage(value.message) &&
+  isNumber(value.retried) &&
+  optional(value.response, isResponse);
+
+const isRun = (value: unknown): boolean =>
+  isObject(value) &&
+  isString(value.runId) &&
+  isString(value.url) &&
+  isNumber(value.createdAt) &&
+  isString(value.state) &&
+  listOf(value.steps, (step) => isObject(step) && isString(step.messageId) && isString(step.bodyBase64)) &&
+  isObject(value.settings) &&
+  isMessage(value.trigger);
+
+const isWaiter = (value: unknown): boolean =>
+  isObject(value) &&
+  isString(value.id) &&
+  isString(value.eventId) &&
+  isString(value.runId) &&
+  isString(value.url) &&
+  isString(value.timeoutUrl) &&
+  isObject(value.step) &&
+  isNumber(value.deadline);
+
+const isLog = (value: unknown): boolean =>
+  isObject(value) && isNumber(value.order) && isNumber(value.time) && isString(value.state) && isString(value.messageId);
+
+const SHAPES: { [T in DevRecord['type']]: (record: Shape) => boolean } = {
+  'messages.accepted': (r) =>
+    isNumber(r.at) &&
+    listOf(r.messages, isMessage) &&
+    optional(r.dedupKeys, isStrings) &&
+    optional(r.schedule, (schedule) => isObject(schedule) && isString(schedule.id) && isNumber(schedule.time)),
+  attempt: (r) =>
+    isString(r.id) &&
+    isNumber(r.at) &&
+    isNumber(r.retried) &&
+    isString(r.outcome) &&
+    isNumber(r.bytes) &&
+    listOf(r.spawned, isMessage) &&
+    optional(r.response, isResponse) &&
+    optional(r.dlq, isDlqEntry),
+  'group.updated': (r) =>
+    isString(r.name) && (r.group === null || (isObject(r.group) && isString(r.group.name) && Array.isArray(r.group.endpoints))),
+  'dlq.retriggered': (r) => isString(r.dlqId) && isNumber(r.at) && isMessage(r.message),
+  'index.created': (r) => isObject(r.index) && isString(r.index.id),
+  'messages.cancelled': (r) => isNumber(r.at) && isStrings(r.ids),
+  'dlq.deleted': (r) => isStrings(r.ids),
+  'dlq.retried': (r) => isNumber(r.at) && isStrings(r.ids) && listOf(r.messages, isMessage),
+  'queue.updated': (r) => isString(r.name) && (r.queue === null || (isObject(r.queue) && isString(r.queue.name))),
+  'schedule.updated': (r) =>
+    isString(r.id) &&
+    (r.schedule === null ||
+      (isObject(r.schedule) &&
+        isString(r.schedule.scheduleId) &&
+        isString(r.schedule.cron) &&
+        isString(r.schedule.destination) &&
+        isStrings(r.schedule.rawHeaders) &&
+        isString(r.schedule.bodyBase64))),
+  'flow.updated': (r) => isString(r.key) && isObject(r.flow) && isObject(r.flow.pinned),
+  'keys.rotated': (r) => isString(r.current) && isString(r.next),
+  'run.ended': (r) => isString(r.runId) && isNumber(r.at) && isString(r.state),
+  'waiter.added': (r) => isWaiter(r.waiter),
+  'waiter.removed': (r) => isString(r.id),
+  'message.restored': (r) => isMessage(r.message) && isNumber(r.retried) && isNumber(r.dueAt) && typeof r.started === 'boolean',
+  'dlq.restored': (r) => isDlqEntry(r.entry),
+  'dedup.restored': (r) => isString(r.key) && isNumber(r.at) && Array.isArray(r.results),
+  'stats.restored': (r) => listOf(r.buckets, (bucket) => Array.isArray(bucket) && isNumber(bucket[0]) && isObject(bucket[1])),
+  'run.restored': (r) => isRun(r.run),
+  'run.event-stored': (r) => isString(r.runId) && isString(r.eventId) && isString(r.dataBase64),
+  'run.event-taken': (r) => isString(r.runId) && isString(r.eventId),
+  'logs.restored': (r) => listOf(r.logs, isLog) && listOf(r.messages, isMessage),
+  'counters.restored': (r) => isNumber(r.nextSeq) && isNumber(r.nextDlqOrder) && optional(r.nextLogOrder, isNumber),
+};
+
+/** Whether a decoded journal line is a record the reducer can apply. */
+export function isDevRecord(value: unknown): value is DevRecord {
+  if (!isObject(value) || !isString(value.type) || !Object.hasOwn(SHAPES, value.type)) return false;
+  return SHAPES[value.type as DevRecord['type']](value);
+}
