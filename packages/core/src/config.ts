@@ -15,6 +15,8 @@ export const ENV_VARIABLES = {
   managementUser: 'MAILROOM_MANAGEMENT_USER',
   managementPassword: 'MAILROOM_MANAGEMENT_PASSWORD',
   headerPrefix: 'MAILROOM_HEADER_PREFIX',
+  // The `iss` claim receivers expect: `Service` by default, `Upstash` on the real service.
+  issuer: 'MAILROOM_ISSUER',
   // Not in the service's settings: the public URL of the receiving app, so `send(def, ...)` can turn a
   // destination's path into the URL the service must call.
   appUrl: 'MAILROOM_APP_URL',

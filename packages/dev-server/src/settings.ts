@@ -1,5 +1,5 @@
 import type { Environment } from '@mailroom/core';
-import { MAX_ISSUER_LENGTH, resolveHeaderPrefix } from '@mailroom/core/protocol';
+import { ENV_VARIABLES, MAX_ISSUER_LENGTH, resolveHeaderPrefix } from '@mailroom/core/protocol';
 import type { DevServerEventListener } from './events';
 import type { LogOption } from './log';
 import type { PlanName } from './plans';
@@ -27,7 +27,10 @@ export interface DevServerOptions {
    * `Service` (the real service uses `Upstash`), so the server agrees with an app's `.env`.
    */
   headerPrefix?: string;
-  /** `iss` claim of delivery signatures. Default `Service`. */
+  /**
+   * `iss` claim of delivery signatures. Default: `MAILROOM_ISSUER`, else `Service` (the real service
+   * uses `Upstash`), so the server agrees with an app's `.env`.
+   */
   issuer?: string;
   /** Plan whose limits the server enforces and reports. Default `free`. */
   plan?: PlanName;
@@ -74,7 +77,7 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
   }
   const plan = options.plan ?? 'free';
   if (plan !== 'free' && plan !== 'paid') throw new TypeError(`plan must be "free" or "paid", got ${JSON.stringify(plan)}`);
-  const issuer = options.issuer ?? 'Service';
+  const issuer = options.issuer ?? (env[ENV_VARIABLES.issuer]?.trim() || 'Service');
   if (typeof issuer !== 'string' || issuer === '' || issuer.length > MAX_ISSUER_LENGTH)
     throw new TypeError(`issuer must be a non-empty string of at most ${MAX_ISSUER_LENGTH} characters`);
   const log = options.log ?? 'text';

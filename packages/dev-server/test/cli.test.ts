@@ -126,6 +126,7 @@ describe('mailroom CLI', () => {
       expect(text).toContain(`MAILROOM_MANAGEMENT_USER=${DEV_MANAGEMENT_USER}\n`);
       expect(text).toContain(`MAILROOM_MANAGEMENT_PASSWORD=${DEV_MANAGEMENT_PASSWORD}\n`);
       expect(text).toContain('MAILROOM_HEADER_PREFIX=Upstash');
+      expect(text).toContain('MAILROOM_ISSUER=Service');
       expect(text).toContain(`MAILROOM_APP_URL=${process.env.MAILROOM_APP_URL?.trim() || 'http://localhost:3000'}\n`);
       expect(server.managementUrl).toBe(`${server.url}/management/v2`);
       expect(DEV_CURRENT_SIGNING_KEY).toMatch(/^sig_/);
@@ -174,6 +175,84 @@ describe('mailroom CLI', () => {
         () => 'a delivery to the app',
       );
       expect(delivered).toEqual([{ path: '/order-placed', body: { orderId: 'o-1' } }]);
+    } finally {
+      await result.server.close();
+      await new Promise((resolve) => app.close(resolve));
+    }
+  });
+
+  it("configures an app that receives messages and runs the service's Workflow SDK from the printed lines alone", async () => {
+    // The documented set-up for the Workflow SDK: the service's prefix and issuer, one .env for both.
+    const orderPlaced = defineDestination({ name: 'order-placed', schema: z.object({ orderId: z.string() }) });
+    const delivered: unknown[] = [];
+    const steps: string[] = [];
+    let handlers: { mailroom: ReturnType<typeof createReceiver>; workflow: (request: Request) => Promise<Response> } | undefined;
+    const app = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        void (async () => {
+          const rawBody = Buffer.concat(chunks);
+          if (req.url === orderPlaced.path) {
+            const out = await handlers!.mailroom
+              .destination(orderPlaced, (message) => void delivered.push(message.body))
+              .handle({ method: req.method ?? 'POST', url: req.url, headers: req.headers, rawBody });
+            res.writeHead(out.status, out.headers).end(out.body);
+            return;
+          }
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+          const response = await handlers!.workflow(
+            new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, ...(rawBody.length > 0 ? { body: rawBody } : {}) }),
+          );
+          res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    const out: string[] = [];
+    const result = await runCli(['dev', '--port', '0', '--header-prefix', 'Upstash', '--issuer', 'Upstash', '--app-url', appUrl], {
+      out: (text) => out.push(text),
+      err: () => {},
+    });
+    if (!('server' in result)) throw new Error('the server did not start');
+    try {
+      const env = Object.fromEntries(
+        out
+          .join('\n')
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => /^(MAILROOM|QSTASH)_/.test(line))
+          .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+      ) as Record<string, string>;
+      expect(env.MAILROOM_HEADER_PREFIX).toBe('Upstash');
+      expect(env.MAILROOM_ISSUER).toBe('Upstash');
+      const { serve } = await import('@upstash/workflow');
+      const { Client: QStashClient, Receiver } = await import('@upstash/qstash');
+      handlers = {
+        mailroom: createReceiver({ env, onError: () => {} }),
+        workflow: serve<string>(
+          async (context) => {
+            await context.run('step', () => void steps.push(context.requestPayload));
+          },
+          {
+            qstashClient: new QStashClient({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN! }),
+            receiver: new Receiver({ currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY!, nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY! }),
+            url: `${appUrl}/workflow`,
+            disableTelemetry: true,
+          },
+        ).handler,
+      };
+      await createMessagingClient({ env, retry: false }).send(orderPlaced, { orderId: 'o-1' });
+      const { Client: WorkflowClient } = await import('@upstash/workflow');
+      await new WorkflowClient({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN! }).trigger({ url: `${appUrl}/workflow`, body: 'run' });
+      await waitUntil(
+        () => delivered.length > 0 && steps.length > 0,
+        () => `a delivery and a workflow step (got ${delivered.length} and ${steps.length})`,
+      );
+      expect(delivered).toEqual([{ orderId: 'o-1' }]);
+      expect(steps).toEqual(['run']);
     } finally {
       await result.server.close();
       await new Promise((resolve) => app.close(resolve));

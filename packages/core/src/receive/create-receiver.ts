@@ -208,6 +208,9 @@ function resolveContext(options: ReceiverOptions): Context {
     throw new ValidationError('allowAnyPath', `expected true or false, got ${JSON.stringify(options.allowAnyPath)}`);
   }
   const headerPrefix = resolveHeaderPrefix(options.headerPrefix, env);
+  // The issuer like every setting: the option, then MAILROOM_ISSUER, then the verifier's default.
+  const issuer = optionalSetting('issuer', options.issuer, env);
+  const keyOptions = issuer === undefined ? options : { ...options, issuer };
   return {
     options,
     headerPrefix,
@@ -216,8 +219,8 @@ function resolveContext(options: ReceiverOptions): Context {
     signedUrl: publicUrl === undefined ? () => undefined : signedUrlOf(publicUrl),
     checkSignedPath: publicUrl === undefined && options.allowAnyPath !== true ? signedPathChecker() : undefined,
     readDelivery: deliveryHeaderReader(headerPrefix),
-    verify: options.verify === false ? undefined : defaultVerifier(options, env),
-    regional: regionalVerifiers(options, env),
+    verify: options.verify === false ? undefined : defaultVerifier(keyOptions, env),
+    regional: regionalVerifiers(keyOptions, env),
   };
 }
 

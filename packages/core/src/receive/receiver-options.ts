@@ -57,7 +57,7 @@ export interface ReceiverOptions {
   dev?: DevOption;
   /** Vendor header prefix. Env: `MAILROOM_HEADER_PREFIX`; default `Service`. */
   headerPrefix?: string;
-  /** Expected `iss` claim. Default `Service`; the real service uses `Upstash`. */
+  /** Expected `iss` claim. Env: `MAILROOM_ISSUER`; default `Service`; the real service uses `Upstash`. */
   issuer?: string;
   /**
    * Public origin (and path prefix) under which this app's paths are reachable, e.g.

@@ -18,6 +18,7 @@ export function environmentLines(server: DevServer, appUrl: string = DEFAULT_APP
     `MAILROOM_MANAGEMENT_USER=${server.managementUser}`,
     `MAILROOM_MANAGEMENT_PASSWORD=${server.managementPassword}`,
     `MAILROOM_HEADER_PREFIX=${server.headerPrefix}`,
+    `MAILROOM_ISSUER=${server.issuer}`,
   ];
 }
 
@@ -34,6 +35,7 @@ export function startBanner(server: DevServer, appUrl: string): string {
     ['Current signing key', server.currentSigningKey],
     ['Next signing key', server.nextSigningKey],
     ['Header prefix', server.headerPrefix],
+    ['Issuer', server.issuer],
     ['Plan', server.plan],
     ['Data', server.dataDir ?? 'in memory (use --data-dir to keep messages across restarts)'],
   ];

@@ -21,8 +21,9 @@ Options:
                          (default: in memory, with fixed documented credentials)
   --repair-journal       Start even if records in the middle of the data directory's journal are
                          damaged: skip them, keep every intact one (skipped bytes saved aside)
-  --header-prefix <p>    Header prefix, e.g. Upstash (default Service)
-  --issuer <name>        Issuer of delivery signatures (default Service)
+  --header-prefix <p>    Header prefix, e.g. Upstash (default $MAILROOM_HEADER_PREFIX or Service)
+  --issuer <name>        Issuer of delivery signatures, e.g. Upstash (default $MAILROOM_ISSUER or
+                         Service); printed as MAILROOM_ISSUER for your app's receivers
   --plan <free|paid>     Plan whose limits are enforced and reported (default free)
   --region <name>        Play a region: deliveries carry <Prefix>-Region (e.g. eu-central-1)
   --time-scale <n>       Multiply every wait (delays, backoff, cron) by n, e.g. 0.01 (default 1)
