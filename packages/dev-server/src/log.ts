@@ -13,9 +13,19 @@ export function createLogger(option: LogOption, write: (line: string) => void = 
   if (typeof option === 'function') return option;
   if (option === 'silent') return undefined;
   if (option === 'json') return (event) => write(JSON.stringify({ time: new Date().toISOString(), ...redactEvent(event) }));
-  // One event, one line: a message that brought its own line breaks (a stack) is folded.
-  return (event) => write(`${clockTime(new Date())} ${formatEvent(redactEvent(event))}`.replace(/\s*[\r\n]+\s*/g, ' '));
+  // One event, one line: a message that brought its own line breaks (a stack) is folded, and every
+  // other control character a URL or an answer brought (`\u001b[2J` clears a terminal) is escaped.
+  return (event) =>
+    write(
+      `${clockTime(new Date())} ${formatEvent(redactEvent(event))}`
+        .replace(/\s*[\r\n]+\s*/g, ' ')
+        .replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    );
 }
+
+// C0 and C1 control characters and DEL: a terminal acts on them instead of printing them.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** One readable line per event. */
 export function formatEvent(event: DevServerEvent): string {

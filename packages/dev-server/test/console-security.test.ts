@@ -119,6 +119,29 @@ describe('DNS rebinding', () => {
     }
   });
 
+  it('refuses a Host that is not a name or address with an optional numeric port (400), before any route', async () => {
+    const { port } = new URL(t.server.url);
+    const malformed = [
+      '127.0.0.1:@evil.example',
+      `localhost:${port}@evil.example`,
+      'localhost:80@evil.example',
+      'localhost:notaport',
+      'localhost:99999',
+      '127.0.0.1:',
+      '[::1',
+      '[evil.example]:80',
+      'user@localhost',
+      'localhost/x',
+    ];
+    for (const host of malformed) {
+      for (const path of ['/v2/events', '/v2/workflows/hooks/u/wfr_x/evt_x']) {
+        const answer = await raw('GET', path, { host, ...bearer() });
+        expect(answer.status, `${host} ${path}`).toBe(400);
+        expect(JSON.parse(answer.body).error).toMatch(/malformed Host header/);
+      }
+    }
+  });
+
   it('answers a host name given with allowedHosts', async () => {
     const server = await startTestServer({ allowedHosts: ['host.docker.internal'] });
     try {
@@ -210,6 +233,7 @@ describe('slow and oversized requests', () => {
       events: createEventBus(),
       guard: { check: () => {} },
       consoleSettings: () => ({}),
+      readOnlySecrets: () => [],
       timeouts: { requestTimeout: 300, headersTimeout: 200, connectionsCheckingInterval: 50 },
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

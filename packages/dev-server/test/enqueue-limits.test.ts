@@ -44,6 +44,10 @@ describe('refused at enqueue, never accepted to fail later', () => {
       [{ 'Service-Forward-X': 'a\r\nInjected: 1' }, /line break or NUL/],
       [{ 'Service-Forward-Bad Name': 'v' }, /not a valid HTTP header name/],
       [{ 'Service-Forward-X\n': 'v' }, /not a valid HTTP header name/],
+      [{ 'Service-Forward-X': 'caf\u00e9 \u2603' }, /outside Latin-1/],
+      [{ 'Service-Forward-X': { nested: true } }, /must be a string, got object/],
+      [{ 'Service-Forward-X': ['a'] }, /must be a string, got an array/],
+      [{ 'Service-Forward-X': null }, /must be a string, got null/],
     ] as const) {
       const body = JSON.stringify([
         { destination: `${destination.url}/ok`, body: 'fine' },
@@ -55,6 +59,15 @@ describe('refused at enqueue, never accepted to fail later', () => {
     }
     // Nothing of a refused batch is accepted, the good item included.
     expect((await t.messaging.logs.list()).events).toEqual([]);
+    // Latin-1 text is what a header can carry: accepted and delivered byte for byte.
+    const fine = await raw(t, 'POST', '/v2/batch', {
+      body: JSON.stringify([
+        { destination: `${destination.url}/latin`, headers: { 'Service-Forward-X': 'caf\u00e9', 'Service-Retries': 2 }, body: 'x' },
+      ]),
+    });
+    expect(fine.status).toBe(200);
+    const [received] = await destination.waitFor('/latin', 1);
+    expect(received!.headers.x).toBe('caf\u00e9');
   });
 
   it('a retry-delay expression that gives the first retry no delay', async () => {

@@ -74,4 +74,36 @@ describe('logs', () => {
     });
     expect(lines[0]).toContain('https://***@app.test/x');
   });
+
+  it('escapes terminal control sequences a batch item brought in its destination or callback URL', async () => {
+    const lines: string[] = [];
+    const server = await startDevServer({
+      port: 0,
+      timeScale: 0.001,
+      log: createLogger('text', (line) => lines.push(line)),
+      headerPrefix: 'Service',
+    });
+    try {
+      const answer = await fetch(`${server.url}/v2/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify([
+          {
+            destination: 'http://127.0.0.1:9/\u001b[2J\u001b]0;pwned\u0007',
+            headers: { 'Service-Callback': 'http://127.0.0.1:9/cb\u001b[31m', 'Service-Retries': '0' },
+            body: 'x',
+          },
+        ]),
+      });
+      expect(answer.status).toBe(200);
+      await waitUntil(() => lines.some((line) => line.startsWith('failed', 13)), 'the failed attempt in the log');
+      const text = lines.join('\n');
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal.
+      expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(text).toContain('\\u001b[2J\\u001b]0;pwned\\u0007');
+      expect(text).toContain('cb\\u001b[31m');
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -35,7 +35,14 @@ export function createRequestGuard(port: () => number, allowedHosts: readonly st
   return {
     check(req) {
       const host = req.headers.host;
-      if (!host || !allowedName(hostnameOf(host))) {
+      const parsed = host === undefined ? undefined : parseHost(host);
+      if (host !== undefined && !parsed) {
+        throw new HttpError(
+          400,
+          `malformed Host header ${JSON.stringify(host)}: expected a host name or IP address, optionally with :<port>`,
+        );
+      }
+      if (!parsed || !allowedName(parsed.hostname)) {
         throw new HttpError(
           403,
           `host ${JSON.stringify(host ?? '')} is not one this dev server answers for (DNS rebinding protection); reach it as 127.0.0.1 or localhost, or start it with --allowed-host <name>`,
@@ -47,14 +54,14 @@ export function createRequestGuard(port: () => number, allowedHosts: readonly st
       if (origin === undefined) return;
       // The server's own origin only: the scheme it serves, and the very host and port the request
       // was sent to (a page on 127.0.0.2 or app.localhost is another origin, though its host is allowed).
-      let parsed: URL;
+      let from: URL;
       try {
-        parsed = new URL(origin);
+        from = new URL(origin);
       } catch {
         throw crossSite(origin);
       }
-      const samePort = Number(parsed.port || 80) === port();
-      if (parsed.protocol !== 'http:' || !samePort || parsed.hostname !== hostnameOf(host).toLowerCase()) throw crossSite(origin);
+      const samePort = Number(from.port || 80) === port();
+      if (from.protocol !== 'http:' || !samePort || from.hostname !== parsed.hostname.toLowerCase()) throw crossSite(origin);
     },
   };
 }
@@ -63,10 +70,19 @@ function crossSite(origin: string): HttpError {
   return new HttpError(403, `requests from ${origin} are refused: the dev server answers only its own console and non-browser clients`);
 }
 
-function hostnameOf(host: string): string {
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  const colon = host.lastIndexOf(':');
-  return colon === -1 ? host : host.slice(0, colon);
+// RFC 9110 Host: a registered name or IPv4 address, or an IPv6 literal in brackets, then an optional
+// numeric port. Anything else (`127.0.0.1:@evil.example`, `localhost:notaport`) is no host at all.
+const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$/;
+
+/** A `Host` header's name (IPv6 literals keep their brackets) and port, or `undefined` when malformed. */
+export function parseHost(host: string): { hostname: string; port: number | undefined } | undefined {
+  const match = HOST_HEADER.exec(host);
+  if (!match) return undefined;
+  const hostname = match[1]!;
+  if (hostname.startsWith('[') && isIP(hostname.slice(1, -1)) !== 6) return undefined;
+  const port = match[2] === undefined ? undefined : Number(match[2]);
+  if (port !== undefined && port > 65_535) return undefined;
+  return { hostname, port };
 }
 
 const TYPES: Record<string, string> = {
