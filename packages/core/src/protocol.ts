@@ -6,6 +6,8 @@
 // The header table and the resource-name rule.
 export {
   headerNames,
+  isNonRetryableAnswer,
+  QUERY_PARAMETERS,
   RESOURCE_NAME,
   RESOURCE_NAME_RULE,
   type CallbackHeaders,

@@ -65,6 +65,8 @@ export interface ProtocolHeaderNames {
   readonly region: string;
   // Set by a destination on its answer: never retry this message.
   readonly nonRetryableError: string;
+  /** Set by the Workflow SDK on a failing answer: the name of the step that threw. */
+  readonly errorStepName: string;
 }
 
 // Built once per prefix: receivers and the dev server look names up on every request.
@@ -108,6 +110,7 @@ export function headerNames(prefix: string): ProtocolHeaderNames {
       scheduleId: `${p}Schedule-Id`,
       region: `${p}Region`,
       nonRetryableError: `${p}NonRetryable-Error`,
+      errorStepName: `${p}Error-Step-Name`,
     };
     // Prefixes come from settings, not requests: a handful per process.
     byPrefix.set(prefix, names);
@@ -136,3 +139,61 @@ export const RESOURCE_NAME_RULE = 'letters, digits, "-", "_" and "." (but not ".
 
 /** The status the service treats as "never retry": the message goes straight to the DLQ. */
 export const NON_RETRYABLE_STATUS = 489;
+
+/**
+ * The one rule for "this answer ends the retries at once", read the same by the dev server (deciding
+ * the next attempt) and by receivers of callbacks (deciding `isFinalAttempt`): status 489 with
+ * `<P>-NonRetryable-Error: true` (any case, spaces trimmed). A 489 without it, or saying `false`,
+ * is an ordinary failure and is retried.
+ */
+export function isNonRetryableAnswer(
+  status: number | undefined,
+  headers: Readonly<Record<string, readonly string[] | undefined>> | undefined,
+  headerPrefix: string,
+): boolean {
+  if (status !== NON_RETRYABLE_STATUS || !headers) return false;
+  const wanted = headerNames(headerPrefix).nonRetryableError.toLowerCase();
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() === wanted) return headers[name]?.[0]?.trim().toLowerCase() === 'true';
+  }
+  return false;
+}
+
+// The query parameters of the service's listings and bulk actions, grouped as its SDKs group them.
+const UNIVERSAL_FILTERS = ['fromDate', 'toDate', 'callerIp', 'callerIP', 'label', 'flowControlKey'] as const;
+const MESSAGE_FILTERS = ['url', 'topicName', 'urlGroup', 'scheduleId', 'queueName'] as const;
+const URL_PART_FILTERS = ['host', 'path'] as const;
+const PAGING = ['cursor', 'count'] as const;
+const RUN_FILTERS = ['workflowRunId', 'workflowUrl', 'workflowCreatedAt'] as const;
+const CALLBACK_STATE_FILTERS = ['failureCallbackState', 'failureFunctionState'] as const;
+
+/**
+ * Every query parameter each listing and bulk action takes. Anything else is refused, by the client
+ * before sending and by the dev server, as the service does: a misspelt filter (`labeel`) must never
+ * read as no filter, which for a bulk delete means everything.
+ */
+export const QUERY_PARAMETERS = {
+  /** `GET /v2/events`. `api` is deprecated and ignored. */
+  logs: [...UNIVERSAL_FILTERS, ...MESSAGE_FILTERS, ...URL_PART_FILTERS, ...PAGING, 'messageId', 'messageIds', 'state', 'api'],
+  /** `DELETE /v2/messages`: no filter at all cancels every pending message (the SDKs' `{ all: true }`). */
+  cancelMessages: [...UNIVERSAL_FILTERS, ...MESSAGE_FILTERS, ...URL_PART_FILTERS, ...PAGING, 'messageIds'],
+  /** `GET`/`DELETE /v2/dlq`, `POST /v2/dlq/retry` (`source=workflow` lists failed runs). */
+  dlq: [
+    ...UNIVERSAL_FILTERS,
+    ...MESSAGE_FILTERS,
+    ...PAGING,
+    ...RUN_FILTERS,
+    ...CALLBACK_STATE_FILTERS,
+    'dlqIds',
+    'messageId',
+    'responseStatus',
+    'api',
+    'source',
+  ],
+  /** `GET /v2/workflows/dlq`, its resume, restart and delete. */
+  workflowDlq: [...UNIVERSAL_FILTERS, ...PAGING, ...RUN_FILTERS, ...CALLBACK_STATE_FILTERS, 'dlqIds', 'url', 'responseStatus'],
+  /** `GET /v2/workflows/events`. */
+  workflowLogs: [...UNIVERSAL_FILTERS, ...URL_PART_FILTERS, ...PAGING, ...RUN_FILTERS, 'groupBy', 'state', 'workflowState', 'messageId'],
+  /** `DELETE /v2/workflows/runs`: `workflowUrl` is a prefix unless `workflowUrlExactMatch=true`. */
+  workflowCancel: [...UNIVERSAL_FILTERS, ...URL_PART_FILTERS, ...PAGING, 'workflowRunIds', 'workflowUrl', 'workflowUrlExactMatch'],
+} as const satisfies Record<string, readonly string[]>;

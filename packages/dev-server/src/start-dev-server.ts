@@ -7,23 +7,16 @@ import { createEventBus, type DevServerEventListener, type EventBus } from './ev
 import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/create-http-server';
 import { createScheduler } from './engine/scheduler';
-import { signingKeyRoutes, signingKeys } from './http/auth';
-import { dlqRoutes } from './http/dlq';
-import { messageRoutes } from './http/messages';
-import { queueRoutes } from './http/queues';
-import { fireSchedule, scheduleRoutes } from './http/schedules';
-import { sendingRoutes } from './http/sending';
-import { topicRoutes } from './http/topics';
+import { fireSchedule } from './http/schedules';
+import { allRoutes } from './http/routes';
+import { signingKeys } from './http/auth';
 import { createLogger } from './log';
-import { managementRoutes, MANAGEMENT_BASE_PATH } from './management/routes';
+import { MANAGEMENT_BASE_PATH } from './management/routes';
 import { PLANS, type PlanName } from './plans';
 import type { ServerContext } from './http/router';
 import { openStore, type Store } from './state/store';
-import { workflowDlqRoutes } from './workflows/dlq-actions';
-import { runLogRoutes } from './workflows/run-logs';
-import { workflowRunRoutes } from './workflows/routes';
 import { answerInvokers } from './workflows/step-results';
-import { armWaiters, waiterRoutes } from './workflows/waiters';
+import { armWaiters } from './workflows/waiters';
 
 /** A running dev server. */
 export interface DevServer {
@@ -104,36 +97,21 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   // The scheduler fires through the same acceptance as a publish; it needs the context it is part of.
   const ctx: ServerContext = { store, engine, scheduler: undefined as never, events, credentials, plan, config };
   ctx.scheduler = createScheduler({ store, engine, config, events, fire: (schedule, time) => fireSchedule(ctx, schedule, time) });
-  const server = createHttpServer(
-    [
-      ...topicRoutes(ctx),
-      ...sendingRoutes(ctx),
-      ...messageRoutes(ctx),
-      ...queueRoutes(ctx),
-      ...scheduleRoutes(ctx),
-      ...dlqRoutes(ctx),
-      ...signingKeyRoutes(ctx),
-      ...workflowRunRoutes(ctx),
-      ...waiterRoutes(ctx),
-      ...runLogRoutes(ctx),
-      ...workflowDlqRoutes(ctx),
-      ...managementRoutes(ctx),
-    ],
-    {
-      credentials,
-      events,
-      guard: createRequestGuard(() => (server.address() as AddressInfo | null)?.port ?? resolved.port, resolved.allowedHosts),
-      consoleSettings: () => ({
-        url: publicUrl(),
-        headerPrefix: resolved.headerPrefix,
-        issuer: resolved.issuer,
-        plan: resolved.plan,
-        region: resolved.region ?? null,
-        timeScale: resolved.timeScale,
-        dataDir: resolved.dataDir !== undefined,
-      }),
-    },
-  );
+  const server = createHttpServer(allRoutes(ctx), {
+    credentials,
+    events,
+    readOnlySecrets: () => [...store.state.runs.values()].flatMap((run) => run.webhooks ?? []),
+    guard: createRequestGuard(() => (server.address() as AddressInfo | null)?.port ?? resolved.port, resolved.allowedHosts),
+    consoleSettings: () => ({
+      url: publicUrl(),
+      headerPrefix: resolved.headerPrefix,
+      issuer: resolved.issuer,
+      plan: resolved.plan,
+      region: resolved.region ?? null,
+      timeScale: resolved.timeScale,
+      dataDir: resolved.dataDir !== undefined,
+    }),
+  });
   try {
     await listen(server, resolved.port, resolved.host);
   } catch (error) {

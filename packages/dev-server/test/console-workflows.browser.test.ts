@@ -96,13 +96,23 @@ describe('the Workflows view of the console', () => {
     // The charge fails for good: the run is failed, and offers resume and restart.
     await run.locator('h2').getByText('RUN_FAILED').waitFor({ timeout: 10_000 });
     await expect(run.locator('.step[data-step-type="Wait"]').textContent()).resolves.toMatch(/notified[\s\S]*"by": "ada"/);
-    // The failing code ran on the delivery of the step before it (the wait's result): that one failed.
-    await expect(run.locator('.step').last().getByText('STEP_FAILED').count()).resolves.toBe(1);
+    // The step that threw is named and shown first, with its error; the wait it came after succeeded.
+    const failed = run.locator('.step.next.failed[data-step-name="charge"]');
+    await failed.waitFor({ timeout: 10_000 });
+    await expect(failed.locator('.error-detail p').textContent()).resolves.toContain('the payment provider is down');
+    await expect(failed.locator('.stack').textContent()).resolves.toMatch(/\n\s*at /);
+    await expect(failed.textContent()).resolves.toContain('failed after 1 attempt');
+    await expect(run.locator('.step[data-step-type="Wait"]').getByText('STEP_SUCCESS').count()).resolves.toBe(1);
+    await expect(run.locator('.step:not(.next)').getByText('STEP_FAILED').count()).resolves.toBe(0);
     broken = false;
     await run.getByRole('button', { name: 'Resume' }).click();
-    await run.locator('h2').getByText('RUN_SUCCESS').waitFor({ timeout: 10_000 });
-    await expect(run.locator('dd pre').textContent()).resolves.toBe('"paid"');
-    await expect(run.locator('.step[data-step-name="charge"] pre').textContent()).resolves.toContain('"approvedBy"');
+    // Resume is a new run, opened at once, that says which run it resumes; the failed run stays failed.
+    const resumed = page.locator('aside.detail');
+    await resumed.locator('dt').getByText('Resumes').waitFor({ timeout: 10_000 });
+    await resumed.locator('h2').getByText('RUN_SUCCESS').waitFor({ timeout: 10_000 });
+    await expect(resumed.locator('dd pre').textContent()).resolves.toBe('"paid"');
+    await expect(resumed.locator('.step[data-step-name="charge"] pre').textContent()).resolves.toContain('"approvedBy"');
+    await expect(page.locator(`tr[data-run-id="${workflowRunId}"]`).getByText('RUN_FAILED').count()).resolves.toBe(1);
   });
 
   it('cancels a sleeping run from its page after asking, and no later step runs', async () => {

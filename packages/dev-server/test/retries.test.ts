@@ -146,11 +146,16 @@ describe('retries', () => {
     expect(body).toMatchObject({ dlqId: messages[0]!.dlqId, status: 489, sourceMessageId: messageId, retried: 0, maxRetries: 5 });
   });
 
-  it('retries a 489 without the header like any failure', async () => {
+  it('retries a 489 without the header, or with it saying false, like any failure', async () => {
     destination.script('/odd', failTimes(1, 489));
     const { messageId } = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/odd`, body: 'x', retries: 2 });
     await t.waitForEvents('delivered', 1, (event) => event.messageId === messageId);
     expect(destination.received('/odd')).toHaveLength(2);
+    destination.script('/false', failTimes(1, 489, { 'Service-NonRetryable-Error': 'false' }));
+    const second = await t.messaging.enqueue({ queue: 'q', destination: `${destination.url}/false`, body: 'x', retries: 2 });
+    await t.waitForEvents('delivered', 1, (event) => event.messageId === second.messageId);
+    expect(destination.received('/false')).toHaveLength(2);
+    expect(t.events.filter((event) => event.type === 'dlq')).toEqual([]);
   });
 
   it('counts a timeout (Timeout header) as a failed attempt', async () => {

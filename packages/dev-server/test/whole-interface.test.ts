@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +25,7 @@ describe('publish, batch and the logs', () => {
     await waitUntil(() => t.server.currentSigningKey !== '' && t.events.some((e) => e.type === 'delivered'), 'delivered');
     expect(await states(result.messageId)).toEqual(['CREATED', 'ACTIVE', 'DELIVERED']);
     const [event] = (await t.messaging.logs.list({ messageId: result.messageId, state: 'DELIVERED' })).events;
-    expect(event).toMatchObject({ url: `${destination.url}/p`, label: 'x,y', labels: ['x', 'y'], responseStatus: 200 });
+    expect(event).toMatchObject({ url: `${destination.url}/p`, label: 'x', labels: ['x', 'y'], responseStatus: 200 });
     expect((await t.messaging.logs.list({ label: 'y' })).events.length).toBe(3);
     expect((await t.messaging.logs.list({ label: 'z' })).events).toEqual([]);
   });
@@ -349,27 +350,57 @@ describe('signing keys, redaction, regions', () => {
 
   it('redacts the body and named headers in logs, the DLQ and message views, never in the delivery', async () => {
     destination.script('/secret', always(500));
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
     const { messageId } = await t.messaging.publish({
       destination: `${destination.url}/secret`,
       // Secrets no port, id or token can contain by chance ('4242' once matched a random port).
       body: 'card number 4242-secret',
       retries: 0,
-      headers: { 'X-Token': 'header-secret-value' },
-      redact: { body: true, headers: ['Service-Forward-X-Token'] },
+      headers: { 'X-Token': 'header-secret-value', Authorization: 'Bearer auth-secret-value', 'X-Public': 'shown' },
+      // Named as the sender wrote it (with the forward prefix) or as the destination receives it.
+      redact: { body: true, headers: ['Service-Forward-X-Token', 'Authorization'] },
     });
     const [delivery] = await destination.waitFor('/secret', 1);
     expect(delivery?.text).toBe('card number 4242-secret');
     expect(delivery?.headers['x-token']).toBe('header-secret-value');
+    expect(delivery?.headers.authorization).toBe('Bearer auth-secret-value');
     await t.waitForEvents('dlq', 1);
+    // As the service shows it: REDACTED:<sha256>, under the header's delivered name.
     const [entry] = (await t.messaging.dlq.list()).messages;
-    expect(entry?.body).toBe('REDACTED');
-    expect(entry?.header?.['Service-Forward-X-Token']).toEqual(['REDACTED']);
+    expect(entry?.body).toBe(`REDACTED:${sha256('card number 4242-secret')}`);
+    expect(entry?.header).toEqual({
+      'Content-Type': ['text/plain;charset=UTF-8'],
+      'X-Token': [`REDACTED:${sha256('header-secret-value')}`],
+      Authorization: [`REDACTED:${sha256('Bearer auth-secret-value')}`],
+      'X-Public': ['shown'],
+    });
     const logged = (await t.messaging.logs.list({ messageId })).events;
-    expect(logged.every((event) => event.body === 'REDACTED')).toBe(true);
+    expect(logged.every((event) => event.body === `REDACTED:${sha256('card number 4242-secret')}`)).toBe(true);
     const attempt = (logged.find((event) => event.state === 'ERROR') as { attempt?: { requestHeaders: Record<string, string> } }).attempt;
-    expect(attempt?.requestHeaders['X-Token'] ?? attempt?.requestHeaders['x-token']).toBe('REDACTED');
-    expect(JSON.stringify(logged)).not.toContain('4242-secret');
-    expect(JSON.stringify(logged)).not.toContain('header-secret-value');
+    const sent = new Headers(attempt?.requestHeaders);
+    expect(sent.get('X-Token')).toBe(`REDACTED:${sha256('header-secret-value')}`);
+    expect(sent.get('Authorization')).toBe(`REDACTED:${sha256('Bearer auth-secret-value')}`);
+    expect(sent.get('X-Public')).toBe('shown');
+    for (const secret of ['4242-secret', 'header-secret-value', 'auth-secret-value']) {
+      expect(JSON.stringify(logged)).not.toContain(secret);
+      expect(JSON.stringify(entry)).not.toContain(secret);
+    }
+  });
+
+  it("shows a message's headers as delivered, forwarded ones without their prefix and none of its settings", async () => {
+    const { messageId } = await t.messaging.publish({
+      destination: `${destination.url}/later`,
+      body: '{}',
+      contentType: 'application/json',
+      headers: { 'Test-Header': 'value' },
+      retries: 3,
+      delay: '1h',
+      callback: `${destination.url}/cb`,
+    });
+    const message = await t.messaging.messages.get(messageId);
+    expect(message.header).toEqual({ 'Content-Type': ['application/json'], 'Test-Header': ['value'] });
+    const [created] = (await t.messaging.logs.list({ messageId })).events;
+    expect(created?.header).toEqual({ 'Content-Type': ['application/json'], 'Test-Header': ['value'] });
   });
 
   it('names its region on every delivery when it plays one', async () => {

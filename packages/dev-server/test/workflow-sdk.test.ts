@@ -123,7 +123,17 @@ describe('the Workflow SDK on mailroom dev', () => {
     expect(failures).toEqual([{ runId: workflowRunId, status: 500 }]);
     const [log] = (await client().logs({ workflowRunId })).runs;
     expect(log).toMatchObject({ workflowState: 'RUN_FAILED', failureFunction: { failStatus: 500 } });
-    expect(log!.steps.at(-1)!.steps[0]).toMatchObject({ state: 'STEP_FAILED' });
+    // The step that threw is the one the failing delivery ran: named as the SDK answered, with each attempt's error.
+    const next = log!.steps.at(-1)! as unknown as { type: string; steps: Array<Record<string, unknown>> };
+    expect(next.type).toBe('next');
+    expect(next.steps[0]).toMatchObject({ stepName: 'second', state: 'STEP_FAILED', retries: 1 });
+    const errors = next.steps[0]!.errors as Array<{ status: number; body: string }>;
+    expect(errors.map((error) => error.status)).toEqual([500, 500]);
+    expect(JSON.parse(errors[0]!.body)).toMatchObject({ message: 'the second step always fails' });
+    expect(log!.steps.slice(0, -1).flatMap((group) => group.steps.map((step) => [step.stepName, step.state]))).toEqual([
+      ['init', 'STEP_SUCCESS'],
+      ['first', 'STEP_SUCCESS'],
+    ]);
     const dlq = await dev.messaging.workflowDlq.list();
     expect(dlq.messages.map((entry) => entry.workflowRunId)).toEqual([workflowRunId]);
     // The trigger's retries applied to the later step too: 1 + 1 attempts of it.
@@ -214,16 +224,27 @@ describe('the Workflow SDK on mailroom dev', () => {
     const dlqOf = (runId: string) => entries.find((entry) => entry.workflowRunId === runId)!.dlqId;
     broken = false;
 
+    // As on the service, resume starts a new run that carries the failed run's history on.
     const resumed = await client().dlq.resume({ dlqId: dlqOf(a) });
-    expect(resumed.workflowRunId).toBe(a);
-    await runEnded(a, 'RUN_SUCCESS');
-    // From the failed step: the first one did not run again.
+    expect(resumed.workflowRunId).not.toBe(a);
+    await runEnded(resumed.workflowRunId, 'RUN_SUCCESS');
+    // From the failed step: the first one did not run again, under either id.
     expect(firstSteps.filter((runId) => runId === a)).toHaveLength(1);
+    expect(firstSteps).not.toContain(resumed.workflowRunId);
+    // The failed run keeps its failure and its history; the new one says which run it resumes.
+    const [failedLog] = (await client().logs({ workflowRunId: a })).runs;
+    expect(failedLog).toMatchObject({ workflowState: 'RUN_FAILED' });
+    const [resumedLog] = (await client().logs({ workflowRunId: resumed.workflowRunId })).runs;
+    expect(resumedLog).toMatchObject({ workflowState: 'RUN_SUCCESS', origin: { workflowRunId: a, action: 'resume' } });
+    expect(resumedLog!.steps.flatMap((group) => group.steps.map((step) => step.stepName))).toEqual(['init', 'first', 'second']);
 
     const restarted = await client().dlq.restart({ dlqId: dlqOf(b) });
     expect(restarted.workflowRunId).not.toBe(b);
     await runEnded(restarted.workflowRunId, 'RUN_SUCCESS');
     expect(firstSteps).toContain(restarted.workflowRunId);
+    expect((await client().logs({ workflowRunId: restarted.workflowRunId })).runs[0]).toMatchObject({
+      origin: { workflowRunId: b, action: 'restart' },
+    });
 
     await client().dlq.delete(dlqOf(c));
     expect((await client().dlq.list()).messages).toEqual([]);
@@ -299,9 +320,11 @@ describe('the Workflow SDK on mailroom dev', () => {
     await runEnded(workflowRunId, 'RUN_FAILED');
     const [entry] = (await dev.messaging.workflowDlq.list()).messages;
     broken = false;
-    expect(await dev.messaging.workflowDlq.resume(entry!.dlqId)).toEqual([{ workflowRunId, workflowCreatedAt: expect.any(Number) }]);
-    await runEnded(workflowRunId, 'RUN_SUCCESS');
-    const [log] = (await dev.messaging.workflows.logs({ workflowRunId })).runs;
+    const [resumed] = await dev.messaging.workflowDlq.resume(entry!.dlqId);
+    expect(resumed).toEqual({ workflowRunId: expect.stringMatching(/^wfr_/), workflowCreatedAt: expect.any(Number) });
+    expect(resumed!.workflowRunId).not.toBe(workflowRunId);
+    await runEnded(resumed!.workflowRunId, 'RUN_SUCCESS');
+    const [log] = (await dev.messaging.workflows.logs({ workflowRunId: resumed!.workflowRunId })).runs;
     // The route returned nothing: the SDK ends the run with an empty body.
     expect(log).toMatchObject({ workflowState: 'RUN_SUCCESS', workflowRunResponse: '' });
 

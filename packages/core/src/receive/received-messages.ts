@@ -1,6 +1,6 @@
 import { SchemaValidationError, isDestinationDefinition, type DestinationDefinition } from '../contract';
 import { InvalidBodyError } from '../errors';
-import { headerNames, NON_RETRYABLE_STATUS } from '../wire';
+import { isNonRetryableAnswer } from '../wire';
 import type { DeliveryFields } from './delivery-headers';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
@@ -172,16 +172,8 @@ export async function toCallbackMessage(
 function isFinalAttempt(payload: CallbackBody, headerPrefix: string): boolean {
   const { status, retried, maxRetries } = payload;
   if (status !== undefined && status >= 200 && status < 300) return true;
-  if (status === NON_RETRYABLE_STATUS && headerValue(payload.header, headerNames(headerPrefix).nonRetryableError)?.toLowerCase() === 'true')
-    return true;
+  if (isNonRetryableAnswer(status, payload.header, headerPrefix)) return true;
   return retried !== undefined && maxRetries !== undefined && retried >= maxRetries;
-}
-
-function headerValue(headers: Record<string, string[]> | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  const wanted = name.toLowerCase();
-  for (const key of Object.keys(headers)) if (key.toLowerCase() === wanted) return headers[key]?.[0];
-  return undefined;
 }
 
 async function decodeField(encoded: string | undefined, schema: StandardSchemaV1 | undefined, subject: string): Promise<DecodedBody> {

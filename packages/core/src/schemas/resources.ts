@@ -29,8 +29,9 @@ const cursorSchema = z
   .optional();
 
 const labelsFields = {
-  /** The labels, comma-separated as the service stores them. */
+  /** The first label (the service's older field, kept for old readers); `labels` holds all of them. */
   label: z.string().optional(),
+  /** Every label, in the order given. */
   labels: z
     .array(z.string())
     .nullish()

@@ -186,6 +186,16 @@ describe('what a destination handler receives', () => {
     expect((await endpoint.handle(await inbound({ id: 1 }))).status).toBe(401);
   });
 
+  it('takes the issuer from MAILROOM_ISSUER, the option winning over it', async () => {
+    const fromEnv = createReceiver({ ...base, env: { MAILROOM_ISSUER: 'Upstash' } }).destination(orders, () => {});
+    expect((await fromEnv.handle(await inbound({ id: 1 }, { issuer: 'Upstash' }))).status).toBe(200);
+    expect((await fromEnv.handle(await inbound({ id: 1 }))).status).toBe(401);
+    const option = createReceiver({ ...base, issuer: 'Service', env: { MAILROOM_ISSUER: 'Upstash' } }).destination(orders, () => {});
+    expect((await option.handle(await inbound({ id: 1 }))).status).toBe(200);
+    const unset = createReceiver({ ...base, env: {} }).destination(orders, () => {});
+    expect((await unset.handle(await inbound({ id: 1 }, { issuer: 'Upstash' }))).status).toBe(401);
+  });
+
   it('checks the signed URL against publicUrl + request path', async () => {
     const endpoint = createReceiver({ ...base, publicUrl: 'http://app.test/' }).destination(orders, () => {});
     expect((await endpoint.handle(await inbound({ id: 1 }))).status).toBe(200);
@@ -356,6 +366,9 @@ describe('callbacks', () => {
       [{ status: 500, retried: 3, maxRetries: 3 }, true],
       [{ status: 489, retried: 0, maxRetries: 3, header: { 'service-nonretryable-error': ['true'] } }, true],
       [{ status: 489, retried: 0, maxRetries: 3 }, false],
+      [{ status: 489, retried: 0, maxRetries: 3, header: { 'Service-NonRetryable-Error': ['false'] } }, false],
+      [{ status: 489, retried: 0, maxRetries: 3, header: { 'Service-NonRetryable-Error': [' TRUE '] } }, true],
+      [{ status: 500, retried: 0, maxRetries: 3, header: { 'Service-NonRetryable-Error': ['true'] } }, false],
       [{ status: 489, retried: 0, maxRetries: 3, header: { 'Upstash-NonRetryable-Error': ['true'] } }, false],
       [{ retried: 1, maxRetries: 3 }, false],
       [{ retried: 3, maxRetries: 3 }, true],

@@ -57,6 +57,24 @@ export function makeClient(token: string, settings: ConsoleSettings): MessagingC
   return createMessagingClient({ baseUrl: location.origin, token, headerPrefix: settings.headerPrefix, retry: false, env: {} });
 }
 
+/**
+ * Calls one of the dev server's own endpoints (`/dev/...`, not part of the service, so not in the
+ * client) with this tab's token; a refusal becomes an Error with the server's message.
+ */
+export async function devRequest<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    headers: {
+      authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ''}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = (await response.json().catch(() => ({}))) as T & { error?: string };
+  if (!response.ok) throw new Error(answer.error ?? `${method} ${path} answered ${response.status}`);
+  return answer;
+}
+
 export async function loadSettings(): Promise<ConsoleSettings> {
   const response = await fetch('/console/settings.json');
   return (await response.json()) as ConsoleSettings;
@@ -107,7 +125,7 @@ export function usePoll<T>(
 /** Decodes a body the interface gives as base64 into text, pretty-printed when it is JSON. */
 export function decodeBody(base64: string | undefined): string {
   if (base64 === undefined || base64 === '') return '';
-  if (base64 === 'REDACTED') return 'REDACTED';
+  if (base64.startsWith('REDACTED')) return base64;
   let text: string;
   try {
     text = new TextDecoder().decode(Uint8Array.from(atob(base64), (char) => char.charCodeAt(0)));

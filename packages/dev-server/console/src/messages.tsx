@@ -1,7 +1,7 @@
 import type { MessagingClient } from '@mailroom/core';
 import { headerNames } from '@mailroom/core/protocol';
 import { useMemo, useState } from 'preact/hooks';
-import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
+import { decodeBody, decodeClaims, devRequest, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
 import { Action, Empty, ErrorLine, Field, Notice, State, useAct } from './ui';
 
 // Messages, live: one row per message from the logs, and a message's timeline: every attempt as sent
@@ -43,7 +43,7 @@ function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
         url: last.url ?? '',
         queue: last.queueName,
         group: last.topicName,
-        label: last.label,
+        label: last.labels?.join(',') ?? last.label,
         createdAt: first.time,
         next: last.state === 'RETRY' ? retry?.nextDeliveryTime : undefined,
         kind: last.kind ?? 'message',
@@ -199,7 +199,7 @@ function MessageDetail({
           ) : (
             inDlq.loaded && <span class="muted">Not in the DLQ any more (retried, deleted or expired).</span>
           ))}
-        <Action onClick={run(async () => `Replayed as ${await replay(client, message)}`)}>Replay</Action>
+        <Action onClick={run(async () => `Replayed as ${await replay(message)}`)}>Replay</Action>
       </div>
       <Notice notice={notice} />
       <h3>Body</h3>
@@ -308,35 +308,8 @@ function Headers({ headers }: { headers: Array<[string, string]> }) {
   );
 }
 
-/** Sends the same body and options again: a new message to the same destination (and queue). */
-async function replay(client: MessagingClient, message: MessageSummary): Promise<string> {
-  const created = message.events[0];
-  if (created?.body === 'REDACTED') throw new Error('The body of this message was redacted, so it cannot be replayed.');
-  const header = created?.header ?? {};
-  // The original request's headers, by their name after the prefix (`Service-Retries` -> `retries`).
-  const prefix = `${client.headerPrefix.toLowerCase()}-`;
-  const setting = (suffix: string) => Object.entries(header).find(([name]) => name.toLowerCase() === prefix + suffix)?.[1]?.[0];
-  // Only the destination's own forwarded headers; `<P>-Callback-Forward-*` belong to the callbacks.
-  const forwardPrefix = headerNames(client.headerPrefix).delivery.forwardPrefix.toLowerCase();
-  const forwarded: Record<string, string> = {};
-  for (const [name, values] of Object.entries(header)) {
-    if (name.toLowerCase().startsWith(forwardPrefix)) forwarded[name.slice(forwardPrefix.length)] = values[0] ?? '';
-  }
-  const retries = setting('retries');
-  const method = setting('method');
-  const options = {
-    destination: message.url,
-    body: created?.body ? Uint8Array.from(atob(created.body), (char) => char.charCodeAt(0)) : '',
-    ...(header['Content-Type']?.[0] ? { contentType: header['Content-Type'][0] } : {}),
-    ...(Object.keys(forwarded).length > 0 ? { headers: forwarded } : {}),
-    ...(retries !== undefined && /^\d+$/.test(retries) ? { retries: Number(retries) } : {}),
-    ...(method ? { method: method as 'POST' } : {}),
-    ...(setting('retry-delay') ? { retryDelay: setting('retry-delay')! } : {}),
-    ...(setting('timeout') ? { timeout: setting('timeout')! } : {}),
-    ...(setting('callback') ? { callback: setting('callback')! } : {}),
-    ...(setting('failure-callback') ? { failureCallback: setting('failure-callback')! } : {}),
-    ...(message.label ? { label: message.label.split(',') } : {}),
-  };
-  const result = message.queue ? await client.enqueue({ ...options, queue: message.queue }) : await client.publish(options);
-  return Array.isArray(result) ? result.map((item) => item.messageId).join(', ') : result.messageId;
+/** Sends the message again as a new one, with every setting the sender gave it (the server copies them). */
+async function replay(message: MessageSummary): Promise<string> {
+  const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.id)}/resend`);
+  return messageId;
 }

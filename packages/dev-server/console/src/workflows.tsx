@@ -9,7 +9,22 @@ import { Action, ErrorLine, Field, ListTable, Notice, State, useAct } from './ui
 
 /** A step as the run log gives it, with the dev server's extras (`dueAt`). */
 type RunStep = WorkflowRun['steps'][number]['steps'][number] & Record<string, unknown>;
-type Run = WorkflowRun & { waiting?: Array<{ eventId: string; deadline: number }>; invoker?: { workflowRunId: string } };
+type Run = WorkflowRun & {
+  waiting?: Array<{ eventId: string; deadline: number }>;
+  invoker?: { workflowRunId: string };
+  origin?: { workflowRunId: string; action: 'resume' | 'restart' };
+};
+
+/** A failed attempt of the step a delivery runs, as the run logs list them. */
+interface StepError {
+  error: string;
+  body: string;
+  status: number;
+  time: number;
+}
+
+/** The step a delivery runs (the run log's `next` group): its name when the SDK said it, and its attempts. */
+type NextStep = { messageId: string; stepName?: string; state: string; retries: number; errors?: StepError[] };
 
 export function WorkflowsView({ client, selected }: { client: MessagingClient; selected: string | undefined }) {
   const { data, error, refresh } = usePoll(() => client.workflows.logs({ count: 100 }));
@@ -73,6 +88,14 @@ function RunPage({ client, run, refresh }: { client: MessagingClient; run: Run; 
         <dd>{dateTime(run.workflowRunCreatedAt)}</dd>
         <dt>Duration</dt>
         <dd>{duration(run)}</dd>
+        {run.origin && (
+          <>
+            <dt>{run.origin.action === 'resume' ? 'Resumes' : 'Restarts'}</dt>
+            <dd>
+              <a href={`#/workflows/${encodeURIComponent(run.origin.workflowRunId)}`}>{run.origin.workflowRunId}</a>
+            </dd>
+          </>
+        )}
         {run.invoker && (
           <>
             <dt>Invoked by</dt>
@@ -102,10 +125,20 @@ function RunPage({ client, run, refresh }: { client: MessagingClient; run: Run; 
         )}
         {dlqId && run.workflowState === 'RUN_FAILED' && (
           <>
-            <Action onClick={act(async () => (await client.workflowDlq.resume(dlqId), 'Resumed from the failed step'))}>Resume</Action>
+            <Action
+              onClick={act(async () => {
+                const [resumed] = await client.workflowDlq.resume(dlqId);
+                // The service resumes as a new run: open it; this one stays failed, with its history.
+                if (resumed) location.hash = `#/workflows/${encodeURIComponent(resumed.workflowRunId)}`;
+                return `Resumed from the failed step as run ${resumed?.workflowRunId ?? ''}`;
+              })}
+            >
+              Resume
+            </Action>
             <Action
               onClick={act(async () => {
                 const [restarted] = await client.workflowDlq.restart(dlqId);
+                if (restarted) location.hash = `#/workflows/${encodeURIComponent(restarted.workflowRunId)}`;
                 return `Restarted as run ${restarted?.workflowRunId ?? ''}`;
               })}
             >
@@ -125,15 +158,30 @@ function RunPage({ client, run, refresh }: { client: MessagingClient; run: Run; 
       {(run.waiting ?? []).map((wait) => (
         <Waiting key={wait.eventId} client={client} runId={run.workflowRunId} wait={wait} act={act} />
       ))}
+      {nextSteps(run)
+        .filter((step) => step.state === 'STEP_FAILED')
+        .map((step) => (
+          <NextStepCard step={step} />
+        ))}
       <h3>Steps</h3>
       <ol class="steps">
-        {run.steps.map((group) => (
-          <li class={group.type === 'parallel' ? 'parallel' : 'sequential'}>
-            {branches(group.steps as RunStep[]).map((step) => (
-              <StepCard step={step} />
-            ))}
-          </li>
-        ))}
+        {run.steps.map((group) =>
+          (group.type as string) === 'next' ? (
+            (group.steps as unknown as NextStep[])
+              .filter((step) => step.state !== 'STEP_FAILED')
+              .map((step) => (
+                <li class="sequential">
+                  <NextStepCard step={step} />
+                </li>
+              ))
+          ) : (
+            <li class={group.type === 'parallel' ? 'parallel' : 'sequential'}>
+              {branches(group.steps as RunStep[]).map((step) => (
+                <StepCard step={step} />
+              ))}
+            </li>
+          ),
+        )}
       </ol>
       {failure && (
         <div class="card failure-function">
@@ -141,7 +189,7 @@ function RunPage({ client, run, refresh }: { client: MessagingClient; run: Run; 
             Failure function <State state={failure.state ?? 'UNKNOWN'} />
           </h3>
           <p class="muted">The run failed with {failure.failStatus ?? 'no'} answer; the failure function was called with it.</p>
-          {typeof failure.failResponse === 'string' && failure.failResponse !== '' && <pre>{pretty(failure.failResponse)}</pre>}
+          {typeof failure.failResponse === 'string' && failure.failResponse !== '' && <ErrorText text={failure.failResponse} />}
         </div>
       )}
     </aside>
@@ -176,6 +224,60 @@ function Waiting({
   );
 }
 
+function nextSteps(run: Run): NextStep[] {
+  return run.steps.filter((group) => (group.type as string) === 'next').flatMap((group) => group.steps as unknown as NextStep[]);
+}
+
+/**
+ * The step a delivery runs while it runs, retries or failed: named as the SDK answered, with every
+ * failed attempt's error. A failed one is shown first on the page, where a user looks for it.
+ */
+function NextStepCard({ step }: { step: NextStep }) {
+  const errors = step.errors ?? [];
+  const attempts = step.state === 'STEP_FAILED' ? `failed after ${errors.length} attempt${errors.length === 1 ? '' : 's'}` : 'running';
+  return (
+    <div class={`card step next ${step.state === 'STEP_FAILED' ? 'failed' : ''}`} data-step-name={step.stepName ?? ''}>
+      <h3>
+        {step.stepName ?? 'the next step'} <State state={step.state} />
+      </h3>
+      <p class="muted">
+        {attempts}, {step.retries} retr{step.retries === 1 ? 'y' : 'ies'} allowed
+      </p>
+      {errors.length > 0 && (
+        <ol class="attempt-errors">
+          {errors.map((error, index) => (
+            <li>
+              <span class="muted">
+                attempt {index + 1} · {dateTime(error.time)} · {error.status || 'no answer'}
+              </span>
+              <ErrorText text={error.body || error.error} />
+            </li>
+          ))}
+        </ol>
+      )}
+      <a class="muted" href={`#/messages/${step.messageId}`}>
+        Attempts and answers ({step.messageId})
+      </a>
+    </div>
+  );
+}
+
+/** An SDK error answer (`{"error", "message", "stack"}`): its message, and its stack as lines, not a JSON string. */
+function ErrorText({ text }: { text: string }) {
+  const parsed = parse(text) as { error?: unknown; message?: unknown; stack?: unknown } | string;
+  if (typeof parsed !== 'object' || parsed === null || (parsed.message === undefined && parsed.stack === undefined)) {
+    return <pre>{pretty(text)}</pre>;
+  }
+  return (
+    <div class="error-detail">
+      <p>
+        <strong>{String(parsed.error ?? 'Error')}</strong>: {String(parsed.message ?? '')}
+      </p>
+      {typeof parsed.stack === 'string' && <pre class="stack">{parsed.stack}</pre>}
+    </div>
+  );
+}
+
 /** One step: its name, type, state, and what its type means (output, sleep, call, wait, invoke). */
 function StepCard({ step }: { step: RunStep }) {
   return (
@@ -206,19 +308,28 @@ function StepDetail({ step }: { step: RunStep }) {
     case 'SleepUntil':
       return <p>Sleeps until {dateTime(Number(step.sleepUntil) * 1000)}</p>;
     case 'Call': {
-      const answer = out === undefined ? undefined : (parse(out) as { status?: number; body?: unknown } | undefined);
+      const headerLines = (headers: unknown) =>
+        Object.entries((headers ?? {}) as Record<string, string[]>)
+          .map(([name, values]) => `${name}: ${values.join(', ')}`)
+          .join('\n');
+      const answered = typeof step.callResponseStatus === 'number';
       return (
         <div class="columns">
           <div>
             <strong>Request</strong>
-            <pre>
+            <pre class="call-request">
               {String(step.callMethod ?? 'POST')} {String(step.callUrl ?? '')}
-              {step.callBody !== undefined ? `\n\n${pretty(String(step.callBody))}` : ''}
+              {step.callHeaders ? `\n${headerLines(step.callHeaders)}` : ''}
+              {step.callBody !== undefined && step.callBody !== '' ? `\n\n${pretty(String(step.callBody))}` : ''}
             </pre>
           </div>
           <div>
             <strong>Answer</strong>
-            <pre>{answer ? `${answer.status ?? ''}\n\n${show(answer.body)}` : 'waiting for the answer'}</pre>
+            <pre class="call-answer">
+              {answered
+                ? `${String(step.callResponseStatus)}\n${headerLines(step.callResponseHeaders)}\n\n${show(step.callResponseBody)}`
+                : 'waiting for the answer'}
+            </pre>
           </div>
         </div>
       );

@@ -1,9 +1,10 @@
-import { headerNames, defaultBackoffMs, parseRetryAfter, parseRetryDelay } from '@mailroom/core/protocol';
+import { defaultBackoffMs, isNonRetryableAnswer, parseRetryAfter, parseRetryDelay } from '@mailroom/core/protocol';
 import type { RequestResult } from './delivery-request';
 import { newDlqId } from '../ids';
 import type { DevState } from '../state/dev-state';
 import type { AttemptOutcome, DevRecord, DlqEntry, MessageRecord, ResponseRecord } from '../state/records';
 import { callbackBody, callbackMessage, failureCallbackBody } from './callbacks';
+import { failureSourceBody } from '../workflows/runs';
 import type { EngineConfig } from '../settings';
 import type { EventBus } from '../events';
 import type { RetryDelayExpression } from '@mailroom/core';
@@ -25,18 +26,9 @@ export interface ClassifiedAttempt {
  */
 export function classifyAttempt(result: RequestResult, retried: number, maxRetries: number, headerPrefix: string): ClassifiedAttempt {
   if (result.ok && result.status >= 200 && result.status < 300) return { outcome: 'delivered' };
-  if (result.ok && result.status === 489 && isNonRetryable(result.headers, headerPrefix))
-    return { outcome: 'failed', reason: 'non-retryable' };
+  if (result.ok && isNonRetryableAnswer(result.status, result.headers, headerPrefix)) return { outcome: 'failed', reason: 'non-retryable' };
   if (retried >= maxRetries) return { outcome: 'failed', reason: 'retries-exhausted' };
   return { outcome: 'retry' };
-}
-
-function isNonRetryable(headers: Record<string, string[]>, headerPrefix: string): boolean {
-  const wanted = headerNames(headerPrefix).nonRetryableError.toLowerCase();
-  for (const [name, values] of Object.entries(headers)) {
-    if (name.toLowerCase() === wanted) return values.some((value) => value.trim().toLowerCase() === 'true');
-  }
-  return false;
 }
 
 /** The journal record of one attempt. */
@@ -75,7 +67,7 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
     const order = state.nextDlqOrder;
     const dlqId = newDlqId(at, order);
     if (message.failureCallback) {
-      const body = failureCallbackBody(message, retried, response, dlqId);
+      const body = failureCallbackBody(message, retried, response, { dlqId, error, sourceBodyBase64: failureSourceBody(state, message) });
       spawned.push(
         callbackMessage(
           { source: message, settings: message.failureCallback, kind: 'failure-callback', body, seq: seq++, at, dlqId },

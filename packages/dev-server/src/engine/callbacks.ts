@@ -1,6 +1,7 @@
 import { newMessageId } from '../ids';
 import type { CallbackSettings, MessageKind, MessageRecord, ResponseRecord } from '../state/records';
 import type { EngineConfig } from '../settings';
+import { deliveredHeaderValues } from '../state/header-values';
 
 // The callbacks an attempt spawns: their JSON bodies, field for field as the service sends them, and
 // the messages that carry them.
@@ -22,7 +23,7 @@ export function callbackBody(source: MessageRecord, retried: number, response: R
     ...(source.endpointName !== undefined ? { endpointName: source.endpointName } : {}),
     url: source.url,
     method: source.method,
-    sourceHeader: source.sourceHeader,
+    sourceHeader: deliveredHeaderValues(source.contentType, source.forwardHeaders),
     sourceBody: source.bodyBase64,
     notBefore: source.notBefore,
     createdAt: source.createdAt,
@@ -30,17 +31,37 @@ export function callbackBody(source: MessageRecord, retried: number, response: R
   };
 }
 
-/** A failure callback's body: the callback body of the last attempt plus `dlqId` and the workflow fields. */
+/** What a failure callback reports beyond the last attempt. */
+export interface FailureDetail {
+  dlqId: string;
+  /** Why the last attempt failed when nothing answered it (a refused connection, a timeout). */
+  error?: string | undefined;
+  /** A workflow run's `sourceBody` (its trigger body, or its history), instead of the failed message's own. */
+  sourceBodyBase64?: string | undefined;
+}
+
+/**
+ * A failure callback's body: the callback body of the last attempt plus `dlqId` and the workflow
+ * fields. A workflow run's failure function reads its error from `body`: when nothing answered, that
+ * is the error the server knows (`{"message": "..."}`), not an empty object.
+ */
 export function failureCallbackBody(
   source: MessageRecord,
   retried: number,
   response: ResponseRecord | undefined,
-  dlqId: string,
+  detail: FailureDetail,
 ): Record<string, unknown> {
+  const body = callbackBody(source, retried, response);
+  if (!source.workflow) return { ...body, dlqId: detail.dlqId };
   return {
-    ...callbackBody(source, retried, response),
-    dlqId,
-    ...(source.workflow ? { workflowRunId: source.workflow.runId, workflowCreatedAt: source.workflow.createdAt } : {}),
+    ...body,
+    ...(response === undefined && detail.error !== undefined
+      ? { body: Buffer.from(JSON.stringify({ error: 'delivery failed', message: detail.error })).toString('base64') }
+      : {}),
+    ...(detail.sourceBodyBase64 !== undefined ? { sourceBody: detail.sourceBodyBase64 } : {}),
+    dlqId: detail.dlqId,
+    workflowRunId: source.workflow.runId,
+    workflowCreatedAt: source.workflow.createdAt,
   };
 }
 

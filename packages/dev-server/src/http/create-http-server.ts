@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { EventBus } from '../events';
 import type { DevCredentials } from '../credentials';
-import { checkManagementAuth, checkMessagingAuth } from './auth';
+import { checkManagementAuth, checkMessagingAuth, type MessagingAccess, redactSecrets } from './auth';
 import { serveConsole, type RequestGuard } from './console';
 import { HttpError, writeError, writeReply } from './exchange';
 import { matchRoute, type Route } from './router';
@@ -13,6 +13,8 @@ export interface HttpServerOptions {
   guard: RequestGuard;
   /** The console's non-secret settings (`/console/settings.json`). */
   consoleSettings: () => unknown;
+  /** Values answers to the read-only token must never show (webhook event ids: holding one lets anyone write). */
+  readOnlySecrets: () => readonly string[];
   /** How long a client may take; tests shorten them. */
   timeouts?: Partial<typeof SERVER_TIMEOUTS>;
 }
@@ -58,9 +60,11 @@ export function createHttpServer(routes: readonly Route[], options: HttpServerOp
       if (await serveConsole(req, res, options.consoleSettings)) return;
       const method = req.method ?? 'GET';
       const match = matchRoute(routes, method, req.url ?? '/');
+      let access: MessagingAccess | undefined;
       if (match.route.auth === 'management') checkManagementAuth(req, credentials);
-      else if (match.route.auth !== 'public') checkMessagingAuth(req, credentials, match.route.auth === 'full-token');
+      else if (match.route.auth !== 'public') access = checkMessagingAuth(req, credentials, match.route.auth === 'full-token');
       const reply = await match.route.handler({ req, method, params: match.params, rest: match.rest, query: match.query });
+      if (access === 'read-only' && reply.json !== undefined) reply.json = redactSecrets(reply.json, options.readOnlySecrets());
       writeReply(res, reply);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;

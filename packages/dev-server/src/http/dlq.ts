@@ -1,3 +1,4 @@
+import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import type { ServerContext, Route } from './router';
 import type { DlqEntry, MessageRecord } from '../state/records';
 import { callbackMessage, failureCallbackBody } from '../engine/callbacks';
@@ -6,6 +7,7 @@ import { dlqLive } from '../state/dev-state';
 import { badRequest, notFound, empty, json, type Reply } from './exchange';
 import { readCount, readCursor, readMessageFilter } from './messages';
 import { dlqView } from './views';
+import { failureSourceBody } from '../workflows/runs';
 
 // The two views of the DLQ: the message DLQ (every message that exhausted its retries: list, get,
 // delete, retry) and the workflow DLQ (spec 7 and 9: failed workflow runs, and re-triggering their
@@ -13,11 +15,18 @@ import { dlqView } from './views';
 
 export function dlqRoutes(ctx: ServerContext): Route[] {
   return [
-    { method: 'GET', path: '/v2/workflows/dlq', auth: 'messaging', handler: (request) => list(ctx, request.query, true) },
+    {
+      method: 'GET',
+      path: '/v2/workflows/dlq',
+      auth: 'messaging',
+      query: QUERY_PARAMETERS.workflowDlq,
+      handler: (request) => list(ctx, request.query, true),
+    },
     {
       method: 'GET',
       path: '/v2/dlq',
       auth: 'messaging',
+      query: QUERY_PARAMETERS.dlq,
       handler: (request) => {
         const source = request.query.get('source');
         if (source !== null && source !== 'workflow' && source !== 'message') {
@@ -41,13 +50,20 @@ export function dlqRoutes(ctx: ServerContext): Route[] {
       method: 'DELETE',
       path: '/v2/dlq',
       auth: 'messaging',
+      query: QUERY_PARAMETERS.dlq,
       handler: async (request) => {
         const { entries, cursor } = select(ctx, request.query);
         await ctx.store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) });
         return json({ deleted: entries.length, ...(cursor ? { cursor } : {}) });
       },
     },
-    { method: 'POST', path: '/v2/dlq/retry', auth: 'messaging', handler: (request) => retry(ctx, request.query) },
+    {
+      method: 'POST',
+      path: '/v2/dlq/retry',
+      auth: 'messaging',
+      query: QUERY_PARAMETERS.dlq,
+      handler: (request) => retry(ctx, request.query),
+    },
     {
       method: 'POST',
       path: '/v2/workflows/dlq/callback/:dlqId',
@@ -74,6 +90,10 @@ function readDlqQuery(query: URLSearchParams, maxCount: number) {
   const messageIds = query.getAll('messageId').filter(Boolean);
   const runId = text('workflowRunId');
   const workflowUrl = text('workflowUrl');
+  const runCreatedAt = text('workflowCreatedAt');
+  if (runCreatedAt !== undefined && !/^\d+$/.test(runCreatedAt)) {
+    throw badRequest(`invalid workflowCreatedAt ${JSON.stringify(runCreatedAt)}: expected Unix milliseconds`);
+  }
   const callbackState = text('failureCallbackState', 'failureFunctionState');
   const shared = readMessageFilter(query);
   return {
@@ -86,6 +106,7 @@ function readDlqQuery(query: URLSearchParams, maxCount: number) {
       (statuses.length === 0 || (entry.response !== undefined && statuses.includes(entry.response.status))) &&
       (runId === undefined || entry.message.workflow?.runId === runId) &&
       (workflowUrl === undefined || entry.message.workflow?.url === workflowUrl) &&
+      (runCreatedAt === undefined || entry.message.workflow?.createdAt === Number(runCreatedAt)) &&
       (callbackState === undefined || entry.failureCallbackInfo?.state === callbackState) &&
       shared(entry.message, entry.at),
   };
@@ -130,17 +151,17 @@ async function retry(ctx: ServerContext, query: URLSearchParams): Promise<Reply>
  * Sends entries' messages again under new ids, their retries starting over; the entries leave the
  * DLQ. A workflow step sent again takes its old place in the run's history (the run resumes).
  */
-export async function resend(ctx: ServerContext, entries: readonly DlqEntry[]): Promise<MessageRecord[]> {
+export async function resend(
+  ctx: ServerContext,
+  entries: readonly DlqEntry[],
+  /** Changes each copy before it is sent (a resumed run's new id, new retries). */
+  reshape: (copy: MessageRecord) => MessageRecord = (copy) => copy,
+): Promise<MessageRecord[]> {
   const now = ctx.config.now();
   let seq = ctx.store.state.nextSeq;
-  const messages: MessageRecord[] = entries.map((entry) => ({
-    ...entry.message,
-    id: newMessageId(),
-    seq: seq++,
-    notBefore: now,
-    dueAt: now,
-    createdAt: now,
-  }));
+  const messages: MessageRecord[] = entries.map((entry) =>
+    reshape({ ...entry.message, id: newMessageId(), seq: seq++, notBefore: now, dueAt: now, createdAt: now }),
+  );
   await ctx.store.commit({ type: 'dlq.retried', at: now, ids: entries.map((entry) => entry.dlqId), messages });
   ctx.engine.admit(messages);
   return messages;
@@ -163,7 +184,11 @@ async function retrigger(ctx: ServerContext, dlqId: string): Promise<Reply> {
     throw badRequest(`the failure callback of ${dlqId} can only be re-triggered from CALLBACK_FAIL, it is ${current ?? 'unknown'}`);
   }
   const now = ctx.config.now();
-  const body = failureCallbackBody(entry.message, entry.retried, entry.response, dlqId);
+  const body = failureCallbackBody(entry.message, entry.retried, entry.response, {
+    dlqId,
+    error: entry.error,
+    sourceBodyBase64: failureSourceBody(state, entry.message),
+  });
   const message = callbackMessage(
     { source: entry.message, settings, kind: 'failure-callback', body, seq: state.nextSeq, at: now, dlqId },
     ctx.config,

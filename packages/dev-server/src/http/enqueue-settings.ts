@@ -67,7 +67,7 @@ export function readEnqueueSettings(req: HeaderSource, prefix: string, plan: Pla
   const failureCallback = readCallback(req, get, n.failureCallback, plan, forwards, prefix);
   const workflow = readWorkflow(get, n, now);
   const flowControl = readFlowControl(get(n.flowControlKey), get(n.flowControlValue), n.wire);
-  const redact = readRedact(get(n.redactFields), n.wire.redactFields);
+  const redact = readRedact(get(n.redactFields), n.wire);
   // Optional fields by assignment, not conditional spreads: this runs for every enqueue.
   const settings: EnqueueSettings = {
     method: readMethod(get(n.method), n.wire.delivery.method) ?? 'POST',
@@ -340,7 +340,9 @@ function readWorkflow(get: HeaderGet, n: EnqueueHeaderKeys, now: number): Enqueu
   if (workflow.init && get(n.workflowInvoke)?.trim().toLowerCase() === 'true') workflow.invoked = true;
   const callType = get(n.workflowCallType)?.trim();
   if (callType) workflow.callType = callType;
-  if ((get(n.featureSet) ?? '').split(',').some((feature) => feature.trim() === 'LazyFetch')) workflow.lazyFetch = true;
+  const features = (get(n.featureSet) ?? '').split(',').map((feature) => feature.trim());
+  if (features.includes('LazyFetch')) workflow.lazyFetch = true;
+  if (features.includes('InitialBody')) workflow.initialBody = true;
   return workflow;
 }
 
@@ -371,16 +373,23 @@ function readFlowControl(key: string | undefined, value: string | undefined, wir
   return settings;
 }
 
-/** `<P>-Redact-Fields: body,header[Authorization]` or `header` for every header. */
-function readRedact(value: string | undefined, header: string): RedactSettings | undefined {
+/**
+ * `<P>-Redact-Fields: body,header[Authorization]` or `header` for every header (also spelled `headers`,
+ * as the service's documents do). A header is named as its destination receives it: `X-Token` and
+ * `<P>-Forward-X-Token` both name the forwarded `X-Token`.
+ */
+function readRedact(value: string | undefined, wire: ProtocolHeaderNames): RedactSettings | undefined {
   if (value === undefined || value.trim() === '') return undefined;
+  const forward = wire.delivery.forwardPrefix.toLowerCase();
   const settings: RedactSettings = { body: false, headers: [] };
   for (const field of value.split(',').map((part) => part.trim())) {
+    const named = /^headers?\[([!#$%&'*+.^_`|~0-9A-Za-z-]+)\]$/.exec(field);
     if (field === 'body') settings.body = true;
-    else if (field === 'header') settings.headers = true;
-    else if (/^header\[[!#$%&'*+.^_`|~0-9A-Za-z-]+\]$/.test(field)) {
-      if (settings.headers !== true) settings.headers.push(field.slice(7, -1).toLowerCase());
-    } else throw badRequest(`invalid ${header} field ${JSON.stringify(field)}: use body, header or header[Name]`);
+    else if (field === 'header' || field === 'headers') settings.headers = true;
+    else if (named) {
+      const name = named[1]!.toLowerCase();
+      if (settings.headers !== true) settings.headers.push(name.startsWith(forward) ? name.slice(forward.length) : name);
+    } else throw badRequest(`invalid ${wire.redactFields} field ${JSON.stringify(field)}: use body, header or header[Name]`);
   }
   return settings;
 }

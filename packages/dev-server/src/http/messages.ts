@@ -1,3 +1,4 @@
+import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import type { ServerContext, Route } from './router';
 import { logBefore } from '../state/reduce';
 import type { LogRecord, MessageRecord } from '../state/records';
@@ -25,8 +26,14 @@ export function messageRoutes(ctx: ServerContext): Route[] {
         return { status: 202, json: { cancelled: 1 } };
       },
     },
-    { method: 'DELETE', path: '/v2/messages', auth: 'messaging', handler: (request) => cancelMany(ctx, request.query) },
-    { method: 'GET', path: '/v2/events', auth: 'messaging', handler: (request) => logs(ctx, request.query) },
+    {
+      method: 'DELETE',
+      path: '/v2/messages',
+      auth: 'messaging',
+      query: QUERY_PARAMETERS.cancelMessages,
+      handler: (request) => cancelMany(ctx, request.query),
+    },
+    { method: 'GET', path: '/v2/events', auth: 'messaging', query: QUERY_PARAMETERS.logs, handler: (request) => logs(ctx, request.query) },
   ];
 }
 

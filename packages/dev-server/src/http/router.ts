@@ -36,6 +36,11 @@ export interface Route {
   method: string;
   path: string;
   auth: RouteAuth;
+  /**
+   * The query parameters it takes (a listing's or bulk action's filters): any other name is refused
+   * with 400, so a misspelt filter never reads as "no filter". Absent: the query is not checked.
+   */
+  query?: readonly string[];
   handler: RouteHandler;
 }
 
@@ -61,10 +66,24 @@ export function matchRoute(routes: readonly Route[], method: string, target: str
     const found = matchPattern(route.path, given, target);
     if (!found) continue;
     pathMatched = true;
-    if (route.method === method) return { route, params: found.params, rest: found.rest, query };
+    if (route.method !== method) continue;
+    if (route.query) checkQuery(route, query, path);
+    return { route, params: found.params, rest: found.rest, query };
   }
   if (pathMatched) throw new HttpError(405, `method ${method} not allowed on ${path}`);
   throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+}
+
+function checkQuery(route: Route, query: URLSearchParams, path: string): void {
+  const known = route.query!;
+  for (const name of query.keys()) {
+    if (!known.includes(name)) {
+      throw new HttpError(
+        400,
+        `unknown filter ${JSON.stringify(name)} for ${route.method} ${path}: a misspelt filter would otherwise match everything; use ${known.join(', ')}`,
+      );
+    }
+  }
 }
 
 /** A pattern split once: every request is matched against every route until one fits. */

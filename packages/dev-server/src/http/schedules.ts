@@ -4,10 +4,10 @@ import type { ServerContext, Route, RouteRequest } from './router';
 import type { ScheduleRecord } from '../state/records';
 import { parseDestination } from './enqueue-target';
 import { readEnqueueSettings } from './enqueue-settings';
-import { headerSource } from '../state/header-values';
+import { deliveredHeaderValues, headerSource } from '../state/header-values';
 import { badRequest, notFound, planLimit, readBody, empty, json, type Reply } from './exchange';
 import { accept, callerIpOf, deliverable, readQueue } from './sending';
-import { bodyFields, flowFields, labelFields } from './views';
+import { bodyFields, flowFields, labelFields, redacted, redactHeaders } from './views';
 
 // Schedules: `POST /v2/schedules/{destination}` with `<P>-Cron` (and `<P>-Schedule-Id` to replace
 // one), listing, pause, resume, delete; and each firing, which is a publish of the stored request.
@@ -150,8 +150,12 @@ function view(ctx: ServerContext, schedule: ScheduleRecord): Record<string, unkn
     createdAt: schedule.createdAt,
     destination: safeDecode(schedule.destination),
     method: settings.method,
-    header: settings.sourceHeader,
-    ...(settings.redact?.body ? { body: 'REDACTED' } : bodyFields('body', schedule.bodyBase64)),
+    header: redactHeaders(deliveredHeaderValues(settings.contentType, settings.forwardHeaders), settings.redact),
+    ...(schedule.bodyBase64 === ''
+      ? {}
+      : settings.redact?.body
+        ? { body: redacted(Buffer.from(schedule.bodyBase64, 'base64')) }
+        : bodyFields('body', schedule.bodyBase64)),
     retries: settings.maxRetries,
     delay: Math.max(0, Math.round((settings.notBefore - now) / 1000)),
     ...(settings.retryDelay !== undefined ? { retryDelayExpression: settings.retryDelay } : {}),

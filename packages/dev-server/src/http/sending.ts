@@ -57,13 +57,14 @@ export async function accept(ctx: ServerContext, input: Acceptance): Promise<Acc
   const { destination, now } = input;
   const { settings, body } = takeInvocation(input.settings, input.body);
   const targets = resolveTargets(ctx, destination);
+  refuseStepOfCancelledRun(store.state, settings);
   const keys = dedupKeys(settings.deduplicationId, settings.contentBasedDeduplication, {
     destination: destination.kind === 'url' ? destination.url : destination.name,
     body,
     contentType: settings.contentType,
     forwardHeaders: settings.forwardHeaders,
   });
-  const duplicate = findDuplicate(store.state, keys, now);
+  const duplicate = findDuplicate(store.state, keys, now) ?? existingRun(store.state, settings);
   if (duplicate) {
     for (const result of duplicate.results) ctx.events.emit({ type: 'deduplicated', messageId: result.messageId, url: result.url });
     return { results: duplicate.results, deduplicated: true, messages: [] };
@@ -176,15 +177,24 @@ function prepareBatchItem(ctx: ServerContext, item: unknown, index: number, now:
   // A body that is not a string is its JSON text: the Workflow SDK sends a context.call's body so,
   // and the service takes it (a 400 here would read to the SDK as "run cancelled").
   const text = body === undefined || body === null ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-  const rawHeaders = Object.entries((headers ?? {}) as Record<string, unknown>).flatMap(([name, value]) => [name, String(value)]);
   // A request's own headers passed Node's parser; a batch item's are only JSON, and a name or value no
-  // HTTP request can carry would fail every delivery.
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    const name = rawHeaders[index]!;
+  // HTTP request can carry would fail every delivery, so it is refused here as a publish would be.
+  const rawHeaders: string[] = [];
+  for (const [name, value] of Object.entries((headers ?? {}) as Record<string, unknown>)) {
     if (!HEADER_NAME.test(name)) throw badRequest(`${at}: header name ${JSON.stringify(name)} is not a valid HTTP header name`);
-    if (/[\r\n\0]/.test(rawHeaders[index + 1]!)) {
-      throw badRequest(`${at}: header ${name} holds a line break or NUL, which no HTTP request can carry`);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw badRequest(
+        `${at}: header ${name} must be a string, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+      );
     }
+    const text = String(value);
+    if (/[\r\n\0]/.test(text)) throw badRequest(`${at}: header ${name} holds a line break or NUL, which no HTTP request can carry`);
+    if (/[\u0100-\uffff]/.test(text)) {
+      throw badRequest(
+        `${at}: header ${name} holds characters outside Latin-1, which no HTTP header can carry; percent-encode or base64 the value`,
+      );
+    }
+    rawHeaders.push(name, text);
   }
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length > ctx.plan.max_message_size) {
@@ -192,10 +202,13 @@ function prepareBatchItem(ctx: ServerContext, item: unknown, index: number, now:
   }
   const parsed = deliverable(parseDestination(destination));
   resolveTargets(ctx, parsed);
+  const settings = readEnqueueSettings(headerSource(rawHeaders), ctx.config.headerPrefix, ctx.plan, now);
+  // Checked with the rest, before any item is accepted.
+  refuseStepOfCancelledRun(ctx.store.state, settings);
   return {
     destination: parsed,
     queue: queue === undefined || queue === null ? undefined : readQueue(typeof queue === 'string' ? queue : undefined),
-    settings: readEnqueueSettings(headerSource(rawHeaders), ctx.config.headerPrefix, ctx.plan, now),
+    settings,
     body: bytes,
     callerIp,
     now,
@@ -287,6 +300,25 @@ function dedupKeys(deduplicationId: string | undefined, contentBased: boolean, c
     keys.push(`content:${hash}`);
   }
   return keys;
+}
+
+/**
+ * A second trigger of a run id that already exists is a duplicate of the first, as on the service:
+ * the Workflow SDK reads `deduplicated` as "workflow-run-already-exists" and starts nothing.
+ */
+function existingRun(state: DevState, settings: EnqueueSettings): DedupEntry | undefined {
+  const workflow = settings.workflow;
+  const run = workflow?.init ? state.runs.get(workflow.runId) : undefined;
+  return run && { at: run.createdAt, results: [{ messageId: run.trigger.id, url: run.trigger.url }] };
+}
+
+/** A step published for a cancelled run is refused with the 400 the Workflow SDK reads as "the run was cancelled". */
+function refuseStepOfCancelledRun(state: DevState, settings: EnqueueSettings): void {
+  const workflow = settings.workflow;
+  if (!workflow || workflow.init) return;
+  if (state.runs.get(workflow.runId)?.state === 'RUN_CANCELED') {
+    throw badRequest(`workflow run ${workflow.runId} was cancelled: it takes no more steps`);
+  }
 }
 
 /** The earlier enqueue one of `keys` matches within the 10-minute window, if any. */

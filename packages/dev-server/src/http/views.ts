@@ -1,6 +1,6 @@
 import type { AttemptDetail, DlqEntry, FlowControlSettings, LogRecord, MessageRecord, RedactSettings } from '../state/records';
-import { type HeaderValues, canonicalHeaderName } from '../state/header-values';
-import { headerNames } from '@mailroom/core/protocol';
+import { createHash } from 'node:crypto';
+import { type HeaderValues, canonicalHeaderName, deliveredHeaderValues } from '../state/header-values';
 import { buildDeliveryRequest } from '../engine/delivery-request';
 import type { EngineConfig } from '../settings';
 
@@ -9,8 +9,18 @@ import type { EngineConfig } from '../settings';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** What a redacted body or header value reads as. */
-export const REDACTED = 'REDACTED';
+/**
+ * What a redacted body or header value reads as: `REDACTED:<sha256 hex>`, as the service shows it, so
+ * a user can check a value they hold against it without the view revealing it.
+ */
+export function redacted(value: string | Buffer): string {
+  return `REDACTED:${createHash('sha256').update(value).digest('hex')}`;
+}
+
+/** The headers a view shows for a message: as delivered, with `<P>-Redact-Fields` applied. */
+function shownHeaders(message: MessageRecord): HeaderValues {
+  return redactHeaders(deliveredHeaderValues(message.contentType, message.forwardHeaders), message.redact);
+}
 
 /** The fields every view of a message shares (`GET /v2/messages/{id}`, DLQ entries, schedules). */
 export function messageFields(message: MessageRecord): Record<string, unknown> {
@@ -21,7 +31,7 @@ export function messageFields(message: MessageRecord): Record<string, unknown> {
     ...(message.topicName !== undefined ? { topicName: message.topicName } : {}),
     ...(message.endpointName !== undefined ? { endpointName: message.endpointName } : {}),
     method: message.method,
-    header: redactHeaders(message.sourceHeader, message.redact),
+    header: shownHeaders(message),
     ...redactBody('body', message.bodyBase64, message.redact),
     maxRetries: message.maxRetries,
     ...(message.retryDelay !== undefined ? { retryDelayExpression: message.retryDelay } : {}),
@@ -120,8 +130,8 @@ export function logView(
           ...(message.queue !== undefined ? { queueName: message.queue } : {}),
           ...(message.scheduleId !== undefined ? { scheduleId: message.scheduleId } : {}),
           ...(message.flowControl ? { flowControlKey: message.flowControl.key } : {}),
-          header: redactHeaders(message.sourceHeader, message.redact),
-          body: message.redact?.body ? REDACTED : message.bodyBase64,
+          header: shownHeaders(message),
+          body: message.redact?.body ? redacted(Buffer.from(message.bodyBase64, 'base64')) : message.bodyBase64,
           ...labelFields(message.label),
         }
       : {}),
@@ -136,12 +146,8 @@ function attemptView(
   // The headers as sent: every one follows from the message and the attempt; the token was kept.
   const sent = buildDeliveryRequest(message, attempt.retried, config, () => attempt.signature ?? '').headers;
   const redact = message.redact?.headers;
-  // Named headers were named as the sender wrote them (`<P>-Forward-X-Token`); they arrive as `X-Token`.
-  const forward = headerNames(config.headerPrefix).delivery.forwardPrefix.toLowerCase();
-  const named =
-    redact === true || redact === undefined ? [] : redact.map((name) => (name.startsWith(forward) ? name.slice(forward.length) : name));
-  const hidden = (name: string) => redact === true || named.includes(name.toLowerCase());
-  const headers = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, hidden(name) ? REDACTED : value]));
+  const hidden = (name: string) => redact === true || (redact !== undefined && redact.includes(name.toLowerCase()));
+  const headers = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, hidden(name) ? redacted(value) : value]));
   return {
     retried: attempt.retried,
     startedAt: attempt.startedAt,
@@ -161,22 +167,25 @@ function attemptView(
   };
 }
 
+/** As the service shows labels: every one in `labels`, and the first in `label` (its older field). */
 export function labelFields(label: string | undefined): Record<string, unknown> {
-  return label === undefined ? {} : { label, labels: label.split(',') };
+  if (label === undefined) return {};
+  const labels = label.split(',');
+  return { label: labels[0], labels };
 }
 
-function redactHeaders(headers: HeaderValues, redact: RedactSettings | undefined): HeaderValues {
+export function redactHeaders(headers: HeaderValues, redact: RedactSettings | undefined): HeaderValues {
   if (!redact || (redact.headers !== true && redact.headers.length === 0)) return headers;
   const names = redact.headers;
   return Object.fromEntries(
     Object.entries(headers).map(([name, values]) =>
-      names === true || names.includes(name.toLowerCase()) ? [name, values.map(() => REDACTED)] : [name, values],
+      names === true || names.includes(name.toLowerCase()) ? [name, values.map(redacted)] : [name, values],
     ),
   );
 }
 
 function redactBody(name: 'body', base64: string, redact: RedactSettings | undefined): Record<string, string> {
-  return redact?.body ? { [name]: REDACTED } : bodyFields(name, base64);
+  return redact?.body ? { [name]: redacted(Buffer.from(base64, 'base64')) } : bodyFields(name, base64);
 }
 
 /** `name` with the text when it is valid UTF-8, else `<name>Base64`. */

@@ -75,3 +75,15 @@ export function headerSource(rawHeaders: string[]): HeaderSource {
   }
   return { headers, rawHeaders };
 }
+
+/**
+ * The headers a sender chose for a message, as its destination receives them and as the service
+ * shows them (a message's `header`, a callback's `sourceHeader`): its Content-Type and its forwarded
+ * headers under their own names (`<P>-Forward-X-Token: v` is `X-Token: v`), never the `<P>-*` settings.
+ */
+export function deliveredHeaderValues(contentType: string | undefined, forwardHeaders: Readonly<Record<string, string>>): HeaderValues {
+  const out: HeaderValues = {};
+  if (contentType !== undefined) appendHeaderValue(out, 'Content-Type', contentType);
+  for (const name of Object.keys(forwardHeaders)) appendHeaderValue(out, name, forwardHeaders[name]!);
+  return out;
+}

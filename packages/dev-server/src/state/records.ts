@@ -31,8 +31,12 @@ export interface WorkflowInfo {
   callType?: string;
   /** `<P>-Feature-Set` has `LazyFetch`: deliveries carry no body, the SDK fetches the run's steps. */
   lazyFetch?: true;
+  /** `<P>-Feature-Set` has `InitialBody`: a failure callback's `sourceBody` is the run's trigger body. */
+  initialBody?: true;
   /** On the trigger of a run started by `context.invoke`: the run that gets its result. */
   invoker?: InvokerRecord;
+  /** On the trigger of a run restarted from the workflow DLQ: the failed run it starts over. */
+  restartOf?: string;
 }
 
 /** The run that invoked another (`context.invoke`), and how its Invoke step goes back to it. */
@@ -60,6 +64,8 @@ export interface WaiterRecord {
   timeoutHeaders: Record<string, string[]>;
   /** The Wait step as the SDK described it; the event data or the timeout is added to it. */
   step: Record<string, unknown>;
+  /** The timeout as the SDK gave it (`1d`, `120s`). */
+  timeout?: string;
   createdAt: number;
   /** Real-clock Unix milliseconds. */
   deadline: number;
@@ -73,16 +79,45 @@ export interface WorkflowRunRecord {
   createdAt: number;
   state: 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED';
   /** The trigger first, then each step, as published. */
-  steps: Array<{ messageId: string; bodyBase64: string }>;
+  steps: RunStepRecord[];
+  /** The requests of its `context.call`s, by step id: a Call step's log shows what was called. */
+  calls?: Record<string, CallRecord>;
+  /** The failed run this one resumes or restarts (from the workflow DLQ). */
+  origin?: { runId: string; action: 'resume' | 'restart' };
   /** What the trigger set for every message of the run. */
   settings: { maxRetries: number; retryDelay?: string; flowControl?: FlowControlSettings; failureCallback?: CallbackSettings };
   completedAt?: number;
   /** The route's return value, sent when the run ended. */
   responseBase64?: string;
-  /** Webhook calls that came before the run waited for them, by event id, oldest first. */
+  /**
+   * Events that came before the run waited for them (calls of its webhooks, notifications naming the
+   * run), by event id, oldest first; dropped when the run ends.
+   */
   earlyEvents?: Record<string, string[]>;
+  /** The event ids of the webhooks its `createWebhook` steps issued: the only ones its webhook URL answers. */
+  webhooks?: string[];
   /** The message that started it: a restart sends it again as a new run. */
   trigger: MessageRecord;
+}
+
+/** One step of a run as published, with what its log shows (absent in runs journaled before they were kept). */
+export interface RunStepRecord {
+  messageId: string;
+  bodyBase64: string;
+  /** Unix milliseconds. */
+  createdAt?: number;
+  retries?: number;
+  retryDelay?: string;
+  /** As delivered with the step. */
+  headers?: HeaderValues;
+}
+
+/** A `context.call`'s request to a third party. */
+export interface CallRecord {
+  url: string;
+  method: string;
+  headers: HeaderValues;
+  bodyBase64: string;
 }
 
 /** One accepted message, with everything needed to deliver it and to report on it. Immutable. */
@@ -141,7 +176,7 @@ export interface FlowControlSettings {
   periodSeconds?: number;
 }
 
-/** `<P>-Redact-Fields`: the body, every header, or the named headers (lower case). */
+/** `<P>-Redact-Fields`: the body, every header, or the named headers (lower case, as delivered: `x-token`). */
 export interface RedactSettings {
   body: boolean;
   headers: true | string[];

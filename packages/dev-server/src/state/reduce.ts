@@ -101,6 +101,7 @@ export function reduce(state: DevState, record: DevRecord): void {
       if (!run) return;
       run.state = record.state;
       run.completedAt = record.at;
+      delete run.earlyEvents;
       if (record.responseBase64 !== undefined) run.responseBase64 = record.responseBase64;
       return;
     }
@@ -202,6 +203,7 @@ function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attem
     if (run && run.state === 'RUN_STARTED') {
       run.state = 'RUN_FAILED';
       run.completedAt = record.at;
+      delete run.earlyEvents;
     }
   }
 }

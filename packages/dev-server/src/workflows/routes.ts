@@ -1,4 +1,6 @@
-import { cancel } from '../http/messages';
+import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
+import { cancel, readCount } from '../http/messages';
+import { readRunFilter } from './run-logs';
 import { readBody, badRequest, notFound, empty, json, type Reply } from '../http/exchange';
 import type { Route, ServerContext } from '../http/router';
 import { runHistory } from './runs';
@@ -30,14 +32,20 @@ export function workflowRunRoutes(ctx: ServerContext): Route[] {
       method: 'DELETE',
       path: '/v2/workflows/runs',
       auth: 'messaging',
+      query: QUERY_PARAMETERS.workflowCancel,
       handler: async ({ query }) => {
+        // Ids, or filters, or neither: every run still going (the SDK's `cancel({ all: true })`).
+        const matches = readRunFilter(query, false);
         const ids = query
           .getAll('workflowRunIds')
           .flatMap((value) => value.split(','))
           .filter(Boolean);
-        if (ids.length === 0) throw badRequest('give the runs to cancel as workflowRunIds');
+        const count = readCount(query, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+        const chosen = [...ctx.store.state.runs.values()]
+          .filter((run) => run.state === 'RUN_STARTED' && (ids.length === 0 || ids.includes(run.runId)) && matches(run))
+          .slice(0, count);
         let cancelled = 0;
-        for (const runId of ids) if (await cancelRun(ctx, runId)) cancelled += 1;
+        for (const run of chosen) if (await cancelRun(ctx, run.runId)) cancelled += 1;
         return json({ cancelled });
       },
     },

@@ -1,9 +1,11 @@
-import { readCount } from '../http/messages';
+import { headerNames, QUERY_PARAMETERS } from '@mailroom/core/protocol';
+import { readCount, readMessageFilter } from '../http/messages';
 import { badRequest, json, type Reply } from '../http/exchange';
 import type { Route, ServerContext } from '../http/router';
 import type { DevState } from '../state/dev-state';
-import type { DlqEntry, WorkflowRunRecord } from '../state/records';
-import { REDACTED } from '../http/views';
+import type { DlqEntry, RunStepRecord, WorkflowRunRecord } from '../state/records';
+import { canonicalHeaderName } from '../state/header-values';
+import { labelFields, redacted } from '../http/views';
 
 // `GET /v2/workflows/events`: the runs with their steps, newest first, as the Workflow SDK's
 // `client.logs` reads them (grouped by run).
@@ -11,15 +13,21 @@ import { REDACTED } from '../http/views';
 const PAGE = 100;
 
 export function runLogRoutes(ctx: ServerContext): Route[] {
-  return [{ method: 'GET', path: '/v2/workflows/events', auth: 'messaging', handler: ({ query }) => runLogs(ctx, query) }];
+  return [
+    {
+      method: 'GET',
+      path: '/v2/workflows/events',
+      auth: 'messaging',
+      query: QUERY_PARAMETERS.workflowLogs,
+      handler: ({ query }) => runLogs(ctx, query),
+    },
+  ];
 }
 
 function runLogs(ctx: ServerContext, query: URLSearchParams): Reply {
   const groupBy = query.get('groupBy');
   if (groupBy !== null && groupBy !== 'workflowRunId') throw badRequest(`invalid groupBy ${JSON.stringify(groupBy)}: use workflowRunId`);
-  const ids = query.getAll('workflowRunId').filter(Boolean);
-  const url = query.get('workflowUrl');
-  const state = query.get('state') ?? query.get('workflowState');
+  const matches = readRunFilter(query, true);
   const count = readCount(query, PAGE, 1000);
   const cursor = query.get('cursor');
   const before = cursor === null || cursor === '' ? undefined : Number(cursor);
@@ -28,28 +36,71 @@ function runLogs(ctx: ServerContext, query: URLSearchParams): Reply {
   const runs = [...ctx.store.state.runs.values()]
     .map((run, order) => ({ run, order }))
     .reverse()
-    .filter(({ run, order }) => (before === undefined || order < before) && (ids.length === 0 || ids.includes(run.runId)))
-    .filter(({ run }) => (!url || run.url === url) && (!state || run.state === state));
+    .filter(({ run, order }) => (before === undefined || order < before) && matches(run));
   const page = runs.slice(0, count);
   const last = page.at(-1);
-  const index = indexRuns(ctx.store.state);
+  const index = indexRuns(ctx);
   return json({
     runs: page.map(({ run }) => runLog(run, index)),
     ...(runs.length > count && last ? { cursor: String(last.order) } : {}),
   });
 }
 
-/** What a page of run logs looks up per run and per step, gathered in one pass over the DLQ and the waiters. */
+/**
+ * The filters of run logs and bulk cancel, combined with AND: `workflowRunId` (any of), `workflowUrl`
+ * (exact for logs; for cancel a prefix unless `workflowUrlExactMatch=true`), `workflowCreatedAt`,
+ * `state`/`workflowState`, `messageId` (a run holding that step), and the message filters every
+ * listing shares (label, caller, flow-control key, host, path, dates) applied to the run's trigger.
+ */
+export function readRunFilter(query: URLSearchParams, exactUrl: boolean): (run: WorkflowRunRecord) => boolean {
+  const ids = query
+    .getAll('workflowRunId')
+    .flatMap((value) => value.split(','))
+    .filter(Boolean);
+  const urls = query.getAll('workflowUrl').filter(Boolean);
+  const exact = exactUrl || query.get('workflowUrlExactMatch') === 'true';
+  const state = query.get('state') ?? query.get('workflowState');
+  const createdAt = query.get('workflowCreatedAt');
+  if (createdAt !== null && createdAt !== '' && !/^\d+$/.test(createdAt)) {
+    throw badRequest(`invalid workflowCreatedAt ${JSON.stringify(createdAt)}: expected Unix milliseconds`);
+  }
+  const messageId = query.get('messageId');
+  const shared = readMessageFilter(query);
+  return (run) =>
+    (ids.length === 0 || ids.includes(run.runId)) &&
+    (urls.length === 0 || urls.some((url) => (exact ? run.url === url : run.url.startsWith(url)))) &&
+    (!state || run.state === state) &&
+    (createdAt === null || createdAt === '' || run.createdAt === Number(createdAt)) &&
+    (!messageId || run.steps.some((step) => step.messageId === messageId)) &&
+    shared(run.trigger, run.createdAt);
+}
+
+/** What a page of run logs looks up per run and per step, gathered in one pass over the DLQ, waiters and logs. */
 interface RunIndex {
   state: DevState;
+  now: number;
+  /** `<P>-Error-Step-Name`, lower case: the SDK names the step that threw in its failing answer. */
+  errorStepHeader: string;
   /** The first DLQ entry of each run. */
   dlqByRun: Map<string, DlqEntry>;
   /** The messages in the DLQ. */
   failedMessages: Set<string>;
   waitingByRun: Map<string, Array<{ eventId: string; deadline: number }>>;
+  /** Every failed attempt of each message the logs still hold, oldest first. */
+  errorsByMessage: Map<string, StepError[]>;
 }
 
-function indexRuns(state: DevState): RunIndex {
+/** One failed attempt, as the service's run logs list them. */
+interface StepError {
+  error: string;
+  body: string;
+  headers: Record<string, string[]>;
+  status: number;
+  time: number;
+}
+
+function indexRuns(ctx: ServerContext): RunIndex {
+  const { state } = ctx.store;
   const dlqByRun = new Map<string, DlqEntry>();
   const failedMessages = new Set<string>();
   for (const entry of state.dlq.values()) {
@@ -63,21 +114,38 @@ function indexRuns(state: DevState): RunIndex {
     waits.push({ eventId: waiter.eventId, deadline: waiter.deadline });
     waitingByRun.set(waiter.runId, waits);
   }
-  return { state, dlqByRun, failedMessages, waitingByRun };
+  const errorsByMessage = new Map<string, StepError[]>();
+  state.logs.forEach((entry, position) => {
+    if (entry.state !== 'ERROR' || state.logMessages[position]?.workflow === undefined) return;
+    const response = entry.attempt?.response;
+    const errors = errorsByMessage.get(entry.messageId) ?? [];
+    errors.push({
+      error: entry.error ?? '',
+      body: response ? Buffer.from(response.bodyBase64, 'base64').toString('utf8') : '',
+      headers: response?.headers ?? {},
+      status: response?.status ?? 0,
+      time: entry.time,
+    });
+    errorsByMessage.set(entry.messageId, errors);
+  });
+  const errorStepHeader = headerNames(ctx.config.headerPrefix).errorStepName.toLowerCase();
+  return { state, now: ctx.config.now(), errorStepHeader, dlqByRun, failedMessages, waitingByRun, errorsByMessage };
 }
 
 /** One run as the SDK's `WorkflowRunLog`: its state, times, steps and what the route returned. */
 function runLog(run: WorkflowRunRecord, index: RunIndex): Record<string, unknown> {
   const dlqEntry = index.dlqByRun.get(run.runId);
-  const groups: Array<{ type: 'sequential' | 'parallel'; steps: Record<string, unknown>[] }> = [];
-  const redacted = run.trigger.redact?.body === true;
+  const groups: Array<{ type: 'sequential' | 'parallel' | 'next'; steps: Record<string, unknown>[] }> = [];
+  const redactBody = run.trigger.redact?.body === true;
   run.steps.forEach((step, position) => {
-    const log = stepLog(index, step, position, redacted);
+    const log = stepLog(index, run, step, position, redactBody);
     const parallel = Number(log.concurrent) > 1;
     const previous = groups.at(-1);
     if (parallel && previous?.type === 'parallel') previous.steps.push(log);
     else groups.push({ type: parallel ? 'parallel' : 'sequential', steps: [log] });
   });
+  const next = run.steps.flatMap((step) => nextStep(index, step));
+  if (next.length > 0) groups.push({ type: 'next', steps: next });
   const invoker = run.trigger.workflow?.invoker;
   const waiting = index.waitingByRun.get(run.runId) ?? [];
   return {
@@ -86,12 +154,18 @@ function runLog(run: WorkflowRunRecord, index: RunIndex): Record<string, unknown
     workflowState: run.state,
     workflowRunCreatedAt: run.createdAt,
     ...(run.completedAt !== undefined ? { workflowRunCompletedAt: run.completedAt } : {}),
+    ...labelFields(run.trigger.label),
     steps: groups,
     ...(run.responseBase64 !== undefined
-      ? { workflowRunResponse: redacted ? REDACTED : Buffer.from(run.responseBase64, 'base64').toString('utf8') }
+      ? {
+          workflowRunResponse: redactBody
+            ? redacted(Buffer.from(run.responseBase64, 'base64'))
+            : Buffer.from(run.responseBase64, 'base64').toString('utf8'),
+        }
       : {}),
-    // Not in the service's answer: what the run waits for now, for the console.
+    // Not in the service's answer: what the run waits for now, and the run it resumes or restarts, for the console.
     ...(waiting.length > 0 ? { waiting } : {}),
+    ...(run.origin ? { origin: { workflowRunId: run.origin.runId, action: run.origin.action } } : {}),
     ...(dlqEntry ? { dlqId: dlqEntry.dlqId } : {}),
     ...(invoker ? { invoker: { workflowRunId: invoker.runId, workflowUrl: invoker.url, workflowRunCreatedAt: invoker.createdAt } } : {}),
     ...(dlqEntry?.failureCallbackInfo && dlqEntry.message.failureCallback
@@ -103,14 +177,31 @@ function runLog(run: WorkflowRunRecord, index: RunIndex): Record<string, unknown
             failStatus: dlqEntry.response?.status ?? 0,
             failResponse: dlqEntry.response ? Buffer.from(dlqEntry.response.bodyBase64, 'base64').toString('utf8') : (dlqEntry.error ?? ''),
             failHeaders: dlqEntry.response?.headers ?? {},
+            ...(dlqEntry.failureCallbackInfo.responseStatus !== undefined
+              ? { responseStatus: dlqEntry.failureCallbackInfo.responseStatus }
+              : {}),
+            ...(dlqEntry.failureCallbackInfo.responseBodyBase64 !== undefined
+              ? { responseBody: Buffer.from(dlqEntry.failureCallbackInfo.responseBodyBase64, 'base64').toString('utf8') }
+              : {}),
           },
         }
       : {}),
   };
 }
 
-/** A step of a run: what the SDK published for it, and how its message fared. */
-function stepLog(index: RunIndex, step: WorkflowRunRecord['steps'][number], position: number, redacted: boolean): Record<string, unknown> {
+/**
+ * A step of a run: what the SDK published for it, how it fared, and the fields of its type. A step
+ * whose message is delivered, being delivered or dead-lettered has its result: it succeeded. What
+ * that delivery runs is the *next* step (see {@link nextStep}); only a step still waiting for its
+ * time (a sleep) is in progress.
+ */
+function stepLog(
+  index: RunIndex,
+  run: WorkflowRunRecord,
+  step: RunStepRecord,
+  position: number,
+  redactBody: boolean,
+): Record<string, unknown> {
   const text = Buffer.from(step.bodyBase64, 'base64').toString('utf8');
   let published: Record<string, unknown> = {};
   if (position === 0) published = { stepId: 0, stepName: 'init', stepType: 'Initial', out: text, concurrent: 1 };
@@ -122,16 +213,68 @@ function stepLog(index: RunIndex, step: WorkflowRunRecord['steps'][number], posi
     }
   }
   const pending = index.state.messages.get(step.messageId);
-  const failed = index.failedMessages.has(step.messageId);
-  const stepState = failed ? 'STEP_FAILED' : pending ? (pending.retried > 0 ? 'STEP_RETRY' : 'STEP_PROGRESS') : 'STEP_SUCCESS';
+  const waitingForItsTime = pending !== undefined && !pending.started && pending.dueAt > index.now;
   return {
     callType: 'step',
     concurrent: 1,
     ...published,
-    ...(redacted && 'out' in published ? { out: REDACTED } : {}),
+    ...(published.stepType === 'Call' ? callFields(run, published) : {}),
+    ...(redactBody && 'out' in published ? { out: redacted(String(published.out)) } : {}),
     messageId: step.messageId,
-    state: stepState,
+    state: waitingForItsTime ? 'STEP_PROGRESS' : 'STEP_SUCCESS',
+    ...(step.createdAt !== undefined ? { createdAt: step.createdAt } : {}),
+    ...(step.retries !== undefined ? { retries: step.retries } : {}),
+    ...(step.retryDelay !== undefined ? { retryDelay: step.retryDelay } : {}),
+    ...(step.headers ? { headers: step.headers } : {}),
     // Not in the service's answer: when a step still pending is due (a sleep's end), for the console.
     ...(pending ? { dueAt: pending.record.notBefore } : {}),
+  };
+}
+
+/**
+ * The step a delivery of `step`'s message runs, while it runs, retries or failed for good: the
+ * service's `next` group, named by the step name the SDK answered with, with every failed attempt.
+ * The message that failed delivered `step`'s result; the step that threw is the one after it.
+ */
+function nextStep(index: RunIndex, step: RunStepRecord): Record<string, unknown>[] {
+  const pending = index.state.messages.get(step.messageId);
+  const failed = index.failedMessages.has(step.messageId);
+  if (!failed && (!pending || (!pending.started && pending.dueAt > index.now))) return [];
+  const errors = index.errorsByMessage.get(step.messageId) ?? [];
+  const stepName = errors.at(-1)?.headers[canonicalHeaderName(index.errorStepHeader)]?.[0];
+  return [
+    {
+      messageId: step.messageId,
+      ...(stepName ? { stepName } : {}),
+      state: failed ? 'STEP_FAILED' : pending && pending.retried > 0 ? 'STEP_RETRY' : 'STEP_PROGRESS',
+      retries: step.retries ?? pending?.record.maxRetries ?? 0,
+      ...(step.retryDelay !== undefined ? { retryDelay: step.retryDelay } : {}),
+      ...(errors.length > 0 ? { errors } : {}),
+    },
+  ];
+}
+
+/** A Call step's request (from the message that called the third party) and the answer its result holds. */
+function callFields(run: WorkflowRunRecord, published: Record<string, unknown>): Record<string, unknown> {
+  const call = run.calls?.[String(published.stepId)];
+  let answer: { status?: unknown; body?: unknown; header?: unknown } | undefined;
+  try {
+    answer = typeof published.out === 'string' ? (JSON.parse(published.out) as typeof answer) : undefined;
+  } catch {
+    answer = undefined;
+  }
+  return {
+    ...(answer ? { callType: 'fromCallback' } : {}),
+    ...(call
+      ? {
+          callUrl: call.url,
+          callMethod: call.method,
+          callHeaders: call.headers,
+          callBody: Buffer.from(call.bodyBase64, 'base64').toString('utf8'),
+        }
+      : {}),
+    ...(answer && typeof answer.status === 'number'
+      ? { callResponseStatus: answer.status, callResponseBody: answer.body, callResponseHeaders: answer.header ?? {} }
+      : {}),
   };
 }

@@ -1,7 +1,8 @@
 import type { DevState } from '../state/dev-state';
 import type { EnqueueSettings } from '../http/enqueue-settings';
 import { badRequest } from '../http/exchange';
-import type { InvokerRecord, MessageRecord, WorkflowRunRecord } from '../state/records';
+import type { InvokerRecord, MessageRecord, RunStepRecord, WorkflowRunRecord } from '../state/records';
+import { deliveredHeaderValues } from '../state/header-values';
 
 // Workflow runs, as the Workflow SDK drives them: a trigger message (`<P>-Workflow-Init: true`)
 // starts a run, and every later message it publishes for that run id is one of its steps. The run
@@ -22,28 +23,105 @@ export function noteWorkflowMessage(state: DevState, message: MessageRecord): vo
       url: workflow.url,
       createdAt: workflow.createdAt,
       state: 'RUN_STARTED',
-      steps: [{ messageId: message.id, bodyBase64: message.bodyBase64 }],
+      steps: [stepRecord(message)],
       settings: runSettings(message),
       trigger: message,
+      ...(workflow.restartOf !== undefined ? { origin: { runId: workflow.restartOf, action: 'restart' as const } } : {}),
     });
     trimRuns(state);
     return;
   }
+  const run = state.runs.get(workflow.runId);
+  if (!run) return;
   // A `context.call`'s request to a third party is not a step; its answer comes back as one.
-  if (workflow.callType === 'toCallback') return;
-  state.runs.get(workflow.runId)?.steps.push({ messageId: message.id, bodyBase64: message.bodyBase64 });
+  if (workflow.callType === 'toCallback') {
+    const stepId = callStepId(message);
+    if (stepId !== undefined) {
+      (run.calls ??= {})[stepId] = {
+        url: message.url,
+        method: message.method,
+        headers: deliveredHeaderValues(message.contentType, message.forwardHeaders),
+        bodyBase64: message.bodyBase64,
+      };
+    }
+    return;
+  }
+  run.steps.push(stepRecord(message));
+  const webhook = issuedWebhook(message.bodyBase64);
+  if (webhook !== undefined) (run.webhooks ??= []).push(webhook);
 }
 
-/** A failed step sent again (DLQ retry or resume): it takes the old message's place, and the run goes on. */
+function stepRecord(message: MessageRecord): RunStepRecord {
+  const step: RunStepRecord = {
+    messageId: message.id,
+    bodyBase64: message.bodyBase64,
+    createdAt: message.createdAt,
+    retries: message.maxRetries,
+    headers: deliveredHeaderValues(message.contentType, message.forwardHeaders),
+  };
+  if (message.retryDelay !== undefined) step.retryDelay = message.retryDelay;
+  return step;
+}
+
+/** The step a call's request is for: the SDK names it in the headers its answer comes back with. */
+function callStepId(message: MessageRecord): string | undefined {
+  const headers = message.callback?.headers ?? {};
+  for (const name of Object.keys(headers)) if (name.toLowerCase().endsWith('-workflow-stepid')) return headers[name];
+  return undefined;
+}
+
+/**
+ * The event id a `createWebhook` step issued (the SDK makes the URL itself and publishes it as the
+ * step's result), or `undefined` for any other step.
+ */
+function issuedWebhook(bodyBase64: string): string | undefined {
+  const text = Buffer.from(bodyBase64, 'base64').toString('utf8');
+  // Most steps are not webhooks: a substring test spares them a parse.
+  if (!text.includes('CreateWebhook')) return undefined;
+  try {
+    const step = JSON.parse(text) as { stepType?: unknown; out?: unknown };
+    if (step.stepType !== 'CreateWebhook' || typeof step.out !== 'string') return undefined;
+    const out = JSON.parse(step.out) as { eventId?: unknown };
+    return typeof out.eventId === 'string' && out.eventId !== '' ? out.eventId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A failed run resumed from the workflow DLQ: as on the service, a new run (the id `again` carries)
+ * with the failed run's history, the failed step's message replaced by `again`, which is delivered
+ * anew. The failed run keeps its history and its failure. A plain DLQ retry of a step, with the same
+ * run id, makes the run go on instead.
+ */
 export function resumeRunStep(state: DevState, failed: MessageRecord, again: MessageRecord): void {
   const run = failed.workflow && state.runs.get(failed.workflow.runId);
-  if (!run) return;
-  const step = run.steps.find((candidate) => candidate.messageId === failed.id);
-  if (step) step.messageId = again.id;
-  if (run.state === 'RUN_FAILED') {
-    run.state = 'RUN_STARTED';
-    delete run.completedAt;
+  if (!run || !again.workflow) return;
+  const steps = run.steps.map((step) => (step.messageId === failed.id ? { ...step, messageId: again.id } : step));
+  if (again.workflow.runId === run.runId) {
+    run.steps = steps;
+    if (run.state === 'RUN_FAILED') {
+      run.state = 'RUN_STARTED';
+      delete run.completedAt;
+    }
+    return;
   }
+  const { completedAt: _completedAt, responseBase64: _response, earlyEvents: _events, ...kept } = run;
+  const trigger = run.trigger.workflow
+    ? { ...run.trigger, workflow: { ...run.trigger.workflow, runId: again.workflow.runId, createdAt: again.workflow.createdAt } }
+    : run.trigger;
+  state.runs.set(again.workflow.runId, {
+    ...kept,
+    // Resume may set new retries and flow control; the rest of the run's settings carry over.
+    settings: { ...kept.settings, maxRetries: again.maxRetries, ...(again.flowControl ? { flowControl: again.flowControl } : {}) },
+    runId: again.workflow.runId,
+    createdAt: again.workflow.createdAt,
+    state: 'RUN_STARTED',
+    steps,
+    trigger,
+    origin: { runId: run.runId, action: 'resume' },
+  });
+  trimRuns(state);
 }
 
 /** What a run's trigger set that every later message of the run carries too. */
@@ -69,6 +147,8 @@ export function inheritRunSettings(state: DevState, message: MessageRecord, retr
   if (message.retryDelay === undefined && settings.retryDelay !== undefined) message.retryDelay = settings.retryDelay;
   if (!message.flowControl && settings.flowControl) message.flowControl = settings.flowControl;
   if (!message.failureCallback && settings.failureCallback) message.failureCallback = settings.failureCallback;
+  // The run's labels: its DLQ entry and its filters find every message of it by them.
+  if (message.label === undefined && run.trigger.label !== undefined) message.label = run.trigger.label;
   // The SDK forwards the trigger's headers once; every step of the run sees them (a third party does not).
   if (workflow.callType !== 'toCallback') message.forwardHeaders = { ...run.trigger.forwardHeaders, ...message.forwardHeaders };
   // The run's creation time on every delivery, not the step's.
@@ -89,6 +169,18 @@ export function runHistory(
   const end = upTo === undefined ? -1 : run.steps.findIndex((step) => step.messageId === upTo);
   const steps = end === -1 ? run.steps : run.steps.slice(0, end + 1);
   return steps.map((step) => ({ messageId: step.messageId, body: step.bodyBase64, callType: 'step' }));
+}
+
+/**
+ * A workflow failure callback's `sourceBody`: the run's trigger body for an SDK with `InitialBody`
+ * (its failure function's `requestPayload`), else the run's history up to the failed step, as older
+ * SDKs read it. A message of no known run keeps its own body.
+ */
+export function failureSourceBody(state: DevState, message: MessageRecord): string {
+  const run = message.workflow && state.runs.get(message.workflow.runId);
+  if (!run) return message.bodyBase64;
+  if (run.trigger.workflow?.initialBody) return run.trigger.bodyBase64;
+  return Buffer.from(JSON.stringify(runHistory(state, run.runId, message.id))).toString('base64');
 }
 
 /**

@@ -1,8 +1,9 @@
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
 import { headerValuesFromRaw } from '../state/header-values';
-import { badRequest, notFound, readBody, readJsonBody, json, type Reply } from '../http/exchange';
+import { badRequest, HttpError, notFound, readBody, readJsonBody, json, type Reply } from '../http/exchange';
 import type { Route, ServerContext } from '../http/router';
 import { callerIpOf } from '../http/sending';
+import { checkUrl } from '../http/enqueue-settings';
 import type { WaiterRecord } from '../state/records';
 import { returnStep } from './step-results';
 
@@ -59,6 +60,12 @@ async function addWaiter(ctx: ServerContext, eventId: string, request: Parameter
   if (!body || typeof body.url !== 'string' || typeof body.step !== 'object' || body.step === null) {
     throw badRequest('body must be { url, timeout, timeoutUrl, timeoutHeaders, step }');
   }
+  // Refused now, like every destination, rather than dropped with an error when the wait ends.
+  checkUrl(body.url, 'wait');
+  if (body.timeoutUrl !== undefined) {
+    if (typeof body.timeoutUrl !== 'string') throw badRequest('timeoutUrl must be a URL string');
+    checkUrl(body.timeoutUrl, 'wait timeout');
+  }
   const runId = String(request.req.headers[headerNames(ctx.config.headerPrefix).workflowRunId.toLowerCase()] ?? '');
   const now = ctx.config.now();
   const timeoutSeconds = readTimeout(body.timeout);
@@ -70,6 +77,7 @@ async function addWaiter(ctx: ServerContext, eventId: string, request: Parameter
     timeoutUrl: typeof body.timeoutUrl === 'string' ? body.timeoutUrl : body.url,
     timeoutHeaders: (body.timeoutHeaders ?? {}) as Record<string, string[]>,
     step: body.step as Record<string, unknown>,
+    timeout: typeof body.timeout === 'string' && body.timeout.trim() !== '' ? body.timeout.trim() : `${timeoutSeconds}s`,
     createdAt: now,
     // A wait like every other: scaled, and on the real clock the server shows.
     deadline: now + timeoutSeconds * 1000 * ctx.config.timeScale,
@@ -101,7 +109,11 @@ function readTimeout(value: unknown): number {
   return 7 * 24 * 3600;
 }
 
-/** Delivers the event to every waiter of `eventId` (of one run, when given), answering who got it. */
+/**
+ * Delivers the event to every waiter of `eventId` (of one run, when given), answering who got it.
+ * Naming the run turns on lookback: when that run does not wait for the event yet, the event is kept
+ * for its next wait for it (answered as no waiter notified).
+ */
 async function notify(
   ctx: ServerContext,
   eventId: string,
@@ -115,8 +127,30 @@ async function notify(
     const messageId = await release(ctx, waiter, { out: data.toString('base64'), waitTimeout: false }, waiter.url, callerIpOf(request.req));
     answers.push({ waiter: waiterView(waiter), messageId, error: '' });
   }
-  if (runId !== undefined && waiters.length === 0) throw notFound(`no waiter for event ${eventId} in run ${runId}`);
+  if (runId !== undefined && waiters.length === 0) {
+    const run = ctx.store.state.runs.get(runId);
+    if (run?.state !== 'RUN_STARTED') throw notFound(`workflow run ${runId} not found or already ended`);
+    await storeEarlyEvent(ctx, runId, eventId, data.toString('base64'));
+  }
   return json(answers);
+}
+
+/** What one run may hold of events that came before it waited (a bound against a flood of early calls). */
+const EARLY_EVENTS_PER_RUN = 64;
+const EARLY_EVENT_BYTES_PER_RUN = 4 * 1024 * 1024;
+
+/** Keeps an event for the run's next wait for it, within the run's bound (429 past it). */
+async function storeEarlyEvent(ctx: ServerContext, runId: string, eventId: string, dataBase64: string): Promise<void> {
+  const stored = Object.values(ctx.store.state.runs.get(runId)?.earlyEvents ?? {}).flat();
+  const bytes = stored.reduce((sum, data) => sum + data.length, dataBase64.length);
+  if (stored.length >= EARLY_EVENTS_PER_RUN || bytes > (EARLY_EVENT_BYTES_PER_RUN * 4) / 3) {
+    throw new HttpError(
+      429,
+      `workflow run ${runId} already holds ${stored.length} events it has not waited for yet (at most ${EARLY_EVENTS_PER_RUN}, ${EARLY_EVENT_BYTES_PER_RUN / 1048576} MiB); try again once it waits for them`,
+      { 'Retry-After': '60' },
+    );
+  }
+  await ctx.store.commit({ type: 'run.event-stored', runId, eventId, dataBase64 });
 }
 
 /** Ends a wait: the waiter leaves, and its step goes back to the run with the event or the timeout. */
@@ -129,24 +163,38 @@ async function release(
 ): Promise<string> {
   ctx.engine.cancelTimer(timerKey(waiter));
   await ctx.store.commit({ type: 'waiter.removed', id: waiter.id });
-  return returnStep(ctx, url, waiter.timeoutHeaders, { ...waiter.step, waitEventId: waiter.eventId, ...result }, callerIp);
+  // The step as the run logs show it: what it waited for, and until when.
+  const wait = {
+    waitEventId: waiter.eventId,
+    waitTimeoutDuration: waiter.timeout,
+    waitTimeoutDeadline: Math.floor(waiter.deadline / 1000),
+  };
+  return returnStep(ctx, url, waiter.timeoutHeaders, { ...waiter.step, ...wait, ...result }, callerIp);
 }
 
 const WEBHOOK_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
  * A call of a run's webhook ends the run's wait for it (`context.waitForWebhook`) with the request as
- * the event; a call before the run waits is kept for its next wait, as the service does.
+ * the event; a call before the run waits is kept for its next wait, as the service does. Only the
+ * exact URL one of the run's `createWebhook` steps issued is a webhook: the event id in it is the
+ * URL's only secret, so anything else (another event id, a wrong user, an ended run) is the same 404.
  */
 async function callWebhook(ctx: ServerContext, request: Parameters<Route['handler']>[0]): Promise<Reply> {
   const { userId = '', runId = '', eventId = '' } = request.params;
   const run = ctx.store.state.runs.get(runId);
-  // The URL is the webhook's only credential: a wrong user or an ended run is no webhook at all.
-  if (userId !== ctx.credentials.userId || run?.state !== 'RUN_STARTED') throw notFound('no such webhook');
+  if (userId !== ctx.credentials.userId || run?.state !== 'RUN_STARTED' || !run.webhooks?.includes(eventId)) {
+    throw notFound('no such webhook');
+  }
   const { req } = request;
-  const body = await readBody(req, ctx.plan.max_message_size, () => badRequest('webhook request larger than the max message size'));
+  const body = await readBody(
+    req,
+    ctx.plan.max_message_size,
+    () => new HttpError(413, `webhook request larger than the max message size (${ctx.plan.max_message_size} bytes)`),
+  );
   const event = {
     proto: 'http',
+    // Checked by the request guard: a host name or address and an optional numeric port.
     host: req.headers.host ?? '',
     url: req.url ?? '/',
     method: request.method,
@@ -154,9 +202,9 @@ async function callWebhook(ctx: ServerContext, request: Parameters<Route['handle
     body: body.toString('base64'),
   };
   const out = Buffer.from(JSON.stringify(event)).toString('base64');
-  const waiter = waitersOf(ctx, eventId).find((candidate) => candidate.runId === runId);
+  const waiter = waitersOf(ctx, eventId).find((candidate) => candidate.runId === runId && candidate.step.stepType === 'WaitForWebhook');
   if (waiter) await release(ctx, waiter, { out, waitTimeout: false }, waiter.url, callerIpOf(req));
-  else await ctx.store.commit({ type: 'run.event-stored', runId, eventId, dataBase64: out });
+  else await storeEarlyEvent(ctx, runId, eventId, out);
   return json({});
 }
 

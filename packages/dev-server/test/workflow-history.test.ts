@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { raw } from './helpers/raw';
+import { destination, t, useTestServer } from './helpers/test-server';
+
+// What a delivery of a run's message carries: with `LazyFetch` nothing (the SDK fetches the run's
+// history), else the history itself, every step up to and including the delivered one.
+
+useTestServer();
+
+interface HistoryItem {
+  messageId: string;
+  body: string;
+  callType: string;
+}
+
+async function publish(runId: string, init: boolean, body: string, features?: string): Promise<string> {
+  const answer = await raw(t, 'POST', `/v2/publish/${destination.url}/wf`, {
+    body,
+    headers: {
+      'Service-Workflow-RunId': runId,
+      'Service-Workflow-Init': String(init),
+      'Service-Workflow-Url': `${destination.url}/wf`,
+      ...(features ? { 'Service-Feature-Set': features } : {}),
+    },
+  });
+  expect(answer.status).toBe(200);
+  return (answer.body as { messageId: string }).messageId;
+}
+
+describe("a run's history on delivery", () => {
+  it('carries every step up to and including the delivered one for an SDK without LazyFetch', async () => {
+    const trigger = await publish('wfr_eager', true, 'start');
+    const [first] = await destination.waitFor('/wf', 1);
+    expect(first!.headers['service-message-id']).toBe(trigger);
+    expect(JSON.parse(first!.text)).toEqual([{ messageId: trigger, body: Buffer.from('start').toString('base64'), callType: 'step' }]);
+    const stepBody = JSON.stringify({ stepId: 1, stepName: 'one', stepType: 'Run', out: '"1"', concurrent: 1 });
+    const step = await publish('wfr_eager', false, stepBody);
+    const [, second] = await destination.waitFor('/wf', 2);
+    expect(second!.headers['service-message-id']).toBe(step);
+    const history = JSON.parse(second!.text) as HistoryItem[];
+    expect(history.map((item) => item.messageId)).toEqual([trigger, step]);
+    expect(Buffer.from(history[1]!.body, 'base64').toString('utf8')).toBe(stepBody);
+  });
+
+  it('carries no body with LazyFetch, and the run endpoint answers the history up to any message', async () => {
+    const trigger = await publish('wfr_lazy', true, 'start', 'LazyFetch,InitialBody');
+    const [first] = await destination.waitFor('/wf', 1);
+    expect(first!.text).toBe('');
+    const step = await publish('wfr_lazy', false, '{"stepId":1}');
+    await destination.waitFor('/wf', 2);
+    const history = await raw(t, 'GET', '/v2/workflows/runs/wfr_lazy', {});
+    expect((history.body as HistoryItem[]).map((item) => item.messageId)).toEqual([trigger, step]);
+  });
+});
