@@ -58,7 +58,7 @@ function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): Mailro
     throw new ValidationError('forwardErrors', `expected true or false, got ${JSON.stringify(options.forwardErrors)}`);
   }
   const forwardErrors = options.forwardErrors === true;
-  return (req, res, next) => {
+  return markMailroomRoute((req, res, next) => {
     // `originalUrl` keeps the router's mount path, which the `publicUrl` check needs. Express 4 does
     // not catch rejected promises or throws, so a failure to write the answer goes to `next` explicitly.
     try {
@@ -70,7 +70,64 @@ function serveEndpoint(endpoint: Endpoint, options: ExpressOptions = {}): Mailro
     } catch (error) {
       next(error);
     }
-  };
+  });
+}
+
+// Marks the route handlers made here, so `exceptDeliveries` can tell that a request is routed to one.
+const MAILROOM_ROUTE = Symbol.for('mailroom.express.route');
+
+function markMailroomRoute(handler: MailroomRequestHandler): MailroomRequestHandler {
+  (handler as MailroomRequestHandler & { [MAILROOM_ROUTE]?: true })[MAILROOM_ROUTE] = true;
+  return handler;
+}
+
+/** The parts of Express's router (4: `app._router`, 5: the `router` package) this reads to find a request's route. */
+interface RouterLayer {
+  match(path: string): unknown;
+  /** Express 4's `match` returns `true` and stores the matched part here. */
+  path?: string;
+  route?: { stack: Array<{ handle: unknown }>; _handlesMethod?(method: string): boolean; _handles_method?(method: string): boolean };
+  handle?: { stack?: RouterLayer[]; router?: { stack?: RouterLayer[] }; _router?: { stack?: RouterLayer[] } };
+}
+
+/** The app's router layers: Express 4 keeps them in `app._router` (its `app.router` getter throws), Express 5 in `app.router`. */
+function appRouterStack(req: IncomingMessage): readonly RouterLayer[] | undefined {
+  const app = (req as { app?: { router?: { stack?: RouterLayer[] }; _router?: { stack?: RouterLayer[] } } }).app;
+  if (!app) return undefined;
+  if (app._router) return app._router.stack;
+  try {
+    return app.router?.stack;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether Express will route this request to one of Mailroom's handlers: its router's layers in
+ * order, into mounted routers and sub-apps. Read, never changed; anything unexpected reads as "no".
+ */
+function routedToMailroom(stack: readonly RouterLayer[] | undefined, method: string, path: string, depth = 0): boolean {
+  if (!stack || depth > 8) return false;
+  for (const layer of stack) {
+    let matched: unknown;
+    try {
+      matched = layer.match(path);
+    } catch {
+      continue;
+    }
+    if (!matched) continue;
+    const route = layer.route;
+    if (route) {
+      const handles = route._handlesMethod?.(method) ?? route._handles_method?.(method) ?? false;
+      if (handles && route.stack.some((entry) => (entry.handle as { [MAILROOM_ROUTE]?: true } | undefined)?.[MAILROOM_ROUTE])) return true;
+      continue;
+    }
+    const inner = layer.handle?.stack ?? layer.handle?.router?.stack ?? layer.handle?._router?.stack;
+    if (!inner) continue;
+    const prefix = typeof matched === 'object' ? String((matched as { path?: unknown }).path ?? '') : (layer.path ?? '');
+    if (routedToMailroom(inner, method, path.slice(prefix.length) || '/', depth + 1)) return true;
+  }
+  return false;
 }
 
 /**
@@ -93,16 +150,22 @@ export interface ExpressMailroom extends AdapterHandlers<MailroomRequestHandler>
 }
 
 /**
- * Wraps a global body parser so it skips the service's signed deliveries (requests carrying
- * `<Prefix>-Signature`): nothing unsigned is parsed, decompressed or refused by it before the
- * signature is checked over the bytes on the wire, and Mailroom's routes answer their own refusals
- * (401, 413, 489 as small JSON). Every other route still gets `req.body` from your parser.
+ * Wraps a global body parser so it skips the service's deliveries: requests carrying
+ * `<Prefix>-Signature`, and any request Express routes to one of Mailroom's handlers, signed or not.
+ * Nothing is parsed, decompressed or refused by your parser before the signature is checked over the
+ * bytes on the wire, so Mailroom's routes answer every refusal themselves (401, 413, 489 as small
+ * text, never Express's HTML error page). Every other route still gets `req.body` from your parser.
  *
  * @example
  * app.use(exceptDeliveries(express.json()));
  */
 export function exceptDeliveries<P extends MailroomRequestHandler>(parser: P, options: { headerPrefix?: string } = {}): P {
-  return skipDeliveries(parser, options) as P;
+  const signed = skipDeliveries(parser, options) as MailroomRequestHandler;
+  return ((req, res, next) => {
+    const path = (req.originalUrl ?? req.url ?? '/').split('?')[0] ?? '/';
+    if (routedToMailroom(appRouterStack(req), req.method ?? 'GET', path)) next();
+    else signed(req, res, next);
+  }) as P;
 }
 
 /**

@@ -136,6 +136,36 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
         expect(seen).toHaveLength(2);
       });
 
+      it('answers an unsigned request to a Mailroom route itself, 401, whatever its body: no parser, no HTML, no stack', async () => {
+        const { app, seen } = setUp();
+        const bomb = gzipSync(Buffer.alloc(20_000_000, 'a'));
+        for (const [headers, body] of [
+          [{ 'content-type': 'application/json' }, Buffer.from('{"orderId":')],
+          [{ 'content-type': 'application/json', 'content-encoding': 'gzip' }, bomb],
+          [{ 'content-type': 'application/json', 'content-encoding': 'br' }, Buffer.from('x')],
+        ] as const) {
+          const res = await post(app, '/orders', { headers, body });
+          expect([res.status, res.text]).toEqual([401, 'Invalid signature']);
+        }
+        expect(seen).toEqual([]);
+        // Behind a mounted router too.
+        const mailroom = createMailroom(options);
+        const outer = expressModule();
+        outer.use(mailroom.exceptDeliveries(expressModule.json()));
+        const router = expressModule.Router();
+        router.post(
+          '/orders',
+          mailroom.destination(orderPlaced, () => {}),
+        );
+        outer.use('/api', router);
+        const mounted = await post(outer, '/api/orders', { headers: { 'content-type': 'application/json' }, body: Buffer.from('{bad') });
+        expect([mounted.status, mounted.text]).toEqual([401, 'Invalid signature']);
+        // The app's own routes still meet the parser and its refusals.
+        expect((await post(app, '/other', { headers: { 'content-type': 'application/json' }, body: Buffer.from('{bad') })).status).toBe(
+          400,
+        );
+      });
+
       it('verifies a gzip body over its compressed bytes, as sent, and refuses a forgery with 401 before parsing anything', async () => {
         const { app } = setUp();
         const compressed = gzipSync(JSON.stringify(order));
