@@ -182,7 +182,9 @@ describe('schedules', () => {
 
   it('refuses a bad cron at the server too: out of range, or never firing', async () => {
     for (const [cron, error] of [
-      ['61 * * * *', /Invalid value for minute: 61/],
+      ['61 * * * *', /minute 61 is out of range/],
+      ['0 0 32 * *', /day of month 32 is out of range/],
+      ['0 0 * 13 *', /month 13 is out of range/],
       ['0 0 30 2 *', /never fires/],
       ['* * * * * *', /expected five fields/],
     ] as const) {

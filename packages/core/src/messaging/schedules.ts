@@ -73,6 +73,7 @@ export function parseCron(cron: unknown): ParsedCron {
       `expected five fields (minute hour day-of-month month day-of-week), optionally after CRON_TZ=<zone>, got ${JSON.stringify(cron)}`,
     );
   }
+  parts.forEach((field, index) => checkFieldRange(field, CRON_FIELDS[index]!, cron));
   const fields = parts.join(' ');
   let next: Date | null | undefined;
   try {
@@ -83,6 +84,41 @@ export function parseCron(cron: unknown): ParsedCron {
   }
   if (!next) throw new ValidationError('cron', `${JSON.stringify(cron)} never fires: no date matches it (is the day in that month?)`);
   return { fields, timezone };
+}
+
+/** The five fields, their names and ranges (weekday 7 is Sunday again, as in cron). */
+const CRON_FIELDS = [
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day of month', min: 1, max: 31 },
+  { name: 'month', min: 1, max: 12 },
+  { name: 'day of week', min: 0, max: 7 },
+] as const;
+
+/**
+ * Every number of one field within its range, named as the user wrote it: croner's own messages
+ * count days and months from 0 and so name the wrong value ("day: 31" for a 32).
+ */
+function checkFieldRange(field: string, range: (typeof CRON_FIELDS)[number], cron: string): void {
+  for (const part of field.split(',')) {
+    const [values = '', step] = part.split('/');
+    for (const text of values.split('-')) {
+      if (!/^\d+$/.test(text)) continue;
+      const value = Number(text);
+      if (value < range.min || value > range.max) {
+        throw new ValidationError(
+          'cron',
+          `${range.name} ${value} is out of range in ${JSON.stringify(cron)}: use ${range.min}-${range.max} (minute 0-59, hour 0-23, day 1-31, month 1-12, weekday 0-7)`,
+        );
+      }
+    }
+    if (step !== undefined && (!/^\d+$/.test(step) || Number(step) < 1 || Number(step) > range.max)) {
+      throw new ValidationError(
+        'cron',
+        `step ${JSON.stringify(step)} of the ${range.name} in ${JSON.stringify(cron)} must be from 1 to ${range.max}`,
+      );
+    }
+  }
 }
 
 /** The cron as sent: checked by {@link parseCron}, trimmed. */

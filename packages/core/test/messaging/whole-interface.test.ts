@@ -473,8 +473,24 @@ describe('input checks (nothing is sent)', () => {
     [
       'a cron minute out of range',
       (c) => c.schedules.create({ destination: 'https://a.test', cron: '61 * * * *' }),
-      /cron: Invalid value for minute: 61/,
+      /cron: minute 61 is out of range .*use 0-59/,
     ],
+    [
+      'a cron day of month out of range, named as written',
+      (c) => c.schedules.create({ destination: 'https://a.test', cron: '0 0 32 * *' }),
+      /cron: day of month 32 is out of range .*use 1-31/,
+    ],
+    [
+      'a cron month out of range, named as written',
+      (c) => c.schedules.create({ destination: 'https://a.test', cron: '0 0 * 13 *' }),
+      /cron: month 13 is out of range .*use 1-12/,
+    ],
+    [
+      'a cron month 0 in a range',
+      (c) => c.schedules.create({ destination: 'https://a.test', cron: '0 0 1 0-3 *' }),
+      /cron: month 0 is out of range/,
+    ],
+    ['a cron step of 0', (c) => c.schedules.create({ destination: 'https://a.test', cron: '*/0 * * * *' }), /step "0" of the minute/],
     [
       'a cron that never fires (February 30th)',
       (c) => c.schedules.create({ destination: 'https://a.test', cron: '0 0 30 2 *' }),
