@@ -1,9 +1,30 @@
+import { copyFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.shared';
 
-export default defineConfig(
-  packageBuild(
-    { index: 'src/index.ts', adapter: 'src/adapter.ts', testing: 'src/testing.ts', undici: 'src/undici.ts', protocol: 'src/protocol.ts' },
-    { splitting: true, treeshake: true },
-  ),
-);
+const entry = {
+  index: 'src/index.ts',
+  adapter: 'src/adapter.ts',
+  testing: 'src/testing.ts',
+  undici: 'src/undici.ts',
+  protocol: 'src/protocol.ts',
+};
+
+// jose ships only ES modules. Node 20.19+ can `require` them, Jest's module system cannot (Nest's
+// default test runner): the CommonJS build carries its own copy of jose, with jose's licence beside it.
+const joseLicence = createRequire(import.meta.url)
+  .resolve('jose')
+  .replace(/dist[\\/].*$/, 'LICENSE.md');
+
+export default defineConfig([
+  packageBuild(entry, { format: ['esm'], splitting: true, treeshake: true }),
+  packageBuild(entry, {
+    format: ['cjs'],
+    splitting: true,
+    treeshake: true,
+    clean: false,
+    noExternal: ['jose'],
+    onSuccess: () => copyFile(joseLicence, 'dist/jose.LICENSE.md'),
+  }),
+]);

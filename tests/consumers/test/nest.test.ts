@@ -16,12 +16,25 @@ beforeAll(async () => {
     await tarball(packed, 'nestjs'),
     await tarball(packed, 'dev-server'),
     ...(await Promise.all(
-      ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express'].map(async (name) => `${name}@${await previousMajor(name)}`),
+      ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/testing'].map(
+        async (name) => `${name}@${await previousMajor(name)}`,
+      ),
     )),
     ...(await Promise.all(
-      ['reflect-metadata', 'rxjs', 'zod', 'typescript', '@types/node', '@types/express'].map(
-        async (name) => `${name}@${await lockedVersion(name)}`,
-      ),
+      [
+        'reflect-metadata',
+        'rxjs',
+        'zod',
+        'typescript',
+        '@types/node',
+        '@types/express',
+        // What `nest new` adds for its tests: Jest with ts-jest, supertest.
+        'jest',
+        'ts-jest',
+        '@types/jest',
+        'supertest',
+        '@types/supertest',
+      ].map(async (name) => `${name}@${await lockedVersion(name)}`),
     )),
   ]);
 });
@@ -39,6 +52,16 @@ describe('a NestJS 11 app with the Nest CLI defaults', () => {
     });
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
+  });
+
+  it("passes the e2e test Nest scaffolds, under Jest and ts-jest with no configuration of ours (core's CommonJS build loads there)", async () => {
+    const result = await run(process.execPath, [join(app.dir, 'node_modules/jest/bin/jest.js'), '--config', './test/jest-e2e.json'], {
+      cwd: app.dir,
+      allowFailure: true,
+      timeoutMs: 180_000,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
   });
 
   it("receives a message sent with mailroom dev's printed .env, and refuses to start with a route off its definition's path", async () => {
