@@ -206,15 +206,22 @@ export class NetworkError extends MailroomError {
   readonly method: string;
   readonly url: string;
   readonly timedOut: boolean;
+  /**
+   * A write that may have reached the service: it may have been accepted, so sending it again may
+   * send it twice. `false` when it never left (refused connection, unknown host) or was a read.
+   */
+  readonly outcomeUnknown: boolean;
 
-  constructor(init: { method: string; url: string; timedOut: boolean; cause?: unknown }) {
+  constructor(init: { method: string; url: string; timedOut: boolean; cause?: unknown; outcomeUnknown?: boolean }) {
     const what = init.timedOut ? 'timed out' : 'could not reach the service';
-    super('NETWORK', `${init.method} ${init.url} ${what}. Check the base URL and that the service is up.`, {
-      cause: init.cause,
-    });
+    const outcome = init.outcomeUnknown
+      ? ' Its outcome is unknown: the service may have accepted it, so sending it again may send it twice. Give messages a deduplicationId (a resend is then harmless), or check the logs before resending; a longer timeoutMs helps for large batches.'
+      : ' Check the base URL and that the service is up.';
+    super('NETWORK', `${init.method} ${init.url} ${what}.${outcome}`, { cause: init.cause });
     this.method = init.method;
     this.url = init.url;
     this.timedOut = init.timedOut;
+    this.outcomeUnknown = init.outcomeUnknown === true;
   }
 }
 

@@ -86,6 +86,8 @@ export interface RequestSpec {
   retrySafe?: boolean;
   /** Aborts the request and any pending retry; the signal's reason is thrown, never retried. */
   signal?: AbortSignal;
+  /** Added to the client's timeout for this request, e.g. for a large batch, which takes longer than one message. */
+  extraTimeoutMs?: number;
 }
 
 /** A 2xx answer. `text` is the whole body ('' when empty); `url` is the URL that was requested. */

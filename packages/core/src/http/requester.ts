@@ -238,9 +238,17 @@ function prepareRequest(spec: RequestSpec, options: ResolvedRequesterOptions): P
     headers,
     body,
     signal: spec.signal,
-    timeoutMs: options.timeoutMs,
+    timeoutMs: options.timeoutMs + extraTimeout(spec.extraTimeoutMs),
     retrySafe: spec.retrySafe ?? spec.method === 'GET',
   };
+}
+
+function extraTimeout(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new ValidationError('extraTimeoutMs', `must be a number of milliseconds >= 0, got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 function rawTail(spec: RequestSpec): string {
@@ -390,10 +398,20 @@ type AttemptFailure = { error: ApiError | NetworkError; retryAfter: number | und
 function failedAttempt(request: PreparedRequest, error: unknown): AttemptFailure {
   // The caller's abort is a decision, not a failure: their reason goes back as it is, never retried.
   if (request.signal?.aborted) throw request.signal.reason;
-  if (error instanceof NetworkError) return { error, retryAfter: undefined };
   // A setting that cannot work (dev mode finding no dev server) is the user's to fix, not a network failure.
   if (error instanceof ConfigError) throw error;
-  return { error: new NetworkError({ method: request.method, url: request.url, timedOut: false, cause: error }), retryAfter: undefined };
+  const timedOut = error instanceof NetworkError && error.timedOut;
+  const cause = error instanceof NetworkError ? error.cause : error;
+  // A write that left and got no answer may have been accepted: say so, or a resend sends it twice.
+  const outcomeUnknown = !request.retrySafe && (timedOut || !neverSent(cause));
+  if (error instanceof NetworkError && !outcomeUnknown) return { error, retryAfter: undefined };
+  return { error: new NetworkError({ method: request.method, url: request.url, timedOut, cause, outcomeUnknown }), retryAfter: undefined };
+}
+
+/** A failure that happened before a byte of the request left: the service cannot have seen it. */
+function neverSent(cause: unknown): boolean {
+  const code = (cause as { code?: unknown; cause?: { code?: unknown } } | undefined)?.cause?.code ?? (cause as { code?: unknown })?.code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ERR_INVALID_URL';
 }
 
 function errorAnswer(request: PreparedRequest, options: ResolvedRequesterOptions, result: HttpTransportResponse): AttemptFailure {

@@ -281,16 +281,30 @@ const devServers = new WeakMap<MessagingClientOptions, DevServerLocator>();
 /** The options of a dev-mode client: the dev server's URL and token, the app on $PORT. */
 function devModeOptions(options: MessagingClientOptions, url: string, env: Environment): MessagingClientOptions {
   const port = env.PORT?.trim() || '3000';
+  const given = options.appUrl ?? env[ENV_VARIABLES.appUrl];
+  const appUrl = given ?? `http://localhost:${port}`;
+  if (given === undefined) announceGuessedAppUrl(appUrl);
   const resolved: MessagingClientOptions = {
     ...options,
     dev: false,
     baseUrl: url,
     token: DEV_CREDENTIALS.token,
-    appUrl: options.appUrl ?? env[ENV_VARIABLES.appUrl] ?? `http://localhost:${port}`,
+    appUrl,
     env,
   };
   devServers.set(resolved, nodeDevServerLocator(url));
   return resolved;
+}
+
+let guessAnnounced = false;
+
+/** Says once per process where `send(def, ...)` delivers when dev mode had to guess it, so a wrong guess is not silent. */
+function announceGuessedAppUrl(appUrl: string): void {
+  if (guessAnnounced) return;
+  guessAnnounced = true;
+  console.log(
+    `[mailroom] dev mode: send(destination, ...) delivers to ${appUrl} (from $PORT, else 3000); set ${ENV_VARIABLES.appUrl} or appUrl if your app listens elsewhere`,
+  );
 }
 
 /**

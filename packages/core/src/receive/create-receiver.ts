@@ -130,9 +130,8 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   const context = resolveContext(options);
   // Said once at start-up as well as on every refused delivery: an app that boots without keys
   // otherwise looks healthy until the service's retries run out.
-  if (context.verify instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START]) {
-    report(context, context.verify, { stage: 'config' });
-  }
+  if (context.verify instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START])
+    reportMissingKeys(context, context.verify);
   // Synchronous where every step is (see whenReady); the public `receive` always answers with a promise.
   const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(context, input, schema);
   const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => toPromise(() => receiveNow(input, schema));
@@ -381,6 +380,18 @@ function unsignedWithoutBody(context: Context, error: unknown, request: InboundR
 /** What an unsigned request gets: 401, or the missing keys' 500 when none are configured (fail closed). */
 function unsignedRefusal(context: Context): Error {
   return context.verify instanceof ConfigError ? context.verify : new SignatureError('missing', 'the request carries no signature header');
+}
+
+// Start-up warnings already printed by the default onError in this process: an app with twenty
+// routes (or `next build`, which loads each one) says a key is missing once, not twenty times.
+const warnedAtStart = new Set<string>();
+
+function reportMissingKeys(context: Context, error: ConfigError): void {
+  if (!context.options.onError) {
+    if (warnedAtStart.has(error.message)) return;
+    warnedAtStart.add(error.message);
+  }
+  report(context, error, { stage: 'config' });
 }
 
 function report(context: Context, error: unknown, where: { stage: ReceiveStage; request?: InboundRequest }): void {

@@ -114,8 +114,9 @@ let announced = false;
 function announceDevMode(devUrl: string): void {
   if (announced) return;
   announced = true;
+  // The token in the link's fragment is the dev server's documented one, not a secret; a browser never sends it.
   console.log(
-    `[mailroom] dev mode: receiving with mailroom dev's keys; console: ${devUrl}/console/ ` +
+    `[mailroom] dev mode: receiving with mailroom dev's keys; console: ${devUrl}/console/#token=${encodeURIComponent(DEV_CREDENTIALS.token)} ` +
       '(mailroom dev starts in this process with its first send, or run npx mailroom dev)',
   );
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, createManagementClient, createMessagingClient, createReceiver } from '../../src';
 import { devModeTransport, DEV_CREDENTIALS } from '../../src/dev-mode';
 import { startStubServer } from '../support/stub-server';
@@ -48,6 +48,25 @@ describe('dev mode', () => {
     expect(client.headerPrefix).toBe('Service');
     const receiver = createReceiver({ env: { MAILROOM_DEV: '1' }, onError: () => {} });
     expect(() => receiver.assertConfigured()).not.toThrow();
+  });
+
+  it('says once where send() delivers when it guessed the app URL, and prints the console link with its token', async () => {
+    vi.resetModules();
+    const fresh = (await import('../../src')) as typeof import('../../src');
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    try {
+      fresh.createMessagingClient({ env: { MAILROOM_DEV: '1', PORT: '4100' } });
+      fresh.createMessagingClient({ env: { MAILROOM_DEV: '1', PORT: '4100' } });
+      fresh.createMessagingClient({ env: { MAILROOM_DEV: '1', MAILROOM_APP_URL: 'http://127.0.0.1:5000' } });
+      fresh.createReceiver({ env: { MAILROOM_DEV: '1' }, onError: () => {} });
+    } finally {
+      log.mockRestore();
+    }
+    expect(lines.filter((line) => line.includes('delivers to'))).toEqual([
+      '[mailroom] dev mode: send(destination, ...) delivers to http://localhost:4100 (from $PORT, else 3000); set MAILROOM_APP_URL or appUrl if your app listens elsewhere',
+    ]);
+    expect(lines.find((line) => line.includes('receiving with'))).toContain(`/console/#token=${encodeURIComponent(DEV_CREDENTIALS.token)}`);
   });
 
   it('refuses a dev url that is not an http origin', () => {

@@ -20,6 +20,28 @@ describe('timeout', () => {
     expect((error as Error).message).toContain('timed out');
   });
 
+  it('says a write that timed out may have been accepted, and a read or a refused connection has a known outcome', async () => {
+    stub.reply({ hang: true }, { hang: true });
+    const { transport } = transportFor(stub, { timeoutMs: 50, retry: false });
+    const write = await rejectionOf(transport.request({ method: 'POST', path: 'v2/batch', json: [] }));
+    expect(write).toMatchObject({ timedOut: true, outcomeUnknown: true });
+    expect((write as Error).message).toMatch(/outcome is unknown: the service may have accepted it.*deduplicationId/);
+    const read = await rejectionOf(transport.request({ method: 'GET', path: 'a' }));
+    expect(read).toMatchObject({ timedOut: true, outcomeUnknown: false });
+    expect((read as Error).message).not.toMatch(/outcome is unknown/);
+    const closed = await startStubServer();
+    await closed.close();
+    const refused = createRequester({ baseUrl: closed.url, auth: { kind: 'bearer', token: 't' }, retry: false });
+    const never = await rejectionOf(refused.request({ method: 'POST', path: 'v2/batch', json: [] }));
+    expect(never).toMatchObject({ timedOut: false, outcomeUnknown: false });
+  });
+
+  it('gives a request its extra time on top of the client timeout', async () => {
+    stub.reply({ json: { ok: true }, delayMs: 150 });
+    const { transport } = transportFor(stub, { timeoutMs: 50, retry: false });
+    expect((await transport.request({ method: 'POST', path: 'v2/batch', json: [], extraTimeoutMs: 5_000 })).status).toBe(200);
+  });
+
   it('covers a body that stalls after the headers', async () => {
     // The handler writes the head and part of the body, then never finishes.
     const { createServer } = await import('node:http');

@@ -297,3 +297,15 @@ describe('result types', () => {
     expectTypeOf<EnqueueResult>().toHaveProperty('messageId').toEqualTypeOf<string>();
   });
 });
+
+describe('batch timeout', () => {
+  it('gives a large batch more time than one message: a millisecond per item on top of the client timeout', async () => {
+    const { stub, client } = await setup({ timeoutMs: 50, retry: false });
+    const items = Array.from({ length: 500 }, (_, index) => ({ destination: `https://app.test/${index}` as const, body: 'x' }));
+    stub.reply({ json: items.map((_, index) => ({ messageId: `msg_${index}` })), delayMs: 200 });
+    expect(await client.batch(items)).toHaveLength(500);
+    stub.reply({ hang: true });
+    const error = await rejectionOf(client.batch(items.slice(0, 1)));
+    expect(error).toMatchObject({ name: 'NetworkError', timedOut: true, outcomeUnknown: true });
+  });
+});

@@ -480,6 +480,24 @@ describe('a receiver without signing keys', () => {
     expect(String(onError.mock.calls[0]?.[0].message)).toMatch(/MAILROOM_CURRENT_SIGNING_KEY.*MAILROOM_NEXT_SIGNING_KEY/);
     expect((await receiver.destination(orders, () => {}).handle(await inbound({ id: 1 }))).status).toBe(500);
   });
+
+  it('warns once per process with the default onError, however many receivers a build loads (each route of next build)', async () => {
+    vi.resetModules();
+    const fresh = (await import('../../src')) as typeof import('../../src');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      for (let route = 0; route < 5; route += 1) fresh.createReceiver({ env: {} });
+      expect(warn).toHaveBeenCalledOnce();
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/MAILROOM_CURRENT_SIGNING_KEY/);
+      // An onError of the app's own still hears from each receiver.
+      const onError = vi.fn();
+      fresh.createReceiver({ env: {}, onError });
+      fresh.createReceiver({ env: {}, onError });
+      expect(onError).toHaveBeenCalledTimes(2);
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });
 
 describe('the default onError', () => {
