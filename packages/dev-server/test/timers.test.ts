@@ -51,4 +51,16 @@ describe('the engine timers', () => {
     vi.runAllTimers();
     expect(fired).toEqual(['first', 'second']);
   });
+
+  it("never fires before its time by the clock it was given, even when Node's timer clock runs ahead of it", () => {
+    let lag = 0;
+    const timers = createTimers(() => Date.now() - lag);
+    const fired: number[] = [];
+    timers.at('x', START + 100, () => fired.push(Date.now() - lag));
+    lag = 1;
+    vi.advanceTimersByTime(100);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual([START + 100]);
+  });
 });

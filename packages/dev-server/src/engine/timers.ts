@@ -41,7 +41,10 @@ export function createTimers(now: () => number, unref = false): Timers {
     const handle = setTimeout(
       () => {
         handles.delete(key);
-        if (now() < at && wait >= MAX_TIMEOUT_MS) arm(key, at, fire);
+        // Node's timers run on a monotonic clock, `now` on the wall clock: the two drift apart by a
+        // millisecond now and then. Never fire before `at` by the server's own clock, or a schedule's
+        // message would be created before the firing time the server showed for it.
+        if (now() < at) arm(key, at, fire);
         else fire();
       },
       Math.min(wait, MAX_TIMEOUT_MS),
