@@ -125,6 +125,22 @@ describe('schedules', () => {
     await expect(t.messaging.schedules.get(scheduleId)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('shows a schedule as the service does: its headers as delivered, and no body field when it has none', async () => {
+    const { scheduleId } = await t.messaging.schedules.create({
+      destination: `${destination.url}/plain`,
+      cron: '0 0 1 1 *',
+      retries: 2,
+      headers: { 'X-Tenant': 'acme' },
+      label: ['a', 'b'],
+    });
+    const raw = (await (
+      await fetch(`${t.server.url}/v2/schedules/${scheduleId}`, { headers: { authorization: `Bearer ${t.server.token}` } })
+    ).json()) as Record<string, unknown>;
+    expect(raw).not.toHaveProperty('body');
+    expect(raw.header).toEqual({ 'Content-Type': ['text/plain;charset=UTF-8'], 'X-Tenant': ['acme'] });
+    expect(raw).toMatchObject({ retries: 2, label: 'a', labels: ['a', 'b'] });
+  });
+
   it('does not fire while paused, and fires again after resume', async () => {
     const { scheduleId } = await t.messaging.schedules.create({
       destination: `${destination.url}/paused`,

@@ -73,7 +73,7 @@ export function parseCron(cron: unknown): ParsedCron {
       `expected five fields (minute hour day-of-month month day-of-week), optionally after CRON_TZ=<zone>, got ${JSON.stringify(cron)}`,
     );
   }
-  parts.forEach((field, index) => checkFieldRange(field, CRON_FIELDS[index]!, cron));
+  for (const [index, field] of parts.entries()) checkFieldRange(field, CRON_FIELDS[index]!, cron);
   const fields = parts.join(' ');
   let next: Date | null | undefined;
   try {

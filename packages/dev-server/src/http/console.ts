@@ -75,7 +75,7 @@ function crossSite(origin: string): HttpError {
 const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$/;
 
 /** A `Host` header's name (IPv6 literals keep their brackets) and port, or `undefined` when malformed. */
-export function parseHost(host: string): { hostname: string; port: number | undefined } | undefined {
+function parseHost(host: string): { hostname: string; port: number | undefined } | undefined {
   const match = HOST_HEADER.exec(host);
   if (!match) return undefined;
   const hostname = match[1]!;

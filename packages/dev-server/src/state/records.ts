@@ -113,7 +113,7 @@ export interface RunStepRecord {
 }
 
 /** A `context.call`'s request to a third party. */
-export interface CallRecord {
+interface CallRecord {
   url: string;
   method: string;
   headers: HeaderValues;

@@ -23,7 +23,7 @@ export interface WorkflowApp {
   close(): Promise<void>;
 }
 
-export async function startWorkflowApp(options: DevServerOptions = {}): Promise<WorkflowApp> {
+async function startWorkflowApp(options: DevServerOptions = {}): Promise<WorkflowApp> {
   const dev = await startTestServer({ headerPrefix: 'Upstash', issuer: 'Upstash', timeScale: 0.001, ...options });
   const routes = new Map<string, (request: Request) => Promise<Response>>();
   let url = '';
