@@ -7,5 +7,7 @@ const { app } = createApp({
 const server = app.listen(port, '127.0.0.1', () => {
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;
+  // POST /send delivers back here: to the port this app got (PORT=0 picks a free one) unless told otherwise.
+  process.env.MAILROOM_APP_URL ??= `http://127.0.0.1:${actual}`;
   console.log(`example-express listening on http://127.0.0.1:${actual} (POST /orders, /callbacks, /failures, /send; GET /events)`);
 });

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '@mailroom/test-support';
 
 // The example as a developer runs it in dev mode: `MAILROOM_DEV=1 npm start` with no .env at all.
 // Sending from the app starts a dev server inside it, which delivers back to the app, verified with
@@ -17,14 +16,8 @@ afterEach(() => {
 
 describe('the Express example in dev mode', () => {
   it('sends and receives with MAILROOM_DEV and no other setting', async () => {
-    const [appPort, devPort] = [await freePort(), await freePort()];
     // Only what a shell gives: no MAILROOM_* besides MAILROOM_DEV.
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PORT: String(appPort),
-      MAILROOM_DEV: `http://127.0.0.1:${devPort}`,
-    };
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', MAILROOM_DEV: 'http://127.0.0.1:0' };
     child = spawn(process.execPath, [SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -34,7 +27,7 @@ describe('the Express example in dev mode', () => {
       if (Date.now() > deadline) throw new Error(`the example did not start: ${output}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const app = `http://127.0.0.1:${appPort}`;
+    const app = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!;
     const sent = await fetch(`${app}/send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -53,8 +46,7 @@ describe('the Express example in dev mode', () => {
   }, 30_000);
 
   it('refuses dev mode in production, at the first send, with the reason', async () => {
-    const [appPort] = [await freePort()];
-    const env = { PATH: process.env.PATH ?? '', PORT: String(appPort), MAILROOM_DEV: '1', NODE_ENV: 'production' };
+    const env = { PATH: process.env.PATH ?? '', PORT: '0', MAILROOM_DEV: '1', NODE_ENV: 'production' };
     child = spawn(process.execPath, [SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -3,12 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { createMessagingClient } from '@mailroom/core';
 import { closeStartedDevServers } from '@mailroom/core/protocol';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '@mailroom/test-support';
 
 // The route handlers in dev mode (`MAILROOM_DEV=1 next dev`, no .env): they verify with the dev
 // server's keys. A dev-mode client sends (starting the dev server), and a bare node:http bridge
-// plays Next's server in front of the handlers. (MAILROOM_DEV holds a URL only so the test never
-// needs port 8288.)
+// plays Next's server in front of the handlers. (MAILROOM_DEV holds port 0 only so the test never
+// needs port 8288: a dev server of this process, on whatever port it gets.)
 
 let bridge: Server | undefined;
 afterAll(async () => {
@@ -19,7 +18,7 @@ afterAll(async () => {
 
 describe('the Next example in dev mode', () => {
   it('verifies what mailroom dev delivers, with MAILROOM_DEV and no keys', async () => {
-    const dev = `http://127.0.0.1:${await freePort()}`;
+    const dev = 'http://127.0.0.1:0';
     vi.stubEnv('MAILROOM_DEV', dev);
     vi.stubEnv('MAILROOM_CURRENT_SIGNING_KEY', '');
     vi.stubEnv('MAILROOM_NEXT_SIGNING_KEY', '');

@@ -102,6 +102,17 @@ export interface DevServerLocator {
 
 // One check (and at most one start) per process and URL, shared by every client of the app.
 const ready = new Map<string, Promise<void>>();
+// Where a dev server started for a configured URL listens: the same, except for port 0, a server of
+// this process only, on whatever port it got (tests that run side by side use it).
+const listening = new Map<string, string>();
+
+/** The URL a dev server configured as `url` answers at: the port it got, for one started on port 0. */
+export function devServerAddress(url: string): string {
+  return listening.get(url) ?? url;
+}
+
+/** Whether `url` asks for a dev server of this process on any free port (`http://127.0.0.1:0`). */
+const anyPort = (url: string): boolean => new URL(url).port === '0';
 // Dev servers this process started, so a test (or a graceful shutdown) can close them.
 const started = new Set<{ close(): Promise<void> }>();
 
@@ -110,6 +121,7 @@ export async function closeStartedDevServers(): Promise<void> {
   const servers = [...started];
   started.clear();
   ready.clear();
+  listening.clear();
   await Promise.all(servers.map((server) => server.close()));
 }
 
@@ -128,13 +140,15 @@ export function devModeTransport(inner: HttpTransport, locator: DevServerLocator
         check.catch(() => ready.delete(locator.url));
       }
       await check;
-      return inner.send(request);
+      const address = devServerAddress(locator.url);
+      return inner.send(address === locator.url ? request : { ...request, url: address + request.url.slice(locator.url.length) });
     },
   };
 }
 
 async function ensureDevServer(locator: DevServerLocator): Promise<void> {
-  const status = await probe(locator.url);
+  // Port 0: nothing to look for, a server of this process is started.
+  const status = anyPort(locator.url) ? undefined : await probe(locator.url);
   if (status === 200) return;
   if (status === 401) {
     throw new ConfigError(
@@ -198,11 +212,15 @@ export function nodeDevServerLocator(url = DEV_SERVER_URL): DevServerLocator {
       try {
         // Lives in this process, holding it open only while a message is pending: a script that
         // sent its messages can end, and an app's own server keeps it running.
-        const server = await module.startDevServer?.({ port: Number(new URL(url).port), log: 'text', exitWhenIdle: true });
+        const server = (await module.startDevServer?.({ port: Number(new URL(url).port), log: 'text', exitWhenIdle: true })) as
+          | { close(): Promise<void>; consoleUrl?: string; url?: string }
+          | undefined;
         if (server) {
           started.add(server);
+          const at = server.url ?? url;
+          listening.set(url, at);
           console.log(
-            `[mailroom] dev mode: started mailroom dev at ${url} in this process; console: ${server.consoleUrl ?? `${url}/console/`}`,
+            `[mailroom] dev mode: started mailroom dev at ${at} in this process; console: ${server.consoleUrl ?? `${at}/console/`}`,
           );
         }
       } catch (error) {

@@ -14,7 +14,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startDevServer } from '../src/index';
 import { waitUntil } from './helpers/wait';
-import { freePort } from '@mailroom/test-support';
 
 // Dev mode end to end: no settings at all. The client starts a dev server in this process on first
 // use (this package is what it imports), and a receiver in dev mode verifies what it delivers.
@@ -44,13 +43,13 @@ async function app(dev: true | { url: string } = true): Promise<{ url: string; r
 
 describe('dev mode', () => {
   it('starts a dev server on first use and delivers to a receiver in dev mode, with no settings', async () => {
-    const port = await freePort();
+    // Port 0: a dev server of this process on whatever port it gets (8288 stays free for the developer's).
     const target = await app();
-    const client = createMessagingClient({ env: {}, dev: { url: `http://127.0.0.1:${port}` }, appUrl: target.url });
+    const client = createMessagingClient({ env: {}, dev: { url: 'http://127.0.0.1:0' }, appUrl: target.url });
     await client.send(ping, { n: 1 });
     await waitUntil(() => target.received.length === 1, 'the delivery');
     // A second client of the process reuses the running server.
-    const again = createMessagingClient({ env: {}, dev: { url: `http://127.0.0.1:${port}` }, appUrl: target.url });
+    const again = createMessagingClient({ env: {}, dev: { url: 'http://127.0.0.1:0' }, appUrl: target.url });
     await again.send(ping, { n: 2 });
     await waitUntil(() => target.received.length === 2, 'the second delivery');
     expect(target.received).toEqual([1, 2]);
@@ -115,7 +114,6 @@ describe('dev mode', () => {
   });
 
   it('lets a script that only sends exit once its message is delivered (the in-process server holds it only while a message is pending)', async () => {
-    const port = await freePort();
     const delivered: string[] = [];
     const destination = createServer((req, res) => {
       let body = '';
@@ -138,7 +136,7 @@ await client.publishJSON({ destination: process.argv[2], body: { from: 'script' 
 console.log('sent');
 `,
       );
-      const env = { ...process.env, MAILROOM_DEV: `http://127.0.0.1:${port}`, NODE_ENV: 'development' };
+      const env = { ...process.env, MAILROOM_DEV: 'http://127.0.0.1:0', NODE_ENV: 'development' };
       const child = spawn(process.execPath, [script, `http://127.0.0.1:${(destination.address() as AddressInfo).port}/hook`], {
         env,
         cwd: dir,

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -200,3 +202,86 @@ export async function startDevServer(app: App, appUrl: string): Promise<DevServe
   );
   return { ...running, env };
 }
+
+/**
+ * The app's public address, known before the app starts: a forwarding proxy on port 0. The dev
+ * server is told this URL (`MAILROOM_APP_URL`), the app binds port 0 and says which port it got, and
+ * the proxy forwards there, as a load balancer would. No port is ever picked and released.
+ */
+export interface AppAddress {
+  url: string;
+  /** Where requests go from now on: the app's own origin, once it reported its port. */
+  forwardTo(origin: string): void;
+  stop(): Promise<void>;
+}
+
+export async function publicAddress(): Promise<AppAddress> {
+  let target: URL | undefined;
+  const server = createServer((req, res) => {
+    if (!target) {
+      res.writeHead(503).end('the app has not reported its port yet');
+      return;
+    }
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end('the app is not reachable')));
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    forwardTo: (origin) => void (target = new URL(origin)),
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Runs an app to its end like {@link run}, pointing `address` at it as soon as it prints where it
+ * listens (`listening on http://127.0.0.1:<port>`, or Next's `Local: http://...`).
+ */
+export async function runBehind(
+  address: AppAddress,
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let pointed = false;
+    const look = () => {
+      const origin = LISTENING.exec(stdout + stderr)?.[1];
+      if (origin && !pointed) {
+        pointed = true;
+        address.forwardTo(origin);
+      }
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      look();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+      look();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** How an app says where it listens. */
+export const LISTENING = /(?:listening on|Local:)\s+(http:\/\/127\.0\.0\.1:\d+)/;

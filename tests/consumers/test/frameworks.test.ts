@@ -1,13 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, createApp, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
-import { freePort } from '@mailroom/test-support';
+import { cleanEnv, createApp, lockedVersion, publicAddress, run, runBehind, startDevServer, tarball, type App } from '../src/harness';
 
 // Fresh Hono (on @hono/node-server) and Fastify 5 apps from the packed packages, built with their own
 // tsconfig (nodenext) and run against `mailroom dev`: send, receive, callback, failure callback.
 let app: App;
 let compiled: { code: number | null; output: string };
-const running: DevServerProcess[] = [];
+const running: Array<{ stop(): Promise<void> }> = [];
 
 beforeAll(async () => {
   const packed = inject('tarballs');
@@ -52,10 +51,14 @@ describe('fresh Hono and Fastify apps', () => {
     ['hono', ['/order-placed']],
     ['fastify', ['{"a":1}', '/order-placed']],
   ])('%s: a message, its callback and a failure callback end to end through mailroom dev', async (framework, context) => {
-    const appUrl = `http://127.0.0.1:${await freePort()}`;
-    const dev = await startDevServer(app, appUrl);
+    const address = await publicAddress();
+    running.push(address);
+    const dev = await startDevServer(app, address.url);
     running.push(dev);
-    const result = await run(process.execPath, [`dist/${framework}.js`], { cwd: app.dir, env: cleanEnv(dev.env), allowFailure: true });
+    const result = await runBehind(address, process.execPath, [`dist/${framework}.js`], {
+      cwd: app.dir,
+      env: cleanEnv({ ...dev.env, PORT: '0' }),
+    });
     expect(result.code, result.stderr).toBe(0);
     const { seen, forged } = report(result.stdout);
     expect(seen.orders).toEqual([{ orderId: 'o-1' }]);

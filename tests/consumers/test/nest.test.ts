@@ -1,12 +1,24 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, createApp, lockedVersion, run, startDevServer, tarball, type App, type DevServerProcess } from '../src/harness';
-import { freePort } from '@mailroom/test-support';
+import {
+  cleanEnv,
+  createApp,
+  lockedVersion,
+  publicAddress,
+  run,
+  runBehind,
+  startDevServer,
+  tarball,
+  type App,
+  type AppAddress,
+  type DevServerProcess,
+} from '../src/harness';
 
 // A NestJS 11 app with the Nest CLI's default tsconfig: CommonJS, decorators with emitted metadata,
 // and node10 module resolution (no `moduleResolution`, `module: commonjs`), compiled by tsc.
 let app: App;
 let dev: DevServerProcess | undefined;
+let address: AppAddress | undefined;
 
 beforeAll(async () => {
   const packed = inject('tarballs');
@@ -41,6 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await dev?.stop();
+  await address?.stop();
   await app?.remove();
 });
 
@@ -65,9 +78,9 @@ describe('a NestJS 11 app with the Nest CLI defaults', () => {
   });
 
   it("receives a message sent with mailroom dev's printed .env, and refuses to start with a route off its definition's path", async () => {
-    const appUrl = `http://127.0.0.1:${await freePort()}`;
-    dev = await startDevServer(app, appUrl);
-    const result = await run(process.execPath, ['dist/main.js'], { cwd: app.dir, env: cleanEnv(dev.env), allowFailure: true });
+    address = await publicAddress();
+    dev = await startDevServer(app, address.url);
+    const result = await runBehind(address, process.execPath, ['dist/main.js'], { cwd: app.dir, env: cleanEnv({ ...dev.env, PORT: '0' }) });
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(
       result.stdout

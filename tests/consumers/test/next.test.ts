@@ -1,12 +1,22 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, createApp, lockedVersion, run, start, startDevServer, tarball, type App, type Running } from '../src/harness';
-import { freePort } from '@mailroom/test-support';
+import {
+  cleanEnv,
+  createApp,
+  LISTENING,
+  lockedVersion,
+  publicAddress,
+  run,
+  start,
+  startDevServer,
+  tarball,
+  type App,
+} from '../src/harness';
 
 // A Next.js 16 App Router app through `next build` (its own type check, a minifying production
 // bundle) and `next start`, receiving a message that mailroom dev delivers.
 let app: App;
-const running: Running[] = [];
+const running: Array<{ stop(): Promise<void> }> = [];
 const next = () => join(app.dir, 'node_modules/next/dist/bin/next');
 
 beforeAll(async () => {
@@ -40,16 +50,19 @@ describe('a Next.js App Router app', () => {
   });
 
   it('receives a message under next start, and logs refusals with readable error names', async () => {
-    const port = await freePort();
-    const appUrl = `http://127.0.0.1:${port}`;
+    // The app's public URL is a proxy on port 0; `next start -p 0` binds a free port and says which.
+    const address = await publicAddress();
+    running.push(address);
+    const appUrl = address.url;
     const dev = await startDevServer(app, appUrl);
     running.push(dev);
-    const server = await start(process.execPath, [next(), 'start', '-p', String(port), '-H', '127.0.0.1'], {
+    const server = await start(process.execPath, [next(), 'start', '-p', '0', '-H', '127.0.0.1'], {
       cwd: app.dir,
       env: cleanEnv(dev.env),
       ready: /Ready in|started server/i,
     });
     running.push(server);
+    address.forwardTo(LISTENING.exec(server.output())![1]!);
 
     const sent = await run(process.execPath, ['send.mjs'], { cwd: app.dir, env: cleanEnv(dev.env) });
     expect(sent.stdout.trim()).toMatch(/^msg_/);

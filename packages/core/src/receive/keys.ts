@@ -1,7 +1,7 @@
 import { ENV_FILE_HINT, ENV_VARIABLES, normalizeRegion, optionalSetting, regionalSetting } from '../config';
 import { ConfigError, expectObject, SignatureError } from '../errors';
 import { createVerifier, type NodeVerifier, type VerifiedSignature, type Verifier, type VerifyInput } from '../signature';
-import { DEV_CREDENTIALS, devServerUrl } from '../dev-mode';
+import { DEV_CREDENTIALS, devServerAddress, devServerUrl } from '../dev-mode';
 import type { ReceiverOptions } from './receiver-options';
 
 // Which keys verify a delivery: the default pair (options or MAILROOM_*_SIGNING_KEY), or the pair of
@@ -64,7 +64,7 @@ function devServerKeysVerifier(options: ReceiverOptions, devUrl: string): Verify
   let fetching: Promise<VerifyDelivery> | undefined;
   const retry = (error: unknown, input: VerifyInput): Promise<VerifiedSignature> => {
     if (!(error instanceof SignatureError) || error.reason !== 'bad-signature') return Promise.reject(error);
-    fetching ??= fetchDevServerKeys(devUrl)
+    fetching ??= fetchDevServerKeys(devServerAddress(devUrl))
       .then((keys) => (verify = verifierFor(options, keys)))
       .finally(() => {
         fetching = undefined;

@@ -10,7 +10,6 @@ import { orderPlaced } from '../fixtures';
 import type { ConformanceTarget, RunningTarget, TargetSetup } from '../target';
 import { sendOverHttp } from '../targets/node-server';
 import { decode, type RemoteConfig } from './wire';
-import { freePort } from '@mailroom/test-support';
 
 // The suite against the Hono adapter inside Bun, Deno and workerd: the app is bundled once
 // (remote-app.ts) and started per receiver profile in the runtime's own binary, installed by `npm ci`
@@ -172,10 +171,12 @@ export const denoTarget = runtimeTarget('hono on deno', 'serve-entry', (file, co
   ),
 );
 
-/** workerd, Cloudflare's runtime, from a config naming the bundle, the settings as a text binding, and a socket. */
+/**
+ * workerd, Cloudflare's runtime, from a config naming the bundle, the settings as a text binding, and a
+ * socket it binds on port 0: it reports the port it got as a control message (`--control-fd`).
+ */
 export const workerdTarget = runtimeTarget('hono on workerd (cloudflare workers)', 'worker-entry', async (file, config) => {
-  const port = await freePort();
-  const configFile = `${file}.${port}.capnp`;
+  const configFile = `${file}.${process.pid}.${Date.now()}.capnp`;
   await writeFile(
     configFile,
     `using Workerd = import "/workerd/workerd.capnp";
@@ -184,7 +185,7 @@ const config :Workerd.Config = (
     (name = "main", worker = .worker),
     (name = "loopback", network = (allow = ["public", "private", "local"])),
   ],
-  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed "${file.split('/').pop()}")],
@@ -194,21 +195,40 @@ const worker :Workerd.Worker = (
 );
 `,
   );
-  const started = await launch(bin('workerd'), ['serve', configFile, '--verbose'], {});
-  await untilListening(port);
-  return { child: started.child, port };
+  const child = spawn(bin('workerd'), ['serve', configFile, '--verbose', '--control-fd', '3'], {
+    env: process.env,
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+  });
+  return { child, port: await reportedPort(child) };
 });
 
-/** workerd prints nothing when its socket is up: knock until it answers. */
-async function untilListening(port: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`, { method: 'HEAD' });
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`workerd did not listen on ${port} within 30 s`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+/** The port workerd's `http` socket got, from its control messages (`{"event":"listen","socket":"http","port":n}`). */
+function reportedPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let control = '';
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => void (output += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`workerd did not report its port within 30 s:\n${output}`));
+    }, 30_000);
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
+      control += chunk;
+      for (const line of control.split('\n')) {
+        try {
+          const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
+          if (message.event === 'listen' && message.socket === 'http' && typeof message.port === 'number') {
+            clearTimeout(timer);
+            resolve(message.port);
+          }
+        } catch {
+          // A line still arriving.
+        }
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`workerd exited (${code}) before it listened:\n${output}`));
+    });
+  });
 }

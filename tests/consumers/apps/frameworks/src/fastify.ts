@@ -31,7 +31,9 @@ app.post(
   }),
 );
 app.post('/echo', async (request) => request.body);
-await app.listen({ port: Number(new URL(appUrl).port), host: '127.0.0.1' });
+// Binds PORT (0: a free one) and says where; the dev server delivers to the public MAILROOM_APP_URL.
+await app.listen({ port: Number(process.env.PORT ?? new URL(appUrl).port), host: '127.0.0.1' });
+console.log(`listening on http://127.0.0.1:${(app.server.address() as { port: number }).port}`);
 const echo = await (
   await fetch(`${appUrl}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
 ).json();

@@ -30,7 +30,11 @@ app.post(
     source: crashing,
   }),
 );
-const server = serve({ fetch: app.fetch, port: Number(new URL(appUrl).port), hostname: '127.0.0.1' });
+// Binds PORT (0: a free one) and says where; the dev server delivers to the public MAILROOM_APP_URL.
+const server = serve({ fetch: app.fetch, port: Number(process.env.PORT ?? new URL(appUrl).port), hostname: '127.0.0.1' }, (info) =>
+  console.log(`listening on http://127.0.0.1:${info.port}`),
+);
+await new Promise((resolve) => server.once('listening', resolve));
 await runScenario(appUrl);
 server.close();
 process.exit(0);

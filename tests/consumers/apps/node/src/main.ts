@@ -6,8 +6,9 @@ import { createMailroom } from '@mailroom/express';
 import express from 'express';
 import { crashing, orderPlaced } from './destinations.js';
 
+// The app's public URL (the dev server delivers there) and the port it binds (PORT=0: a free one).
 const appUrl = process.env.MAILROOM_APP_URL!;
-const port = Number(new URL(appUrl).port);
+const port = Number(process.env.PORT ?? new URL(appUrl).port);
 const seen = { orders: [] as unknown[], callbacks: [] as Array<{ status?: number; isFinalAttempt: boolean }>, failures: [] as unknown[] };
 
 const mailroom = createMailroom();
@@ -48,6 +49,7 @@ app.post(
 );
 const server = app.listen(port, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
+console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`);
 
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !check(); waited += 50) {
