@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEV_CREDENTIALS, serviceToken } from '@mailroom/core/protocol';
+import type { DevState } from './state/dev-state';
 
 /** Everything a client needs to talk to the dev server, and the keys its receivers verify with. */
 export interface DevCredentials {
@@ -127,4 +128,9 @@ async function writeDurably(file: string, text: string): Promise<void> {
     await handle.close();
   }
   await rename(tmp, file);
+}
+
+/** The signing key pair in force: the credentials' pair until the first rotation. */
+export function keysInForce(state: DevState, credentials: DevCredentials): { current: string; next: string } {
+  return state.signingKeys ?? { current: credentials.currentSigningKey, next: credentials.nextSigningKey };
 }

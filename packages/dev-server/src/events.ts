@@ -1,4 +1,4 @@
-import type { MessageKind } from './state/records';
+import type { DelaySource, MessageKind } from './state/records';
 
 /**
  * What the dev server did, one object per event. Logs are printed from these, and tests wait on them
@@ -31,7 +31,7 @@ export type DevServerEvent =
       /** What the dev server really waits: `delayMs * timeScale`. */
       scaledDelayMs: number;
       /** Where the delay came from. */
-      delaySource: 'retry-delay' | 'default-backoff' | 'retry-after';
+      delaySource: DelaySource;
     }
   | {
       type: 'failed';

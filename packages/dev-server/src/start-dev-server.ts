@@ -1,22 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { loadCredentials } from './credentials';
-import { createEngine } from './engine/create-engine';
+import { keysInForce, loadCredentials } from './credentials';
 import { type EngineConfig, resolveOptions, type DevServerOptions } from './settings';
-import { createEventBus, type DevServerEventListener, type EventBus } from './events';
+import { createEventBus, type EventBus } from './events';
 import { CONSOLE_PATH, createRequestGuard } from './http/console';
-import { createHttpServer } from './http/create-http-server';
-import { createScheduler } from './engine/scheduler';
-import { fireSchedule } from './http/schedules';
+import { createHttpServer } from './http/node-server';
 import { allRoutes } from './http/routes';
-import { signingKeys } from './http/auth';
 import { createLogger } from './log';
 import { MANAGEMENT_BASE_PATH } from './management/routes';
 import { PLANS, type PlanName } from './plans';
-import type { ServerContext } from './http/router';
+import { closeService, createService, startService, webhookSecrets } from './service';
 import { openStore, type Store } from './state/store';
-import { answerInvokers } from './workflows/step-results';
-import { armWaiters } from './workflows/waiters';
+import type { DevServerEventListener } from './events';
 
 /** A running dev server. */
 export interface DevServer {
@@ -92,15 +87,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         ...(damagedFile ? { damagedFile } : {}),
       }),
   });
-  const engine = createEngine(store, config, events);
+  const service = createService({ store, events, credentials, plan, config });
   const publicUrl = (): string => `http://${urlHost(resolved.host)}:${(server.address() as AddressInfo).port}`;
-  // The scheduler fires through the same acceptance as a publish; it needs the context it is part of.
-  const ctx: ServerContext = { store, engine, scheduler: undefined as never, events, credentials, plan, config };
-  ctx.scheduler = createScheduler({ store, engine, config, events, fire: (schedule, time) => fireSchedule(ctx, schedule, time) });
-  const server = createHttpServer(allRoutes(ctx), {
+  const server = createHttpServer({
+    routes: allRoutes(service),
     credentials,
+    readOnlySecrets: () => webhookSecrets(service),
     events,
-    readOnlySecrets: () => [...store.state.runs.values()].flatMap((run) => run.webhooks ?? []),
     guard: createRequestGuard(() => (server.address() as AddressInfo | null)?.port ?? resolved.port, resolved.allowedHosts),
     consoleSettings: () => ({
       url: publicUrl(),
@@ -121,10 +114,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const port = (server.address() as AddressInfo).port;
   const url = publicUrl();
   const managementUrl = `${url}${MANAGEMENT_BASE_PATH}`;
-  engine.start();
-  ctx.scheduler.start();
-  armWaiters(ctx);
-  const stopAnsweringInvokers = answerInvokers(ctx);
+  startService(service);
   const releaseWhenIdle = resolved.exitWhenIdle ? holdWhilePending(server, store, events) : undefined;
   events.emit({ type: 'listening', url, managementUrl, dataDir: resolved.dataDir, recovered: store.state.messages.size });
 
@@ -138,10 +128,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     managementUser: credentials.managementUser,
     managementPassword: credentials.managementPassword,
     get currentSigningKey() {
-      return signingKeys(ctx).current;
+      return keysInForce(store.state, credentials).current;
     },
     get nextSigningKey() {
-      return signingKeys(ctx).next;
+      return keysInForce(store.state, credentials).next;
     },
     region: resolved.region,
     headerPrefix: resolved.headerPrefix,
@@ -153,10 +143,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     close() {
       // HTTP first (no new acceptance), then the engine (no new attempt), then the journal.
       releaseWhenIdle?.();
-      stopAnsweringInvokers();
-      closing ??= stopServer(server)
-        .then(() => engine.close())
-        .then(() => store.close());
+      closing ??= stopServer(server).then(() => closeService(service));
       return closing;
     },
   };

@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { DEFAULT_CREDENTIALS } from '../src/credentials';
 import { createEventBus } from '../src/events';
-import { createHttpServer } from '../src/http/create-http-server';
-import { readJsonBody } from '../src/http/exchange';
+import { createHttpServer } from '../src/http/node-server';
+import { readJson } from '../src/http/request';
 import type { Route } from '../src/http/router';
 import { createLogger } from '../src/log';
 import { describe, expect, it } from 'vitest';
@@ -226,13 +226,22 @@ describe('slow and oversized requests', () => {
       method: 'POST',
       path: '/echo',
       auth: 'messaging',
-      handler: async ({ req }) => ({ json: await readJsonBody(req) }),
+      handler: async (request) => ({ json: await readJson(request) }),
     };
-    const server = createHttpServer([echo], {
+    const server = createHttpServer({
+      routes: [echo],
       credentials: DEFAULT_CREDENTIALS,
       events: createEventBus(),
       guard: { check: () => {} },
-      consoleSettings: () => ({}),
+      consoleSettings: () => ({
+        url: '',
+        headerPrefix: 'Service',
+        issuer: 'Service',
+        plan: 'free',
+        region: null,
+        timeScale: 1,
+        dataDir: false,
+      }),
       readOnlySecrets: () => [],
       timeouts: { requestTimeout: 300, headersTimeout: 200, connectionsCheckingInterval: 50 },
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDestination } from '../src/http/enqueue-target';
+import { parseDestination } from '../src/engine/enqueue-target';
 
 describe('parseDestination', () => {
   it('takes a URL verbatim, query included', () => {

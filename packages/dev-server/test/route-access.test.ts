@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/http/routes';
-import type { Route, ServerContext } from '../src/http/router';
+import type { Route } from '../src/http/router';
+import type { Service } from '../src/service';
 import { t, useTestServer } from './helpers/test-server';
 
 // Who may call what, as a table: every route of the server against no token, the read-only token,
@@ -73,7 +74,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /dev/messages/:messageId/resend': 'messaging',
 };
 
-const routes = (): Route[] => allRoutes({} as ServerContext);
+const routes = (): Route[] => allRoutes({} as Service);
 const key = (route: Route): string => `${route.method} ${route.path}`;
 
 /** A request target for a route: every parameter filled, the wildcard a URL. */

@@ -1,28 +1,21 @@
 import { createMessagingClient, type LogEvent, type MessagingClient } from '@mailroom/core';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ConsoleSettings } from '../../src/http/console';
+import type { DelaySource } from '../../src/state/records';
+
+export type { ConsoleSettings };
 
 // The console talks to the dev server through Mailroom's own client, with the token the server
 // printed: what the console can do, any client can. The token lives in this tab's sessionStorage.
 
 const TOKEN_KEY = 'mailroom-console-token';
 
-/** The server's non-secret settings (`/console/settings.json`). */
-export interface ConsoleSettings {
-  url: string;
-  headerPrefix: string;
-  issuer: string;
-  plan: string;
-  region: string | null;
-  timeScale: number;
-  dataDir: boolean;
-}
-
 /** A log event with the dev server's extra fields for the console. */
 export type ConsoleEvent = LogEvent & {
   kind?: 'message' | 'callback' | 'failure-callback';
   sourceMessageId?: string;
   method?: string;
-  delaySource?: 'retry-delay' | 'default-backoff' | 'retry-after';
+  delaySource?: DelaySource;
   attempt?: {
     retried: number;
     startedAt: number;

@@ -2,9 +2,8 @@ import { defaultBackoffMs, isNonRetryableAnswer, parseRetryAfter, parseRetryDela
 import type { RequestResult } from './delivery-request';
 import { newDlqId } from '../ids';
 import type { DevState } from '../state/dev-state';
-import type { AttemptOutcome, DevRecord, DlqEntry, MessageRecord, ResponseRecord } from '../state/records';
-import { callbackBody, callbackMessage, failureCallbackBody } from './callbacks';
-import { failureSourceBody } from '../workflows/runs';
+import type { AttemptOutcome, DelaySource, DevRecord, DlqEntry, MessageRecord, ResponseRecord } from '../state/records';
+import { callbackBody, callbackMessage, failureCallbackBody, failureSourceBody } from './callbacks';
 import type { EngineConfig } from '../settings';
 import type { EventBus } from '../events';
 import type { RetryDelayExpression } from '@mailroom/core';
@@ -162,7 +161,7 @@ const MAX_RETRY_AFTER_MS = 86_400_000;
 /** How long to wait before the next attempt, before the time scale, and what decided it. */
 export interface RetryWait {
   delayMs: number;
-  source: 'retry-delay' | 'default-backoff' | 'retry-after';
+  source: DelaySource;
 }
 
 const parsed = new Map<string, RetryDelayExpression>();

@@ -1,6 +1,8 @@
 import { newMessageId } from '../ids';
 import type { CallbackSettings, MessageKind, MessageRecord, ResponseRecord } from '../state/records';
 import type { EngineConfig } from '../settings';
+import type { DevState } from '../state/dev-state';
+import { runHistory } from '../state/runs';
 import { deliveredHeaderValues } from '../state/header-values';
 
 // The callbacks an attempt spawns: their JSON bodies, field for field as the service sends them, and
@@ -63,6 +65,18 @@ export function failureCallbackBody(
     workflowRunId: source.workflow.runId,
     workflowCreatedAt: source.workflow.createdAt,
   };
+}
+
+/**
+ * A workflow failure callback's `sourceBody`: the run's trigger body for an SDK with `InitialBody`
+ * (its failure function's `requestPayload`), else the run's history up to the failed step, as older
+ * SDKs read it. A message of no known run keeps its own body.
+ */
+export function failureSourceBody(state: DevState, message: MessageRecord): string {
+  const run = message.workflow && state.runs.get(message.workflow.runId);
+  if (!run) return message.bodyBase64;
+  if (run.trigger.workflow?.initialBody) return run.trigger.bodyBase64;
+  return Buffer.from(JSON.stringify(runHistory(state, run.runId, message.id))).toString('base64');
 }
 
 export interface CallbackMessageInput {

@@ -2,13 +2,18 @@ import type { EventBus } from '../events';
 import type { Store } from '../state/store';
 import type { FlowControlSettings, MessageRecord } from '../state/records';
 import { attemptRecord, classifyAttempt, reportAttempt, retryWait } from './attempt';
-import { workflowDeliveryBody } from '../workflows/runs';
-import { buildDeliveryRequest, createRequestSender, type RequestResult } from './delivery-request';
+import {
+  buildDeliveryRequest,
+  createRequestSender,
+  type RequestResult,
+  type RequestSender,
+  workflowDeliveryBody,
+} from './delivery-request';
 import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
 import type { EngineConfig } from '../settings';
-import { createTimers } from './timers';
+import { createTimers, type Timers } from './timers';
 
 /** Delivers what the store holds: timers, queues, attempts, retries, callbacks, the DLQ. */
 export interface Engine {
@@ -35,15 +40,23 @@ export interface Engine {
   close(): Promise<void>;
 }
 
+/** What an engine runs on, when not real time and real sockets (an in-process test service). */
+export interface EngineDeps {
+  /** When things fall due. Default: Node's timers on `config.now`. */
+  timers?: Timers;
+  /** How an attempt reaches its destination. Default: undici over keep-alive pools. */
+  sender?: RequestSender;
+}
+
 /**
  * Creates the delivery engine over a store. Every attempt's outcome is committed as one record
  * before anything follows from it (the retry timer, the callbacks, the DLQ entry), so what a restart
  * replays is exactly what happened, and at worst the attempts whose records were being written are
  * made again.
  */
-export function createEngine(store: Store, config: EngineConfig, events: EventBus): Engine {
-  const timers = createTimers(config.now, config.unrefTimers);
-  const sender = createRequestSender();
+export function createEngine(store: Store, config: EngineConfig, events: EventBus, deps: EngineDeps = {}): Engine {
+  const timers = deps.timers ?? createTimers(config.now, config.unrefTimers);
+  const sender = deps.sender ?? createRequestSender();
   // One signer per key: a rotation switches every later delivery to the new current key.
   const signers = new Map<string, TokenSigner>();
   const signer = (): TokenSigner => {

@@ -1,6 +1,8 @@
 // One attempt on the wire: the request it sends (signed for its URL, forwarded headers, the
 // service's own headers) and the sender that sends it over keep-alive pools and reads the answer.
 import type { MessageRecord } from '../state/records';
+import type { DevState } from '../state/dev-state';
+import { runHistory } from '../state/runs';
 import { headerNames, type TokenSigner } from '@mailroom/core/protocol';
 import type { EngineConfig } from '../settings';
 import { Agent, type Dispatcher } from 'undici';
@@ -57,6 +59,18 @@ export function buildDeliveryRequest(
   };
 }
 
+/**
+ * The body a delivery of a run's message carries: nothing when the SDK fetches its history itself
+ * (`LazyFetch`), else the history as a JSON array. Messages of no known run keep their own body.
+ */
+export function workflowDeliveryBody(state: DevState, message: MessageRecord): Buffer | undefined {
+  const workflow = message.workflow;
+  if (!workflow || message.kind !== 'message' || workflow.callType === 'toCallback') return undefined;
+  if (!state.runs.has(workflow.runId)) return undefined;
+  if (workflow.lazyFetch) return Buffer.alloc(0);
+  return Buffer.from(JSON.stringify(runHistory(state, workflow.runId, message.id)));
+}
+
 // The framing of the hop is the HTTP client's own (undici refuses these, or they would contradict
 // the body it sends), so a forwarded one is never sent, nor shown as sent.
 const HOP_BY_HOP = new Set([
@@ -109,7 +123,7 @@ const MAX_KEPT_RESPONSE_BYTES = 1_048_576;
 /** Parsed destination URLs kept; a dev server talks to a handful, so this is only a bound. */
 const MAX_CACHED_TARGETS = 1024;
 
-/** Sends attempts over keep-alive connections of its own. */
+/** Sends attempts: over keep-alive connections of its own, or however an in-process service delivers. */
 export interface RequestSender {
   send(request: OutgoingRequest): Promise<RequestResult>;
   /** Aborts every request still running (on shutdown): each resolves with `aborted: true`. */

@@ -70,11 +70,9 @@ export interface DispatcherOptions {
   wakeAt(key: string, at: number, wake: () => void): void;
 }
 
-interface DueMessage {
+/** A message the dispatcher holds: what it knows of it, and its id. */
+interface DueMessage extends DispatchInfo {
   id: string;
-  seq: number;
-  queue: string | undefined;
-  flowKey: string | undefined;
 }
 
 /** One queue: the messages holding a slot (from first attempt until settled) and the due ones behind them. */

@@ -1,38 +1,8 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
 import type { DevCredentials } from '../credentials';
-import type { ServerContext, Route } from './router';
-import { HttpError, json } from './exchange';
+import { ServiceError } from '../errors';
 
-// Who may call (Bearer tokens, Basic credentials) and what deliveries are signed with (the signing
-// keys and their rotation).
-
-/** The signing key pair in force: the credentials' pair until the first rotation. */
-export function signingKeys(ctx: ServerContext): { current: string; next: string } {
-  return ctx.store.state.signingKeys ?? { current: ctx.credentials.currentSigningKey, next: ctx.credentials.nextSigningKey };
-}
-
-/**
- * `GET /v2/keys` and `POST /v2/keys/rotate`: rotation makes the next key current and a new next key,
- * and every delivery from then on is signed with the new current key; a receiver configured with
- * both old keys keeps verifying (the old next key is the new current one).
- */
-export function signingKeyRoutes(ctx: ServerContext): Route[] {
-  return [
-    // The keys sign deliveries every receiver accepts: reading them is as good as writing.
-    { method: 'GET', path: '/v2/keys', auth: 'full-token', handler: () => json(signingKeys(ctx)) },
-    {
-      method: 'POST',
-      path: '/v2/keys/rotate',
-      auth: 'messaging',
-      handler: async () => {
-        const rotated = { current: signingKeys(ctx).next, next: `sig_${randomBytes(18).toString('base64url')}` };
-        await ctx.store.commit({ type: 'keys.rotated', ...rotated });
-        return json(rotated);
-      },
-    },
-  ];
-}
+// Who may call (Bearer tokens, Basic credentials), and what the read-only token may see.
 
 /** Which token a messaging request carried. */
 export type MessagingAccess = 'full' | 'read-only';
@@ -41,18 +11,23 @@ export type MessagingAccess = 'full' | 'read-only';
  * Messaging auth: `Authorization: Bearer <token>`. The full token may call everything; the read-only
  * token only GETs that answer no secret (403 otherwise, as the service does); anything else is 401.
  */
-export function checkMessagingAuth(req: IncomingMessage, credentials: DevCredentials, fullTokenOnly = false): MessagingAccess {
-  const header = req.headers.authorization ?? '';
+export function checkMessagingAuth(
+  method: string,
+  authorization: string | string[] | undefined,
+  credentials: DevCredentials,
+  fullTokenOnly = false,
+): MessagingAccess {
+  const header = typeof authorization === 'string' ? authorization : '';
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (!match) throw new HttpError(401, 'missing or malformed Authorization header: expected "Bearer <token>"');
+  if (!match) throw new ServiceError(401, 'missing or malformed Authorization header: expected "Bearer <token>"');
   const token = match[1]!;
   if (safeEqual(token, credentials.token)) return 'full';
   if (safeEqual(token, credentials.readOnlyToken)) {
-    if (fullTokenOnly) throw new HttpError(403, 'the read-only token may not read the signing keys: use the full token');
-    if (req.method === 'GET') return 'read-only';
-    throw new HttpError(403, 'the read-only token may only call GET endpoints');
+    if (fullTokenOnly) throw new ServiceError(403, 'the read-only token may not read the signing keys: use the full token');
+    if (method === 'GET') return 'read-only';
+    throw new ServiceError(403, 'the read-only token may only call GET endpoints');
   }
-  throw new HttpError(401, 'invalid token');
+  throw new ServiceError(401, 'invalid token');
 }
 
 /** What a redacted secret reads as in an answer to the read-only token. */
@@ -103,10 +78,10 @@ function redactString(text: string, secrets: readonly string[], depth: number): 
 }
 
 /** Management auth: HTTP Basic with the management user and password. */
-export function checkManagementAuth(req: IncomingMessage, credentials: DevCredentials): void {
+export function checkManagementAuth(authorization: string | string[] | undefined, credentials: DevCredentials): void {
   const challenge = { 'WWW-Authenticate': 'Basic realm="mailroom management"' };
-  const match = /^Basic\s+(.+)$/i.exec((req.headers.authorization ?? '').trim());
-  if (!match) throw new HttpError(401, 'missing or malformed Authorization header: expected Basic credentials', challenge);
+  const match = /^Basic\s+(.+)$/i.exec((typeof authorization === 'string' ? authorization : '').trim());
+  if (!match) throw new ServiceError(401, 'missing or malformed Authorization header: expected Basic credentials', challenge);
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   const user = colon === -1 ? decoded : decoded.slice(0, colon);
@@ -114,7 +89,7 @@ export function checkManagementAuth(req: IncomingMessage, credentials: DevCreden
   // Both compared, always: stopping at a wrong user would tell which half was right by timing.
   const userOk = safeEqual(user, credentials.managementUser);
   const passwordOk = safeEqual(password, credentials.managementPassword);
-  if (!userOk || !passwordOk) throw new HttpError(401, 'invalid management credentials', challenge);
+  if (!userOk || !passwordOk) throw new ServiceError(401, 'invalid management credentials', challenge);
 }
 
 function safeEqual(given: string, expected: string): boolean {

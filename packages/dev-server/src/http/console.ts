@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HttpError } from './exchange';
+import { ServiceError } from '../errors';
 
 // The dev console (a static page built with the package, `dist/console`) and what keeps a local
 // page that can send and delete safe from the websites its user visits: only the host names the
@@ -15,10 +15,25 @@ import { HttpError } from './exchange';
 /** The console's path; `GET /` redirects here. */
 export const CONSOLE_PATH = '/console/';
 
+/**
+ * What the console reads about the server it runs against (`/console/settings.json`): nothing secret.
+ * The console's own code imports this type, so the two sides cannot drift.
+ */
+export interface ConsoleSettings {
+  url: string;
+  headerPrefix: string;
+  issuer: string;
+  plan: string;
+  region: string | null;
+  timeScale: number;
+  /** Whether the server keeps its state in a data directory. */
+  dataDir: boolean;
+}
+
 /** Which requests the server answers, by `Host` and `Origin`. */
 export interface RequestGuard {
-  /** Throws 403 for a request under a foreign host name or from a foreign origin. */
-  check(req: IncomingMessage): void;
+  /** Throws 400 for a malformed `Host`, 403 for a foreign host name or a foreign origin. */
+  check(headers: IncomingHttpHeaders): void;
 }
 
 /**
@@ -33,23 +48,23 @@ export function createRequestGuard(port: () => number, allowedHosts: readonly st
     return names.has(bare) || isIP(bare) !== 0 || bare.endsWith('.localhost');
   };
   return {
-    check(req) {
-      const host = req.headers.host;
+    check(headers) {
+      const host = headers.host;
       const parsed = host === undefined ? undefined : parseHost(host);
       if (host !== undefined && !parsed) {
-        throw new HttpError(
+        throw new ServiceError(
           400,
           `malformed Host header ${JSON.stringify(host)}: expected a host name or IP address, optionally with :<port>`,
         );
       }
       if (!parsed || !allowedName(parsed.hostname)) {
-        throw new HttpError(
+        throw new ServiceError(
           403,
           `host ${JSON.stringify(host ?? '')} is not one this dev server answers for (DNS rebinding protection); reach it as 127.0.0.1 or localhost, or start it with --allowed-host <name>`,
         );
       }
-      const origin = req.headers.origin;
-      const site = req.headers['sec-fetch-site'];
+      const origin = headers.origin;
+      const site = headers['sec-fetch-site'];
       if (site === 'cross-site') throw crossSite(String(origin ?? 'another site'));
       if (origin === undefined) return;
       // The server's own origin only: the scheme it serves, and the very host and port the request
@@ -66,8 +81,8 @@ export function createRequestGuard(port: () => number, allowedHosts: readonly st
   };
 }
 
-function crossSite(origin: string): HttpError {
-  return new HttpError(403, `requests from ${origin} are refused: the dev server answers only its own console and non-browser clients`);
+function crossSite(origin: string): ServiceError {
+  return new ServiceError(403, `requests from ${origin} are refused: the dev server answers only its own console and non-browser clients`);
 }
 
 // RFC 9110 Host: a registered name or IPv4 address, or an IPv6 literal in brackets, then an optional
@@ -119,7 +134,7 @@ function consoleDirectory(): string | undefined {
  * Serves `GET /` (a redirect), `/console/` and its assets. Answers `false` for any other path, so the
  * interface's routes handle it.
  */
-export async function serveConsole(req: IncomingMessage, res: ServerResponse, settings: () => unknown): Promise<boolean> {
+export async function serveConsole(req: IncomingMessage, res: ServerResponse, settings: () => ConsoleSettings): Promise<boolean> {
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   if (path === '/') {
@@ -150,7 +165,7 @@ export async function serveConsole(req: IncomingMessage, res: ServerResponse, se
   try {
     relative = decodeURIComponent(path.slice(CONSOLE_PATH.length)) || 'index.html';
   } catch {
-    throw new HttpError(400, `malformed percent-encoding in ${JSON.stringify(path)}`);
+    throw new ServiceError(400, `malformed percent-encoding in ${JSON.stringify(path)}`);
   }
   const file = normalize(join(dir, relative));
   // Never outside the console's folder, whatever `..` or encoded separators the path holds.

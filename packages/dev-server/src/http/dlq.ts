@@ -1,26 +1,25 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
-import type { ServerContext, Route } from './router';
-import type { DlqEntry, MessageRecord } from '../state/records';
-import { callbackMessage, failureCallbackBody } from '../engine/callbacks';
-import { newMessageId } from '../ids';
+import type { Route } from './router';
+import type { DlqEntry } from '../state/records';
+import type { Service } from '../service';
 import { dlqLive } from '../state/dev-state';
-import { badRequest, notFound, empty, json, type Reply } from './exchange';
+import { badRequest, notFound } from '../errors';
+import { empty, json, type Reply } from './reply';
 import { readCount, readCursor, readMessageFilter } from './messages';
 import { dlqView } from './views';
-import { failureSourceBody } from '../workflows/runs';
 
 // The two views of the DLQ: the message DLQ (every message that exhausted its retries: list, get,
 // delete, retry) and the workflow DLQ (spec 7 and 9: failed workflow runs, and re-triggering their
 // failure callback).
 
-export function dlqRoutes(ctx: ServerContext): Route[] {
+export function dlqRoutes(service: Service): Route[] {
   return [
     {
       method: 'GET',
       path: '/v2/workflows/dlq',
       auth: 'messaging',
       query: QUERY_PARAMETERS.workflowDlq,
-      handler: (request) => list(ctx, request.query, true),
+      handler: (request) => list(service, request.query, true),
     },
     {
       method: 'GET',
@@ -32,17 +31,22 @@ export function dlqRoutes(ctx: ServerContext): Route[] {
         if (source !== null && source !== 'workflow' && source !== 'message') {
           throw badRequest(`invalid source ${JSON.stringify(source)}: use "workflow" (or "message")`);
         }
-        return list(ctx, request.query, source === 'workflow');
+        return list(service, request.query, source === 'workflow');
       },
     },
-    { method: 'GET', path: '/v2/dlq/:dlqId', auth: 'messaging', handler: (request) => json(dlqView(existing(ctx, request.params.dlqId))) },
+    {
+      method: 'GET',
+      path: '/v2/dlq/:dlqId',
+      auth: 'messaging',
+      handler: (request) => json(dlqView(existing(service, request.params.dlqId))),
+    },
     {
       method: 'DELETE',
       path: '/v2/dlq/:dlqId',
       auth: 'messaging',
       handler: async (request) => {
-        const entry = existing(ctx, request.params.dlqId);
-        await ctx.store.commit({ type: 'dlq.deleted', ids: [entry.dlqId] });
+        const entry = existing(service, request.params.dlqId);
+        await service.store.commit({ type: 'dlq.deleted', ids: [entry.dlqId] });
         return empty();
       },
     },
@@ -52,8 +56,8 @@ export function dlqRoutes(ctx: ServerContext): Route[] {
       auth: 'messaging',
       query: QUERY_PARAMETERS.dlq,
       handler: async (request) => {
-        const { entries, cursor } = select(ctx, request.query);
-        await ctx.store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) });
+        const { entries, cursor } = select(service, request.query);
+        await service.store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) });
         return json({ deleted: entries.length, ...(cursor ? { cursor } : {}) });
       },
     },
@@ -62,13 +66,13 @@ export function dlqRoutes(ctx: ServerContext): Route[] {
       path: '/v2/dlq/retry',
       auth: 'messaging',
       query: QUERY_PARAMETERS.dlq,
-      handler: (request) => retry(ctx, request.query),
+      handler: (request) => retry(service, request.query),
     },
     {
       method: 'POST',
       path: '/v2/workflows/dlq/callback/:dlqId',
       auth: 'messaging',
-      handler: (request) => retrigger(ctx, request.params.dlqId ?? ''),
+      handler: (request) => retrigger(service, request.params.dlqId ?? ''),
     },
   ];
 }
@@ -113,11 +117,11 @@ function readDlqQuery(query: URLSearchParams, maxCount: number) {
 }
 
 /** Newest first; the cursor is the position of the last entry shown, and absent on the last page. */
-function list(ctx: ServerContext, query: URLSearchParams, workflowOnly: boolean): Reply {
+function list(service: Service, query: URLSearchParams, workflowOnly: boolean): Reply {
   const { before, count, matches } = readDlqQuery(query, MAX_PAGE);
-  const now = ctx.config.now();
-  const entries = [...ctx.store.state.dlq.values()]
-    .filter((entry) => live(ctx, entry, now) && (!workflowOnly || entry.message.workflow !== undefined))
+  const now = service.config.now();
+  const entries = [...service.store.state.dlq.values()]
+    .filter((entry) => live(service, entry, now) && (!workflowOnly || entry.message.workflow !== undefined))
     .filter((entry) => (before === undefined || entry.order < before) && matches(entry))
     .sort((a, b) => b.order - a.order);
   const page = entries.slice(0, count);
@@ -126,11 +130,11 @@ function list(ctx: ServerContext, query: URLSearchParams, workflowOnly: boolean)
 }
 
 /** The entries a bulk delete or retry takes: listed ids, or filters (none: all), `count` (default 100) per call. */
-export function select(ctx: ServerContext, query: URLSearchParams): { entries: DlqEntry[]; cursor: string | undefined } {
+export function select(service: Service, query: URLSearchParams): { entries: DlqEntry[]; cursor: string | undefined } {
   const { before, count, matches } = readDlqQuery(query, 1000);
-  const now = ctx.config.now();
-  const matching = [...ctx.store.state.dlq.values()]
-    .filter((entry) => live(ctx, entry, now) && (before === undefined || entry.order < before) && matches(entry))
+  const now = service.config.now();
+  const matching = [...service.store.state.dlq.values()]
+    .filter((entry) => live(service, entry, now) && (before === undefined || entry.order < before) && matches(entry))
     .sort((a, b) => b.order - a.order);
   const entries = matching.slice(0, query.has('count') ? count : MAX_PAGE);
   const last = entries.at(-1);
@@ -141,77 +145,31 @@ export function select(ctx: ServerContext, query: URLSearchParams): { entries: D
  * Sends the selected entries' messages again, each under a new message id, as fresh messages (their
  * retries start over); the entries leave the DLQ.
  */
-async function retry(ctx: ServerContext, query: URLSearchParams): Promise<Reply> {
-  const { entries, cursor } = select(ctx, query);
-  const messages = await resend(ctx, entries);
+async function retry(service: Service, query: URLSearchParams): Promise<Reply> {
+  const { entries, cursor } = select(service, query);
+  const messages = await service.actions.resendFromDlq(entries);
   return json({ responses: messages.map((message) => ({ messageId: message.id })), ...(cursor ? { cursor } : {}) });
-}
-
-/**
- * Sends entries' messages again under new ids, their retries starting over; the entries leave the
- * DLQ. A workflow step sent again takes its old place in the run's history (the run resumes).
- */
-export async function resend(
-  ctx: ServerContext,
-  entries: readonly DlqEntry[],
-  /** Changes each copy before it is sent (a resumed run's new id, new retries). */
-  reshape: (copy: MessageRecord) => MessageRecord = (copy) => copy,
-): Promise<MessageRecord[]> {
-  const now = ctx.config.now();
-  let seq = ctx.store.state.nextSeq;
-  const messages: MessageRecord[] = entries.map((entry) =>
-    reshape({ ...entry.message, id: newMessageId(), seq: seq++, notBefore: now, dueAt: now, createdAt: now }),
-  );
-  await ctx.store.commit({ type: 'dlq.retried', at: now, ids: entries.map((entry) => entry.dlqId), messages });
-  ctx.engine.admit(messages);
-  return messages;
 }
 
 /**
  * Sends the failure callback of a DLQ entry again, only from `CALLBACK_FAIL` (400 otherwise; 404
  * for an unknown id). The state goes to `CALLBACK_INPROGRESS` and then follows the real outcome.
  */
-async function retrigger(ctx: ServerContext, dlqId: string): Promise<Reply> {
-  const { state } = ctx.store;
-  const entry = existing(ctx, dlqId);
+async function retrigger(service: Service, dlqId: string): Promise<Reply> {
+  const entry = existing(service, dlqId);
   // Only entries of the workflow DLQ: a plain message's entry has no run to answer for.
   if (!entry.message.workflow)
     throw notFound(`workflow dlq message ${dlqId} not found: it is a plain message's DLQ entry, not a failed workflow run's`);
-  const settings = entry.message.failureCallback;
-  if (!settings) throw badRequest(`dlq message ${dlqId} has no failure callback to trigger`);
-  const current = entry.failureCallbackInfo?.state;
-  if (current !== 'CALLBACK_FAIL') {
-    throw badRequest(`the failure callback of ${dlqId} can only be re-triggered from CALLBACK_FAIL, it is ${current ?? 'unknown'}`);
-  }
-  const now = ctx.config.now();
-  const body = failureCallbackBody(entry.message, entry.retried, entry.response, {
-    dlqId,
-    error: entry.error,
-    sourceBodyBase64: failureSourceBody(state, entry.message),
-  });
-  const message = callbackMessage(
-    { source: entry.message, settings, kind: 'failure-callback', body, seq: state.nextSeq, at: now, dlqId },
-    ctx.config,
-  );
-  await ctx.store.commit({ type: 'dlq.retriggered', dlqId, at: now, message });
-  ctx.events.emit({ type: 'failure-callback-state', dlqId, state: 'CALLBACK_INPROGRESS' });
-  ctx.events.emit({
-    type: 'callback',
-    messageId: message.id,
-    kind: 'failure-callback',
-    url: message.url,
-    sourceMessageId: entry.message.id,
-  });
-  ctx.engine.admit([message]);
+  await service.actions.retriggerFailureCallback(entry);
   return json({ workflowRunId: entry.message.workflow.runId, workflowCreatedAt: entry.message.workflow.createdAt });
 }
 
-function existing(ctx: ServerContext, dlqId: string | undefined): DlqEntry {
-  const entry = ctx.store.state.dlq.get(dlqId ?? '');
-  if (!entry || !live(ctx, entry, ctx.config.now())) throw notFound(`dlq message ${dlqId ?? ''} not found`);
+function existing(service: Service, dlqId: string | undefined): DlqEntry {
+  const entry = service.store.state.dlq.get(dlqId ?? '');
+  if (!entry || !live(service, entry, service.config.now())) throw notFound(`dlq message ${dlqId ?? ''} not found`);
   return entry;
 }
 
-function live(ctx: ServerContext, entry: DlqEntry, now: number): boolean {
-  return dlqLive(entry.at, { now, dlqRetentionMs: ctx.plan.max_dlq_retention_time_milis });
+function live(service: Service, entry: DlqEntry, now: number): boolean {
+  return dlqLive(entry.at, { now, dlqRetentionMs: service.plan.max_dlq_retention_time_milis });
 }

@@ -1,28 +1,30 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
-import type { ServerContext, Route } from './router';
+import type { Service } from '../service';
+import type { Route } from './router';
 import { logBefore } from '../state/reduce';
 import type { LogRecord, MessageRecord } from '../state/records';
-import { badRequest, notFound, json, type Reply } from './exchange';
+import { badRequest, notFound } from '../errors';
+import { json, type Reply } from './reply';
 import { logView, messageFields } from './views';
 
 // Pending messages (get, cancel one, cancel many) and the logs: every state change of every message.
 // The filters here are the ones the logs, the message DLQ and bulk actions share.
 
-export function messageRoutes(ctx: ServerContext): Route[] {
+export function messageRoutes(service: Service): Route[] {
   return [
     {
       method: 'GET',
       path: '/v2/messages/:id',
       auth: 'messaging',
-      handler: (request) => json(messageFields(pending(ctx, request.params.id))),
+      handler: (request) => json(messageFields(pending(service, request.params.id))),
     },
     {
       method: 'DELETE',
       path: '/v2/messages/:id',
       auth: 'messaging',
       handler: async (request) => {
-        const message = pending(ctx, request.params.id);
-        await cancel(ctx, [message.id]);
+        const message = pending(service, request.params.id);
+        await service.actions.cancelMessages([message.id]);
         return { status: 202, json: { cancelled: 1 } };
       },
     },
@@ -31,45 +33,44 @@ export function messageRoutes(ctx: ServerContext): Route[] {
       path: '/v2/messages',
       auth: 'messaging',
       query: QUERY_PARAMETERS.cancelMessages,
-      handler: (request) => cancelMany(ctx, request.query),
+      handler: (request) => cancelMany(service, request.query),
     },
-    { method: 'GET', path: '/v2/events', auth: 'messaging', query: QUERY_PARAMETERS.logs, handler: (request) => logs(ctx, request.query) },
+    {
+      method: 'GET',
+      path: '/v2/events',
+      auth: 'messaging',
+      query: QUERY_PARAMETERS.logs,
+      handler: (request) => logs(service, request.query),
+    },
   ];
 }
 
-function pending(ctx: ServerContext, id: string | undefined): MessageRecord {
-  const found = ctx.store.state.messages.get(id ?? '');
+function pending(service: Service, id: string | undefined): MessageRecord {
+  const found = service.store.state.messages.get(id ?? '');
   if (!found || found.record.kind !== 'message') throw notFound(`message ${id ?? ''} not found`);
   return found.record;
 }
 
-/** Cancels pending messages: they leave the state (logged `CANCELED`) and the engine forgets them. */
-export async function cancel(ctx: ServerContext, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await ctx.store.commit({ type: 'messages.cancelled', at: ctx.config.now(), ids });
-  ctx.engine.cancel(ids);
-}
-
 /** `DELETE /v2/messages`: by `messageIds`, by filters, or (with neither) every pending message. */
-async function cancelMany(ctx: ServerContext, query: URLSearchParams): Promise<Reply> {
+async function cancelMany(service: Service, query: URLSearchParams): Promise<Reply> {
   const ids = query.getAll('messageIds').filter(Boolean);
   const filter = readMessageFilter(query);
   const count = readCount(query, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   const chosen: string[] = [];
-  for (const { record } of ctx.store.state.messages.values()) {
+  for (const { record } of service.store.state.messages.values()) {
     if (chosen.length >= count) break;
     if (record.kind !== 'message') continue;
     if (ids.length > 0 ? ids.includes(record.id) : filter(record, record.createdAt)) chosen.push(record.id);
   }
-  await cancel(ctx, chosen);
+  await service.actions.cancelMessages(chosen);
   return json({ cancelled: chosen.length });
 }
 
 const LOG_PAGE = 1000;
 
 /** `GET /v2/events`: newest first; the cursor is the order of the last entry shown. */
-function logs(ctx: ServerContext, query: URLSearchParams): Reply {
-  const { state } = ctx.store;
+function logs(service: Service, query: URLSearchParams): Reply {
+  const { state } = service.store;
   const filter = readMessageFilter(query);
   const ids = [...query.getAll('messageIds'), ...query.getAll('messageId')].filter(Boolean);
   const wanted = query.get('state');
@@ -89,7 +90,7 @@ function logs(ctx: ServerContext, query: URLSearchParams): Reply {
       more = true;
       break;
     }
-    page.push(logView(entry, message, ctx.config));
+    page.push(logView(entry, message, service.config));
     last = entry;
   }
   return json({ events: page, ...(more && last !== undefined ? { cursor: `${last.time}-${last.order}` } : {}) });

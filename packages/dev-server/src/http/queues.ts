@@ -1,56 +1,68 @@
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
-import type { ServerContext, Route, RouteRequest } from './router';
+import type { Route, RouteRequest } from './router';
 import type { FlowKeyRecord, QueueRecord } from '../state/records';
-import { badRequest, notFound, readJsonBody, empty, json, type Reply } from './exchange';
-import { cancel } from './messages';
-import { queueLimit } from './sending';
+import { badRequest, notFound } from '../errors';
+import { queueLimit } from '../engine/acceptance';
+import type { Service } from '../service';
+import { readJson } from './request';
+import { empty, json, type Reply } from './reply';
 
 // How fast messages go out: queues (parallelism, pause/resume, delete) and flow-control keys (their
 // limits and counters, pause/resume, pin/unpin, resetRate), and the account's global parallelism.
 
-export function queueRoutes(ctx: ServerContext): Route[] {
+export function queueRoutes(service: Service): Route[] {
   return [
-    { method: 'POST', path: '/v2/queues', auth: 'messaging', handler: (request) => upsert(ctx, request) },
+    { method: 'POST', path: '/v2/queues', auth: 'messaging', handler: (request) => upsert(service, request) },
     {
       method: 'GET',
       path: '/v2/queues',
       auth: 'messaging',
-      handler: () => json([...ctx.store.state.queues.values()].map((queue) => queueView(ctx, queue))),
+      handler: () => json([...service.store.state.queues.values()].map((queue) => queueView(service, queue))),
     },
     {
       method: 'GET',
       path: '/v2/queues/:name',
       auth: 'messaging',
-      handler: (request) => json(queueView(ctx, existingQueue(ctx, request.params.name))),
+      handler: (request) => json(queueView(service, existingQueue(service, request.params.name))),
     },
-    { method: 'DELETE', path: '/v2/queues/:name', auth: 'messaging', handler: (request) => deleteQueue(ctx, request.params.name) },
-    { method: 'POST', path: '/v2/queues/:name/pause', auth: 'messaging', handler: (request) => setPaused(ctx, request.params.name, true) },
+    { method: 'DELETE', path: '/v2/queues/:name', auth: 'messaging', handler: (request) => deleteQueue(service, request.params.name) },
+    {
+      method: 'POST',
+      path: '/v2/queues/:name/pause',
+      auth: 'messaging',
+      handler: (request) => setPaused(service, request.params.name, true),
+    },
     {
       method: 'POST',
       path: '/v2/queues/:name/resume',
       auth: 'messaging',
-      handler: (request) => setPaused(ctx, request.params.name, false),
+      handler: (request) => setPaused(service, request.params.name, false),
     },
-    { method: 'GET', path: '/v2/flowControl', auth: 'messaging', handler: () => json(flowKeys(ctx).map((key) => flowView(ctx, key))) },
+    {
+      method: 'GET',
+      path: '/v2/flowControl',
+      auth: 'messaging',
+      handler: () => json(flowKeys(service).map((key) => flowView(service, key))),
+    },
     {
       method: 'GET',
       path: '/v2/flowControl/:key',
       auth: 'messaging',
-      handler: (request) => json(flowView(ctx, knownKey(ctx, request.params.key))),
+      handler: (request) => json(flowView(service, knownKey(service, request.params.key))),
     },
-    { method: 'POST', path: '/v2/flowControl/:key/:action', auth: 'messaging', handler: (request) => changeFlow(ctx, request) },
+    { method: 'POST', path: '/v2/flowControl/:key/:action', auth: 'messaging', handler: (request) => changeFlow(service, request) },
     {
       method: 'GET',
       path: '/v2/globalParallelism',
       auth: 'messaging',
-      handler: () => json({ parallelismMax: ctx.plan.max_global_parallelism, parallelismCount: ctx.engine.inFlight() }),
+      handler: () => json({ parallelismMax: service.plan.max_global_parallelism, parallelismCount: service.engine.inFlight() }),
     },
   ];
 }
 
 /** `POST /v2/queues` `{ queueName, parallelism?, paused? }`: creates or updates. */
-async function upsert(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
-  const body = await readJsonBody(request.req);
+async function upsert(service: Service, request: RouteRequest): Promise<Reply> {
+  const body = await readJson(request);
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw badRequest('body must be {"queueName": "...", "parallelism": n}');
   const { queueName, parallelism, paused } = body as Record<string, unknown>;
@@ -62,9 +74,9 @@ async function upsert(ctx: ServerContext, request: RouteRequest): Promise<Reply>
   }
   if (paused !== undefined && typeof paused !== 'boolean')
     throw badRequest(`invalid paused ${JSON.stringify(paused)}: expected true or false`);
-  const now = ctx.config.now();
-  const current = ctx.store.state.queues.get(queueName);
-  if (!current && ctx.store.state.queues.size >= ctx.plan.max_queues) throw queueLimit(ctx);
+  const now = service.config.now();
+  const current = service.store.state.queues.get(queueName);
+  if (!current && service.store.state.queues.size >= service.plan.max_queues) throw queueLimit(service.plan);
   const queue: QueueRecord = {
     name: queueName,
     parallelism: (parallelism as number | undefined) ?? 1,
@@ -72,38 +84,38 @@ async function upsert(ctx: ServerContext, request: RouteRequest): Promise<Reply>
     createdAt: current?.createdAt ?? now,
     updatedAt: now,
   };
-  await ctx.store.commit({ type: 'queue.updated', name: queueName, queue });
-  ctx.engine.refresh();
+  await service.store.commit({ type: 'queue.updated', name: queueName, queue });
+  service.engine.refresh();
   return empty();
 }
 
-async function setPaused(ctx: ServerContext, name: string | undefined, paused: boolean): Promise<Reply> {
-  const current = existingQueue(ctx, name);
-  await ctx.store.commit({ type: 'queue.updated', name: current.name, queue: { ...current, paused, updatedAt: ctx.config.now() } });
-  ctx.engine.refresh();
+async function setPaused(service: Service, name: string | undefined, paused: boolean): Promise<Reply> {
+  const current = existingQueue(service, name);
+  await service.store.commit({ type: 'queue.updated', name: current.name, queue: { ...current, paused, updatedAt: service.config.now() } });
+  service.engine.refresh();
   return empty();
 }
 
 /** Deleting a queue cancels the messages still waiting on it (logged `CANCELED`), as the service does. */
-async function deleteQueue(ctx: ServerContext, name: string | undefined): Promise<Reply> {
-  const current = existingQueue(ctx, name);
-  const waiting = [...ctx.store.state.messages.values()]
+async function deleteQueue(service: Service, name: string | undefined): Promise<Reply> {
+  const current = existingQueue(service, name);
+  const waiting = [...service.store.state.messages.values()]
     .filter(({ record }) => record.queue === current.name)
     .map(({ record }) => record.id);
-  await cancel(ctx, waiting);
-  await ctx.store.commit({ type: 'queue.updated', name: current.name, queue: null });
+  await service.actions.cancelMessages(waiting);
+  await service.store.commit({ type: 'queue.updated', name: current.name, queue: null });
   return empty();
 }
 
-function existingQueue(ctx: ServerContext, name: string | undefined): QueueRecord {
-  const queue = ctx.store.state.queues.get(name ?? '');
+function existingQueue(service: Service, name: string | undefined): QueueRecord {
+  const queue = service.store.state.queues.get(name ?? '');
   if (!queue) throw notFound(`queue ${name ?? ''} not found`);
   return queue;
 }
 
-function queueView(ctx: ServerContext, queue: QueueRecord): Record<string, unknown> {
+function queueView(service: Service, queue: QueueRecord): Record<string, unknown> {
   let lag = 0;
-  for (const { record } of ctx.store.state.messages.values()) if (record.queue === queue.name) lag += 1;
+  for (const { record } of service.store.state.messages.values()) if (record.queue === queue.name) lag += 1;
   return {
     name: queue.name,
     parallelism: queue.parallelism,
@@ -115,20 +127,20 @@ function queueView(ctx: ServerContext, queue: QueueRecord): Record<string, unkno
 }
 
 /** Every key a message or a setting has used. */
-function flowKeys(ctx: ServerContext): string[] {
-  return [...new Set([...ctx.store.state.flowKeys.keys(), ...ctx.engine.flowKeys()])].sort();
+function flowKeys(service: Service): string[] {
+  return [...new Set([...service.store.state.flowKeys.keys(), ...service.engine.flowKeys()])].sort();
 }
 
-function knownKey(ctx: ServerContext, key: string | undefined): string {
+function knownKey(service: Service, key: string | undefined): string {
   if (key === undefined || !RESOURCE_NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key ?? '')}`);
-  if (!ctx.engine.flow(key).known) throw notFound(`flow control key ${key} not found`);
+  if (!service.engine.flow(key).known) throw notFound(`flow control key ${key} not found`);
   return key;
 }
 
-function flowView(ctx: ServerContext, key: string): Record<string, unknown> {
-  const { limits, counters } = ctx.engine.flow(key);
-  const setting = ctx.store.state.flowKeys.get(key);
-  const scale = ctx.config.timeScale > 0 ? ctx.config.timeScale : 1;
+function flowView(service: Service, key: string): Record<string, unknown> {
+  const { limits, counters } = service.engine.flow(key);
+  const setting = service.store.state.flowKeys.get(key);
+  const scale = service.config.timeScale > 0 ? service.config.timeScale : 1;
   return {
     flowControlKey: key,
     waitListSize: counters.waiting,
@@ -145,21 +157,21 @@ function flowView(ctx: ServerContext, key: string): Record<string, unknown> {
 }
 
 /** `POST /v2/flowControl/{key}/pause | resume | pin | unpin | resetRate`. */
-async function changeFlow(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
+async function changeFlow(service: Service, request: RouteRequest): Promise<Reply> {
   const key = request.params.key ?? '';
   if (!RESOURCE_NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key)}`);
-  const current: FlowKeyRecord = ctx.store.state.flowKeys.get(key) ?? { key, paused: false, pinned: {} };
+  const current: FlowKeyRecord = service.store.state.flowKeys.get(key) ?? { key, paused: false, pinned: {} };
   const action = request.params.action;
   let next: FlowKeyRecord;
   if (action === 'pause' || action === 'resume') next = { ...current, paused: action === 'pause' };
   else if (action === 'pin') next = { ...current, pinned: { ...current.pinned, ...readPin(request.query) } };
   else if (action === 'unpin') next = { ...current, pinned: readUnpin(request.query, current.pinned) };
   else if (action === 'resetRate') {
-    ctx.engine.resetRate(key);
+    service.engine.resetRate(key);
     return empty();
   } else throw notFound(`no such endpoint: POST /v2/flowControl/${key}/${action ?? ''}`);
-  await ctx.store.commit({ type: 'flow.updated', key, flow: next });
-  ctx.engine.refresh();
+  await service.store.commit({ type: 'flow.updated', key, flow: next });
+  service.engine.refresh();
   return empty();
 }
 

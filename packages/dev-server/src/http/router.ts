@@ -1,12 +1,8 @@
-import type { IncomingMessage } from 'node:http';
-import { HttpError, type Reply } from './exchange';
+import { ServiceError } from '../errors';
 import type { DevCredentials } from '../credentials';
-import type { Engine } from '../engine/create-engine';
-import type { EngineConfig } from '../settings';
-import type { Scheduler } from '../engine/scheduler';
-import type { EventBus } from '../events';
-import type { PlanLimits } from '../plans';
-import type { Store } from '../state/store';
+import { checkManagementAuth, checkMessagingAuth, type MessagingAccess, redactSecrets } from './auth';
+import { errorReply, type Reply } from './reply';
+import type { ServiceRequest } from './request';
 
 /**
  * Who may call a route: `messaging` takes either token (the read-only one for GETs only),
@@ -16,9 +12,7 @@ import type { Store } from '../state/store';
 type RouteAuth = 'messaging' | 'full-token' | 'management' | 'public';
 
 /** One matched request, as handlers see it. */
-export interface RouteRequest {
-  req: IncomingMessage;
-  method: string;
+export interface RouteRequest extends ServiceRequest {
   /** Decoded `:name` segments of the pattern. */
   params: Record<string, string>;
   /**
@@ -45,7 +39,7 @@ export interface Route {
 }
 
 /** A found route with its parameters. */
-export interface RouteMatch {
+interface RouteMatch {
   route: Route;
   params: Record<string, string>;
   rest: string;
@@ -56,7 +50,7 @@ export interface RouteMatch {
  * Finds the route of a request target, or throws 404 (no such path) / 405 (path known, method not).
  * Matching is on the raw target: `%2F` inside a name stays inside that name.
  */
-export function matchRoute(routes: readonly Route[], method: string, target: string): RouteMatch {
+function matchRoute(routes: readonly Route[], method: string, target: string): RouteMatch {
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
   const query = new URLSearchParams(queryAt === -1 ? '' : target.slice(queryAt + 1));
@@ -70,15 +64,15 @@ export function matchRoute(routes: readonly Route[], method: string, target: str
     if (route.query) checkQuery(route, query, path);
     return { route, params: found.params, rest: found.rest, query };
   }
-  if (pathMatched) throw new HttpError(405, `method ${method} not allowed on ${path}`);
-  throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+  if (pathMatched) throw new ServiceError(405, `method ${method} not allowed on ${path}`);
+  throw new ServiceError(404, `no such endpoint: ${method} ${path}`);
 }
 
 function checkQuery(route: Route, query: URLSearchParams, path: string): void {
   const known = route.query!;
   for (const name of query.keys()) {
     if (!known.includes(name)) {
-      throw new HttpError(
+      throw new ServiceError(
         400,
         `unknown filter ${JSON.stringify(name)} for ${route.method} ${path}: a misspelt filter would otherwise match everything; use ${known.join(', ')}`,
       );
@@ -133,17 +127,36 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new HttpError(400, `malformed percent-encoding in path segment ${JSON.stringify(segment)}`);
+    throw new ServiceError(400, `malformed percent-encoding in path segment ${JSON.stringify(segment)}`);
   }
 }
 
-/** What every HTTP handler works with: one object, built once by `startDevServer`. */
-export interface ServerContext {
-  store: Store;
-  engine: Engine;
-  scheduler: Scheduler;
-  events: EventBus;
+/** What answering a request needs besides its route: who may call, and what the read-only token must not see. */
+export interface Answering {
+  routes: readonly Route[];
   credentials: DevCredentials;
-  plan: PlanLimits;
-  config: EngineConfig;
+  /** Values answers to the read-only token never show (webhook event ids: holding one lets anyone write). */
+  readOnlySecrets: () => readonly string[];
+}
+
+/**
+ * Answers one request with the route table: its route, its auth, its handler, every refusal as
+ * `{"error": "..."}`. What a socket and an in-process client both get; anything but a
+ * `ServiceError` is a bug and is thrown on.
+ */
+export async function answerRequest(answering: Answering, request: ServiceRequest): Promise<Reply> {
+  try {
+    const match = matchRoute(answering.routes, request.method, request.target);
+    let access: MessagingAccess | undefined;
+    if (match.route.auth === 'management') checkManagementAuth(request.headers.authorization, answering.credentials);
+    else if (match.route.auth !== 'public') {
+      access = checkMessagingAuth(request.method, request.headers.authorization, answering.credentials, match.route.auth === 'full-token');
+    }
+    const reply = await match.route.handler({ ...request, params: match.params, rest: match.rest, query: match.query });
+    if (access === 'read-only' && reply.json !== undefined) reply.json = redactSecrets(reply.json, answering.readOnlySecrets());
+    return reply;
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return errorReply(error.status, error.message, error.headers);
+  }
 }

@@ -1,12 +1,14 @@
-import { headerNames, parseCron, RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
+import { headerNames, parseCron } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
-import type { ServerContext, Route, RouteRequest } from './router';
+import type { Route, RouteRequest } from './router';
+import type { Service } from '../service';
 import type { ScheduleRecord } from '../state/records';
-import { parseDestination } from './enqueue-target';
-import { readEnqueueSettings } from './enqueue-settings';
+import { parseDestination } from '../engine/enqueue-target';
+import { readEnqueueSettings, resourceName } from '../engine/enqueue-settings';
 import { deliveredHeaderValues, headerSource } from '../state/header-values';
-import { badRequest, notFound, planLimit, readBody, empty, json, type Reply } from './exchange';
-import { accept, callerIpOf, deliverable, readQueue } from './sending';
+import { badRequest, notFound, planLimit } from '../errors';
+import { deliverable } from '../engine/acceptance';
+import { empty, json, type Reply } from './reply';
 import { bodyFields, flowFields, labelFields, redacted, redactHeaders } from './views';
 
 // Schedules: `POST /v2/schedules/{destination}` with `<P>-Cron` (and `<P>-Schedule-Id` to replace
@@ -15,46 +17,51 @@ import { bodyFields, flowFields, labelFields, redacted, redactHeaders } from './
 // Never stored: the token must not reach a listing; the rest belong to the hop.
 const NOT_STORED = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
-export function scheduleRoutes(ctx: ServerContext): Route[] {
+export function scheduleRoutes(service: Service): Route[] {
   return [
-    { method: 'POST', path: '/v2/schedules/*', auth: 'messaging', handler: (request) => create(ctx, request) },
+    { method: 'POST', path: '/v2/schedules/*', auth: 'messaging', handler: (request) => create(service, request) },
     {
       method: 'GET',
       path: '/v2/schedules',
       auth: 'messaging',
-      handler: () => json([...ctx.store.state.schedules.values()].map((s) => view(ctx, s))),
+      handler: () => json([...service.store.state.schedules.values()].map((s) => view(service, s))),
     },
     {
       method: 'GET',
       path: '/v2/schedules/:id',
       auth: 'messaging',
-      handler: (request) => json(view(ctx, existing(ctx, request.params.id))),
+      handler: (request) => json(view(service, existing(service, request.params.id))),
     },
     {
       method: 'DELETE',
       path: '/v2/schedules/:id',
       auth: 'messaging',
       handler: async (request) => {
-        const schedule = existing(ctx, request.params.id);
-        await ctx.store.commit({ type: 'schedule.updated', id: schedule.scheduleId, schedule: null });
-        ctx.scheduler.disarm(schedule.scheduleId);
+        const schedule = existing(service, request.params.id);
+        await service.store.commit({ type: 'schedule.updated', id: schedule.scheduleId, schedule: null });
+        service.scheduler.disarm(schedule.scheduleId);
         return empty();
       },
     },
-    { method: 'PATCH', path: '/v2/schedules/:id/pause', auth: 'messaging', handler: (request) => setPaused(ctx, request.params.id, true) },
+    {
+      method: 'PATCH',
+      path: '/v2/schedules/:id/pause',
+      auth: 'messaging',
+      handler: (request) => setPaused(service, request.params.id, true),
+    },
     {
       method: 'PATCH',
       path: '/v2/schedules/:id/resume',
       auth: 'messaging',
-      handler: (request) => setPaused(ctx, request.params.id, false),
+      handler: (request) => setPaused(service, request.params.id, false),
     },
   ];
 }
 
-async function create(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
-  const names = headerNames(ctx.config.headerPrefix);
+async function create(service: Service, request: RouteRequest): Promise<Reply> {
+  const names = headerNames(service.config.headerPrefix);
   const get = (name: string): string | undefined => {
-    const value = request.req.headers[name.toLowerCase()];
+    const value = request.headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(', ') : value?.trim();
   };
   const cron = get(names.cron);
@@ -67,26 +74,24 @@ async function create(ctx: ServerContext, request: RouteRequest): Promise<Reply>
   }
   deliverable(parseDestination(request.rest));
   const queue = get(names.queueName);
-  if (queue) readQueue(queue);
+  if (queue) resourceName('queue name', queue);
   const chosen = get(names.scheduleId);
-  if (chosen !== undefined && !RESOURCE_NAME.test(chosen)) {
-    throw badRequest(`invalid ${names.scheduleId} ${JSON.stringify(chosen)}: use ${RESOURCE_NAME_RULE}`);
-  }
-  const now = ctx.config.now();
+  if (chosen !== undefined) resourceName(names.scheduleId, chosen);
+  const now = service.config.now();
   // Checked now so a broken schedule is refused here rather than failing at every firing.
-  readEnqueueSettings(request.req, ctx.config.headerPrefix, ctx.plan, now);
-  const body = await readBody(request.req, ctx.plan.max_message_size, () =>
-    planLimit(`message size exceeds the max message size of the ${ctx.plan.type} plan (${ctx.plan.max_message_size} bytes)`),
+  readEnqueueSettings(request, service.config.headerPrefix, service.plan, now);
+  const body = await request.body(service.plan.max_message_size, () =>
+    planLimit(`message size exceeds the max message size of the ${service.plan.type} plan (${service.plan.max_message_size} bytes)`),
   );
-  const current = chosen === undefined ? undefined : ctx.store.state.schedules.get(chosen);
-  if (!current && ctx.store.state.schedules.size >= ctx.plan.max_schedules) {
-    throw planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_schedules} schedules; delete one or replace it by its id`);
+  const current = chosen === undefined ? undefined : service.store.state.schedules.get(chosen);
+  if (!current && service.store.state.schedules.size >= service.plan.max_schedules) {
+    throw planLimit(`the ${service.plan.type} plan allows ${service.plan.max_schedules} schedules; delete one or replace it by its id`);
   }
   const scheduleId = chosen ?? `scd_${randomHex(12)}`;
   const rawHeaders: string[] = [];
-  for (let index = 0; index + 1 < request.req.rawHeaders.length; index += 2) {
-    const name = request.req.rawHeaders[index]!;
-    if (!NOT_STORED.has(name.toLowerCase())) rawHeaders.push(name, request.req.rawHeaders[index + 1]!);
+  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
+    const name = request.rawHeaders[index]!;
+    if (!NOT_STORED.has(name.toLowerCase())) rawHeaders.push(name, request.rawHeaders[index + 1]!);
   }
   const schedule: ScheduleRecord = {
     scheduleId,
@@ -94,56 +99,38 @@ async function create(ctx: ServerContext, request: RouteRequest): Promise<Reply>
     destination: request.rest,
     rawHeaders,
     bodyBase64: body.toString('base64'),
-    callerIp: callerIpOf(request.req),
+    callerIp: request.callerIp,
     paused: false,
     createdAt: current?.createdAt ?? now,
   };
-  await ctx.store.commit({ type: 'schedule.updated', id: scheduleId, schedule });
-  ctx.scheduler.arm(schedule);
+  await service.store.commit({ type: 'schedule.updated', id: scheduleId, schedule });
+  service.scheduler.arm(schedule);
   return json({ scheduleId });
 }
 
-/** One firing: the stored request read again as a publish (or enqueue on its queue), `time` its cron time. */
-export async function fireSchedule(ctx: ServerContext, schedule: ScheduleRecord, time: number): Promise<void> {
-  const names = headerNames(ctx.config.headerPrefix);
-  const source = headerSource(schedule.rawHeaders);
-  const queueHeader = source.headers[names.queueName.toLowerCase()];
-  const queue = typeof queueHeader === 'string' && queueHeader.trim() !== '' ? queueHeader.trim() : undefined;
-  const now = ctx.config.now();
-  await accept(ctx, {
-    destination: deliverable(parseDestination(schedule.destination)),
-    queue,
-    settings: readEnqueueSettings(source, ctx.config.headerPrefix, ctx.plan, now),
-    body: Buffer.from(schedule.bodyBase64, 'base64'),
-    callerIp: schedule.callerIp,
-    now,
-    schedule: { id: schedule.scheduleId, time },
-  });
-}
-
-async function setPaused(ctx: ServerContext, id: string | undefined, paused: boolean): Promise<Reply> {
-  const current = existing(ctx, id);
+async function setPaused(service: Service, id: string | undefined, paused: boolean): Promise<Reply> {
+  const current = existing(service, id);
   const schedule = { ...current, paused };
-  await ctx.store.commit({ type: 'schedule.updated', id: current.scheduleId, schedule });
-  if (paused) ctx.scheduler.disarm(current.scheduleId);
-  else ctx.scheduler.arm(schedule);
+  await service.store.commit({ type: 'schedule.updated', id: current.scheduleId, schedule });
+  if (paused) service.scheduler.disarm(current.scheduleId);
+  else service.scheduler.arm(schedule);
   return empty();
 }
 
-function existing(ctx: ServerContext, id: string | undefined): ScheduleRecord {
-  const schedule = ctx.store.state.schedules.get(id ?? '');
+function existing(service: Service, id: string | undefined): ScheduleRecord {
+  const schedule = service.store.state.schedules.get(id ?? '');
   if (!schedule) throw notFound(`schedule ${id ?? ''} not found`);
   return schedule;
 }
 
 /** A schedule as the service lists it, its delivery settings read back from the stored headers. */
-function view(ctx: ServerContext, schedule: ScheduleRecord): Record<string, unknown> {
-  const now = ctx.config.now();
+function view(service: Service, schedule: ScheduleRecord): Record<string, unknown> {
+  const now = service.config.now();
   const source = headerSource(schedule.rawHeaders);
-  const settings = readEnqueueSettings(source, ctx.config.headerPrefix, ctx.plan, now);
-  const names = headerNames(ctx.config.headerPrefix);
+  const settings = readEnqueueSettings(source, service.config.headerPrefix, service.plan, now);
+  const names = headerNames(service.config.headerPrefix);
   const queue = source.headers[names.queueName.toLowerCase()];
-  const next = ctx.scheduler.nextFiring(schedule);
+  const next = service.scheduler.nextFiring(schedule);
   return {
     scheduleId: schedule.scheduleId,
     cron: schedule.cron,

@@ -1,5 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
-
 /** Header name -> values, the way the service writes headers (Go's `http.Header`). */
 export type HeaderValues = Record<string, string[]>;
 
@@ -61,8 +59,8 @@ export function appendHeaderValue(out: HeaderValues, name: string, value: string
  * all read the same way. `headers` has lower-case names; `rawHeaders` is `[name, value, ...]`.
  */
 export interface HeaderSource {
-  headers: IncomingHttpHeaders;
-  rawHeaders: string[];
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  rawHeaders: readonly string[];
 }
 
 /** A header source from `[name, value, ...]` pairs (a stored schedule, a batch item). */

@@ -231,7 +231,7 @@ export interface LogRecord {
   error?: string;
   responseStatus?: number;
   /** `RETRY`: what decided the wait. */
-  delaySource?: 'retry-delay' | 'default-backoff' | 'retry-after';
+  delaySource?: DelaySource;
   /** `ERROR` and `DELIVERED`: the attempt they end, as sent and as answered. */
   attempt?: AttemptDetail;
 }
@@ -314,6 +314,9 @@ export interface StatsBucket {
 /** How one attempt ended. */
 export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
 
+/** What decided the wait before a retry: the message's retry-delay expression, the default backoff, or the destination's `Retry-After`. */
+export type DelaySource = 'retry-delay' | 'default-backoff' | 'retry-after';
+
 /** Every journal record. */
 export type DevRecord =
   /** One enqueue: one message, or one per endpoint of a URL group. */
@@ -337,7 +340,7 @@ export type DevRecord =
       /** The token the attempt was signed with; the other headers follow from the message. */
       signature?: string;
       /** What decided the wait before the next attempt (outcome `retry`). */
-      delaySource?: 'retry-delay' | 'default-backoff' | 'retry-after';
+      delaySource?: DelaySource;
       bytes: number;
       spawned: MessageRecord[];
       dlq?: DlqEntry;

@@ -1,4 +1,4 @@
-import { noteWorkflowMessage, resumeRunStep } from '../workflows/runs';
+import { noteWorkflowMessage, resumeRunStep } from './runs';
 import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 

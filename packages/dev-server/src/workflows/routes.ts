@@ -1,32 +1,46 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
-import { cancel, readCount } from '../http/messages';
+import { badRequest, notFound } from '../errors';
+import { readCount } from '../http/messages';
+import { empty, json } from '../http/reply';
+import type { Route } from '../http/router';
+import type { Service } from '../service';
+import { runHistory } from '../state/runs';
 import { readRunFilter } from './run-logs';
-import { readBody, badRequest, notFound, empty, json, type Reply } from '../http/exchange';
-import type { Route, ServerContext } from '../http/router';
-import { runHistory } from './runs';
-import { dropWaiters } from './waiters';
 
 // The workflow endpoints the Workflow SDK calls while it drives a run: its history (`LazyFetch`),
 // the end of a run, and cancelling runs.
 
 /** `GET` and `DELETE /v2/workflows/runs/{runId}`, and the bulk `DELETE /v2/workflows/runs`. */
-export function workflowRunRoutes(ctx: ServerContext): Route[] {
+export function workflowRunRoutes(service: Service): Route[] {
   return [
     {
       method: 'GET',
       path: '/v2/workflows/runs/:runId',
       auth: 'messaging',
       handler: ({ params }) => {
-        const history = runHistory(ctx.store.state, params.runId ?? '');
+        const history = runHistory(service.store.state, params.runId ?? '');
         if (!history) throw notFound(`workflow run ${params.runId ?? ''} not found`);
         return json(history);
       },
     },
     {
+      // The end of a run: with `cancel=true` it is cancelled; otherwise the route returned, and the body is what it returned.
       method: 'DELETE',
       path: '/v2/workflows/runs/:runId',
       auth: 'messaging',
-      handler: (request) => endRun(ctx, request.params.runId ?? '', request),
+      handler: async (request) => {
+        const runId = request.params.runId ?? '';
+        if (!service.store.state.runs.has(runId)) throw notFound(`workflow run ${runId} not found`);
+        if (request.query.get('cancel') === 'true') {
+          await service.actions.cancelRun(runId);
+          return empty();
+        }
+        const body = await request.body(service.plan.max_message_size, () =>
+          badRequest('the run result is larger than the max message size'),
+        );
+        await service.actions.endRun(runId, body.toString('base64'));
+        return empty();
+      },
     },
     {
       method: 'DELETE',
@@ -41,54 +55,13 @@ export function workflowRunRoutes(ctx: ServerContext): Route[] {
           .flatMap((value) => value.split(','))
           .filter(Boolean);
         const count = readCount(query, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-        const chosen = [...ctx.store.state.runs.values()]
+        const chosen = [...service.store.state.runs.values()]
           .filter((run) => run.state === 'RUN_STARTED' && (ids.length === 0 || ids.includes(run.runId)) && matches(run))
           .slice(0, count);
         let cancelled = 0;
-        for (const run of chosen) if (await cancelRun(ctx, run.runId)) cancelled += 1;
+        for (const run of chosen) if (await service.actions.cancelRun(run.runId)) cancelled += 1;
         return json({ cancelled });
       },
     },
   ];
-}
-
-/**
- * The end of a run: with `cancel=true` its pending messages are cancelled and it is `RUN_CANCELED`;
- * otherwise the route returned, and the body is what it returned (`RUN_SUCCESS`).
- */
-async function endRun(ctx: ServerContext, runId: string, request: Parameters<Route['handler']>[0]): Promise<Reply> {
-  const run = ctx.store.state.runs.get(runId);
-  if (!run) throw notFound(`workflow run ${runId} not found`);
-  if (request.query.get('cancel') === 'true') {
-    await cancelRun(ctx, runId);
-    return empty();
-  }
-  const body = await readBody(request.req, ctx.plan.max_message_size, () =>
-    badRequest('the run result is larger than the max message size'),
-  );
-  if (run.state === 'RUN_STARTED') {
-    await ctx.store.commit({
-      type: 'run.ended',
-      runId,
-      at: ctx.config.now(),
-      state: 'RUN_SUCCESS',
-      responseBase64: body.toString('base64'),
-    });
-    ctx.events.emit({ type: 'workflow-run', runId, state: 'RUN_SUCCESS' });
-  }
-  return empty();
-}
-
-/** Cancels a run that is still going: its pending messages, then the run. Answers whether it was going. */
-async function cancelRun(ctx: ServerContext, runId: string): Promise<boolean> {
-  const run = ctx.store.state.runs.get(runId);
-  if (!run || run.state !== 'RUN_STARTED') return false;
-  const pending = [...ctx.store.state.messages.values()]
-    .filter(({ record }) => record.workflow?.runId === runId)
-    .map(({ record }) => record.id);
-  await cancel(ctx, pending);
-  await dropWaiters(ctx, runId);
-  await ctx.store.commit({ type: 'run.ended', runId, at: ctx.config.now(), state: 'RUN_CANCELED' });
-  ctx.events.emit({ type: 'workflow-run', runId, state: 'RUN_CANCELED' });
-  return true;
 }

@@ -1,7 +1,9 @@
 import { headerNames, QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import { readCount, readMessageFilter } from '../http/messages';
-import { badRequest, json, type Reply } from '../http/exchange';
-import type { Route, ServerContext } from '../http/router';
+import { badRequest } from '../errors';
+import { json, type Reply } from '../http/reply';
+import type { Route } from '../http/router';
+import type { Service } from '../service';
 import type { DevState } from '../state/dev-state';
 import type { DlqEntry, RunStepRecord, WorkflowRunRecord } from '../state/records';
 import { canonicalHeaderName } from '../state/header-values';
@@ -12,19 +14,19 @@ import { labelFields, redacted } from '../http/views';
 
 const PAGE = 100;
 
-export function runLogRoutes(ctx: ServerContext): Route[] {
+export function runLogRoutes(service: Service): Route[] {
   return [
     {
       method: 'GET',
       path: '/v2/workflows/events',
       auth: 'messaging',
       query: QUERY_PARAMETERS.workflowLogs,
-      handler: ({ query }) => runLogs(ctx, query),
+      handler: ({ query }) => runLogs(service, query),
     },
   ];
 }
 
-function runLogs(ctx: ServerContext, query: URLSearchParams): Reply {
+function runLogs(service: Service, query: URLSearchParams): Reply {
   const groupBy = query.get('groupBy');
   if (groupBy !== null && groupBy !== 'workflowRunId') throw badRequest(`invalid groupBy ${JSON.stringify(groupBy)}: use workflowRunId`);
   const matches = readRunFilter(query, true);
@@ -33,13 +35,13 @@ function runLogs(ctx: ServerContext, query: URLSearchParams): Reply {
   const before = cursor === null || cursor === '' ? undefined : Number(cursor);
   if (before !== undefined && !Number.isSafeInteger(before))
     throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
-  const runs = [...ctx.store.state.runs.values()]
+  const runs = [...service.store.state.runs.values()]
     .map((run, order) => ({ run, order }))
     .reverse()
     .filter(({ run, order }) => (before === undefined || order < before) && matches(run));
   const page = runs.slice(0, count);
   const last = page.at(-1);
-  const index = indexRuns(ctx);
+  const index = indexRuns(service);
   return json({
     runs: page.map(({ run }) => runLog(run, index)),
     ...(runs.length > count && last ? { cursor: String(last.order) } : {}),
@@ -99,8 +101,8 @@ interface StepError {
   time: number;
 }
 
-function indexRuns(ctx: ServerContext): RunIndex {
-  const { state } = ctx.store;
+function indexRuns(service: Service): RunIndex {
+  const { state } = service.store;
   const dlqByRun = new Map<string, DlqEntry>();
   const failedMessages = new Set<string>();
   for (const entry of state.dlq.values()) {
@@ -128,8 +130,8 @@ function indexRuns(ctx: ServerContext): RunIndex {
     });
     errorsByMessage.set(entry.messageId, errors);
   });
-  const errorStepHeader = headerNames(ctx.config.headerPrefix).errorStepName.toLowerCase();
-  return { state, now: ctx.config.now(), errorStepHeader, dlqByRun, failedMessages, waitingByRun, errorsByMessage };
+  const errorStepHeader = headerNames(service.config.headerPrefix).errorStepName.toLowerCase();
+  return { state, now: service.config.now(), errorStepHeader, dlqByRun, failedMessages, waitingByRun, errorsByMessage };
 }
 
 /** One run as the SDK's `WorkflowRunLog`: its state, times, steps and what the route returned. */

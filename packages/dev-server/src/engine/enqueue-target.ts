@@ -1,7 +1,7 @@
 // Where an enqueue goes: the destination read from the rest of its path (a URL, a URL group, or an
 // `api/...` name the dev server refuses), and the message record each endpoint it reaches gets.
 import { RESOURCE_NAME, unsignableUrl } from '@mailroom/core/protocol';
-import { badRequest } from './exchange';
+import { badRequest } from '../errors';
 import { newMessageId } from '../ids';
 import type { MessageRecord } from '../state/records';
 import type { EnqueueSettings } from './enqueue-settings';

@@ -1,13 +1,10 @@
-import type { DevState } from '../state/dev-state';
-import type { EnqueueSettings } from '../http/enqueue-settings';
-import { badRequest } from '../http/exchange';
-import type { InvokerRecord, MessageRecord, RunStepRecord, WorkflowRunRecord } from '../state/records';
-import { deliveredHeaderValues } from '../state/header-values';
+import type { DevState } from './dev-state';
+import { deliveredHeaderValues } from './header-values';
+import type { MessageRecord, RunStepRecord, WorkflowRunRecord } from './records';
 
-// Workflow runs, as the Workflow SDK drives them: a trigger message (`<P>-Workflow-Init: true`)
-// starts a run, and every later message it publishes for that run id is one of its steps. The run
-// is derived from accepted messages in the reducer, so it is as durable as they are; a compaction
-// keeps it as one `run.restored` record.
+// Workflow runs as the reducer derives them: a trigger message (`<P>-Workflow-Init: true`) starts a
+// run, and every later message it publishes for that run id is one of its steps. Derived from
+// accepted messages, a run is as durable as they are; a compaction keeps it as one `run.restored`.
 
 /** Runs kept after they end; the oldest ended ones are dropped beyond this. */
 const RUN_LIMIT = 1000;
@@ -134,28 +131,6 @@ function runSettings(trigger: MessageRecord): WorkflowRunRecord['settings'] {
 }
 
 /**
- * A step published without the run's settings gets them from the trigger (the SDK sends them once):
- * retries, retry delay, flow control, the failure callback and forwarded headers apply to every message of a run.
- */
-export function inheritRunSettings(state: DevState, message: MessageRecord, retriesGiven: boolean): void {
-  const workflow = message.workflow;
-  if (!workflow || workflow.init) return;
-  const run = state.runs.get(workflow.runId);
-  if (!run) return;
-  const { settings } = run;
-  if (!retriesGiven) message.maxRetries = settings.maxRetries;
-  if (message.retryDelay === undefined && settings.retryDelay !== undefined) message.retryDelay = settings.retryDelay;
-  if (!message.flowControl && settings.flowControl) message.flowControl = settings.flowControl;
-  if (!message.failureCallback && settings.failureCallback) message.failureCallback = settings.failureCallback;
-  // The run's labels: its DLQ entry and its filters find every message of it by them.
-  if (message.label === undefined && run.trigger.label !== undefined) message.label = run.trigger.label;
-  // The SDK forwards the trigger's headers once; every step of the run sees them (a third party does not).
-  if (workflow.callType !== 'toCallback') message.forwardHeaders = { ...run.trigger.forwardHeaders, ...message.forwardHeaders };
-  // The run's creation time on every delivery, not the step's.
-  message.workflow = { ...workflow, createdAt: run.createdAt };
-}
-
-/**
  * The run's steps up to and including `messageId`, as the SDK reads its history: the trigger's body
  * first, then each step's, every one base64 with its message id.
  */
@@ -171,30 +146,6 @@ export function runHistory(
   return steps.map((step) => ({ messageId: step.messageId, body: step.bodyBase64, callType: 'step' }));
 }
 
-/**
- * A workflow failure callback's `sourceBody`: the run's trigger body for an SDK with `InitialBody`
- * (its failure function's `requestPayload`), else the run's history up to the failed step, as older
- * SDKs read it. A message of no known run keeps its own body.
- */
-export function failureSourceBody(state: DevState, message: MessageRecord): string {
-  const run = message.workflow && state.runs.get(message.workflow.runId);
-  if (!run) return message.bodyBase64;
-  if (run.trigger.workflow?.initialBody) return run.trigger.bodyBase64;
-  return Buffer.from(JSON.stringify(runHistory(state, run.runId, message.id))).toString('base64');
-}
-
-/**
- * The body a delivery of a run's message carries: nothing when the SDK fetches its history itself
- * (`LazyFetch`), else the history as a JSON array. Messages of no known run keep their own body.
- */
-export function workflowDeliveryBody(state: DevState, message: MessageRecord): Buffer | undefined {
-  const workflow = message.workflow;
-  if (!workflow || message.kind !== 'message' || workflow.callType === 'toCallback') return undefined;
-  if (!state.runs.has(workflow.runId)) return undefined;
-  if (workflow.lazyFetch) return Buffer.alloc(0);
-  return Buffer.from(JSON.stringify(runHistory(state, workflow.runId, message.id)));
-}
-
 /** Drops the oldest ended runs beyond {@link RUN_LIMIT}; a run still going is never dropped. */
 function trimRuns(state: DevState): void {
   if (state.runs.size <= RUN_LIMIT) return;
@@ -202,41 +153,4 @@ function trimRuns(state: DevState): void {
     if (state.runs.size <= RUN_LIMIT) return;
     if (run.state !== 'RUN_STARTED') state.runs.delete(runId);
   }
-}
-
-/**
- * A trigger sent by `context.invoke` (`<P>-Workflow-Invoke: true`) carries the invoking request:
- * the new run gets its `body`, and remembers who invoked it to send the result back.
- */
-export function takeInvocation(settings: EnqueueSettings, body: Buffer): { settings: EnqueueSettings; body: Buffer } {
-  const workflow = settings.workflow;
-  if (!workflow?.invoked) return { settings, body };
-  let request: Record<string, unknown> | undefined;
-  try {
-    const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) request = parsed as Record<string, unknown>;
-  } catch {
-    // Refused below.
-  }
-  const { workflowRunId, workflowUrl, headers, step } = request ?? {};
-  if (typeof workflowRunId !== 'string' || typeof workflowUrl !== 'string' || !isObject(headers) || !isObject(step)) {
-    throw badRequest('an invoke trigger must carry { workflowRunId, workflowUrl, headers, step, body? } as JSON');
-  }
-  const invoker: InvokerRecord = {
-    runId: workflowRunId,
-    url: workflowUrl,
-    createdAt: typeof request?.workflowRunCreatedAt === 'number' ? request.workflowRunCreatedAt : 0,
-    headers: headers as Record<string, string[]>,
-    step,
-  };
-  const { invoked: _invoked, ...rest } = workflow;
-  const given = request?.body;
-  return {
-    settings: { ...settings, workflow: { ...rest, invoker } },
-    body: Buffer.from(typeof given === 'string' ? given : given === undefined ? '' : JSON.stringify(given)),
-  };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -13,7 +13,7 @@ import {
 import type { PlanLimits } from '../plans';
 import type { CallbackSettings, FlowControlSettings, MessageRecord, RedactSettings, WorkflowInfo } from '../state/records';
 import { headerValuesFromRaw, type HeaderSource } from '../state/header-values';
-import { badRequest, planLimit } from './exchange';
+import { badRequest, planLimit } from '../errors';
 
 /**
  * Every setting an enqueue request carries in its headers (spec endpoint 8), validated: the message
@@ -404,4 +404,12 @@ export function checkUrl(url: string, what: string): void {
   }
   const unsignable = unsignableUrl(url);
   if (unsignable) throw badRequest(`invalid ${what} url: it ${unsignable}`);
+}
+
+/** A name the service puts in a URL path (queue, schedule id, flow-control key, URL group), or 400 naming it. */
+export function resourceName(what: string, value: unknown): string {
+  if (typeof value !== 'string' || !RESOURCE_NAME.test(value)) {
+    throw badRequest(`invalid ${what} ${JSON.stringify(value ?? '')}: use ${RESOURCE_NAME_RULE}`);
+  }
+  return value;
 }

@@ -1,32 +1,40 @@
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
-import type { ServerContext, Route, RouteRequest } from './router';
+import type { Route, RouteRequest } from './router';
 import type { UrlGroupRecord } from '../state/records';
-import { checkUrl } from './enqueue-settings';
-import { badRequest, notFound, planLimit, readJsonBody, empty, json, type Reply } from './exchange';
+import { checkUrl } from '../engine/enqueue-settings';
+import { badRequest, notFound, planLimit } from '../errors';
+import type { Service } from '../service';
+import { readJson } from './request';
+import { empty, json, type Reply } from './reply';
 
-/** URL groups: list (spec 5), add endpoints (creates the group), remove endpoints (spec 6). */
-export function topicRoutes(ctx: ServerContext): Route[] {
+/** URL groups, the service's `topics`: list (spec 5), add endpoints (creates the group), remove endpoints (spec 6). */
+export function urlGroupRoutes(service: Service): Route[] {
   return [
-    { method: 'GET', path: '/v2/topics', auth: 'messaging', handler: () => json([...ctx.store.state.groups.values()].map(view)) },
-    { method: 'GET', path: '/v2/topics/:name', auth: 'messaging', handler: (request) => json(view(existing(ctx, request.params.name))) },
+    { method: 'GET', path: '/v2/topics', auth: 'messaging', handler: () => json([...service.store.state.groups.values()].map(view)) },
+    {
+      method: 'GET',
+      path: '/v2/topics/:name',
+      auth: 'messaging',
+      handler: (request) => json(view(existing(service, request.params.name))),
+    },
     {
       method: 'DELETE',
       path: '/v2/topics/:name',
       auth: 'messaging',
       handler: async (request) => {
-        const group = existing(ctx, request.params.name);
-        await ctx.store.commit({ type: 'group.updated', name: group.name, group: null });
+        const group = existing(service, request.params.name);
+        await service.store.commit({ type: 'group.updated', name: group.name, group: null });
         return empty();
       },
     },
-    { method: 'POST', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => addEndpoints(ctx, request) },
-    { method: 'DELETE', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => removeEndpoints(ctx, request) },
+    { method: 'POST', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => addEndpoints(service, request) },
+    { method: 'DELETE', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => removeEndpoints(service, request) },
   ];
 }
 
-async function addEndpoints(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
+async function addEndpoints(service: Service, request: RouteRequest): Promise<Reply> {
   const name = groupName(request.params.name);
-  const endpoints = readEndpoints(await readJsonBody(request.req)).map((endpoint, index) => {
+  const endpoints = readEndpoints(await readJson(request)).map((endpoint, index) => {
     const url = endpoint.url;
     if (typeof url !== 'string') throw badRequest(`endpoints[${index}].url is required`);
     checkUrl(url, `endpoints[${index}]`);
@@ -36,11 +44,11 @@ async function addEndpoints(ctx: ServerContext, request: RouteRequest): Promise<
     }
     return { url, ...(endpoint.name ? { name: endpoint.name as string } : {}) };
   });
-  const { state } = ctx.store;
-  const now = ctx.config.now();
+  const { state } = service.store;
+  const now = service.config.now();
   const current = state.groups.get(name);
-  if (!current && state.groups.size >= ctx.plan.max_topics) {
-    throw planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_topics} URL group(s)`);
+  if (!current && state.groups.size >= service.plan.max_topics) {
+    throw planLimit(`the ${service.plan.type} plan allows ${service.plan.max_topics} URL group(s)`);
   }
   const merged = [...(current?.endpoints ?? [])];
   for (const endpoint of endpoints) {
@@ -51,17 +59,17 @@ async function addEndpoints(ctx: ServerContext, request: RouteRequest): Promise<
     if (same === -1) merged.push(endpoint);
     else merged[same] = endpoint;
   }
-  if (merged.length > ctx.plan.max_endpoints_per_topic) {
-    throw planLimit(`the ${ctx.plan.type} plan allows ${ctx.plan.max_endpoints_per_topic} endpoints per URL group`);
+  if (merged.length > service.plan.max_endpoints_per_topic) {
+    throw planLimit(`the ${service.plan.type} plan allows ${service.plan.max_endpoints_per_topic} endpoints per URL group`);
   }
   const group: UrlGroupRecord = { name, createdAt: current?.createdAt ?? now, updatedAt: now, endpoints: merged };
-  await ctx.store.commit({ type: 'group.updated', name, group });
+  await service.store.commit({ type: 'group.updated', name, group });
   return empty();
 }
 
-async function removeEndpoints(ctx: ServerContext, request: RouteRequest): Promise<Reply> {
-  const current = existing(ctx, request.params.name);
-  const refs = readEndpoints(await readJsonBody(request.req));
+async function removeEndpoints(service: Service, request: RouteRequest): Promise<Reply> {
+  const current = existing(service, request.params.name);
+  const refs = readEndpoints(await readJson(request));
   for (const [index, ref] of refs.entries()) {
     if (typeof ref.name !== 'string' && typeof ref.url !== 'string') throw badRequest(`endpoints[${index}] needs a name or a url`);
   }
@@ -70,13 +78,13 @@ async function removeEndpoints(ctx: ServerContext, request: RouteRequest): Promi
       !refs.some((ref) => (ref.name !== undefined && ref.name === endpoint.name) || (ref.url !== undefined && ref.url === endpoint.url)),
   );
   // The spec: a group whose last endpoint is removed is deleted.
-  const group = remaining.length === 0 ? null : { ...current, updatedAt: ctx.config.now(), endpoints: remaining };
-  await ctx.store.commit({ type: 'group.updated', name: current.name, group });
+  const group = remaining.length === 0 ? null : { ...current, updatedAt: service.config.now(), endpoints: remaining };
+  await service.store.commit({ type: 'group.updated', name: current.name, group });
   return empty();
 }
 
-function existing(ctx: ServerContext, name: string | undefined): UrlGroupRecord {
-  const group = ctx.store.state.groups.get(name ?? '');
+function existing(service: Service, name: string | undefined): UrlGroupRecord {
+  const group = service.store.state.groups.get(name ?? '');
   if (!group) throw notFound(`topic ${name ?? ''} not found`);
   return group;
 }

@@ -1,0 +1,179 @@
+import { badRequest, notFound } from '../errors';
+import type { EventBus } from '../events';
+import { newMessageId, randomHex } from '../ids';
+import type { EngineConfig } from '../settings';
+import type { DevState } from '../state/dev-state';
+import type { DlqEntry, MessageRecord } from '../state/records';
+import type { Store } from '../state/store';
+import { callbackMessage, failureCallbackBody, failureSourceBody } from './callbacks';
+import type { Engine } from './create-engine';
+import type { Waits } from './waits';
+
+// What a user does to what the engine holds, whichever way they ask (a route, the console, a test):
+// cancel messages, send DLQ entries again, run a failure callback again, end or cancel a workflow
+// run, restart one, send a message again as a new one.
+
+export interface ActionsParts {
+  store: Store;
+  engine: Engine;
+  events: EventBus;
+  config: EngineConfig;
+  waits: Waits;
+}
+
+export interface Actions {
+  /** Pending messages leave the state (logged `CANCELED`) and the engine forgets them. */
+  cancelMessages(ids: readonly string[]): Promise<void>;
+  /**
+   * Sends entries' messages again under new ids, their retries starting over; the entries leave the
+   * DLQ. A workflow step sent again carries its run on (`reshape` gives it a new run id for a resume).
+   */
+  resendFromDlq(entries: readonly DlqEntry[], reshape?: (copy: MessageRecord) => MessageRecord): Promise<MessageRecord[]>;
+  /**
+   * The failure callback of a failed run's DLQ entry again, only from `CALLBACK_FAIL` (400
+   * otherwise). Its state goes to `CALLBACK_INPROGRESS`, then follows the real outcome.
+   */
+  retriggerFailureCallback(entry: DlqEntry): Promise<MessageRecord>;
+  /** Failed runs start over as new runs: each trigger sent again under a new run id; the entries leave. */
+  restartRuns(entries: readonly DlqEntry[], reshape?: (trigger: MessageRecord) => MessageRecord): Promise<MessageRecord[]>;
+  /** A run's route returned: `RUN_SUCCESS`, with what it returned. */
+  endRun(runId: string, responseBase64: string): Promise<void>;
+  /** Cancels a run that is still going: its pending messages and waits, then the run. Answers whether it was going. */
+  cancelRun(runId: string): Promise<boolean>;
+  /** A message the server still knows, sent again as a new one with every setting of the original. */
+  resendMessage(messageId: string): Promise<MessageRecord>;
+}
+
+export function createActions(parts: ActionsParts): Actions {
+  const { store, engine, events, config, waits } = parts;
+
+  const cancelMessages = async (ids: readonly string[]): Promise<void> => {
+    if (ids.length === 0) return;
+    await store.commit({ type: 'messages.cancelled', at: config.now(), ids: [...ids] });
+    engine.cancel(ids);
+  };
+
+  return {
+    cancelMessages,
+    async resendFromDlq(entries, reshape = (copy) => copy) {
+      const now = config.now();
+      let seq = store.state.nextSeq;
+      const messages = entries.map((entry) =>
+        reshape({ ...entry.message, id: newMessageId(), seq: seq++, notBefore: now, dueAt: now, createdAt: now }),
+      );
+      await store.commit({ type: 'dlq.retried', at: now, ids: entries.map((entry) => entry.dlqId), messages });
+      engine.admit(messages);
+      return messages;
+    },
+    async retriggerFailureCallback(entry) {
+      const { dlqId } = entry;
+      const settings = entry.message.failureCallback;
+      if (!settings) throw badRequest(`dlq message ${dlqId} has no failure callback to trigger`);
+      const current = entry.failureCallbackInfo?.state;
+      if (current !== 'CALLBACK_FAIL') {
+        throw badRequest(`the failure callback of ${dlqId} can only be re-triggered from CALLBACK_FAIL, it is ${current ?? 'unknown'}`);
+      }
+      const now = config.now();
+      const body = failureCallbackBody(entry.message, entry.retried, entry.response, {
+        dlqId,
+        error: entry.error,
+        sourceBodyBase64: failureSourceBody(store.state, entry.message),
+      });
+      const message = callbackMessage(
+        { source: entry.message, settings, kind: 'failure-callback', body, seq: store.state.nextSeq, at: now, dlqId },
+        config,
+      );
+      await store.commit({ type: 'dlq.retriggered', dlqId, at: now, message });
+      events.emit({ type: 'failure-callback-state', dlqId, state: 'CALLBACK_INPROGRESS' });
+      events.emit({
+        type: 'callback',
+        messageId: message.id,
+        kind: 'failure-callback',
+        url: message.url,
+        sourceMessageId: entry.message.id,
+      });
+      engine.admit([message]);
+      return message;
+    },
+    async restartRuns(entries, reshape = (trigger) => trigger) {
+      const now = config.now();
+      let seq = store.state.nextSeq;
+      const triggers: MessageRecord[] = [];
+      for (const entry of entries) {
+        const failedRunId = entry.message.workflow?.runId;
+        const trigger = failedRunId === undefined ? undefined : store.state.runs.get(failedRunId)?.trigger;
+        if (!trigger?.workflow || failedRunId === undefined) continue;
+        triggers.push(
+          reshape({
+            ...trigger,
+            id: newMessageId(),
+            seq: seq++,
+            notBefore: now,
+            dueAt: now,
+            createdAt: now,
+            workflow: { ...trigger.workflow, runId: newRunId(), createdAt: now, restartOf: failedRunId },
+          }),
+        );
+      }
+      await store.commit({ type: 'messages.accepted', at: now, messages: triggers });
+      await store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) });
+      engine.admit(triggers);
+      return triggers;
+    },
+    async endRun(runId, responseBase64) {
+      if (store.state.runs.get(runId)?.state !== 'RUN_STARTED') return;
+      await store.commit({ type: 'run.ended', runId, at: config.now(), state: 'RUN_SUCCESS', responseBase64 });
+      events.emit({ type: 'workflow-run', runId, state: 'RUN_SUCCESS' });
+    },
+    async cancelRun(runId) {
+      if (store.state.runs.get(runId)?.state !== 'RUN_STARTED') return false;
+      const pending = [...store.state.messages.values()]
+        .filter(({ record }) => record.workflow?.runId === runId)
+        .map(({ record }) => record.id);
+      await cancelMessages(pending);
+      await waits.drop(runId);
+      await store.commit({ type: 'run.ended', runId, at: config.now(), state: 'RUN_CANCELED' });
+      events.emit({ type: 'workflow-run', runId, state: 'RUN_CANCELED' });
+      return true;
+    },
+    async resendMessage(messageId) {
+      const original = findMessage(store.state, messageId);
+      if (!original) throw notFound(`message ${messageId} not found (it may be older than the logs the server keeps)`);
+      const now = config.now();
+      const message: MessageRecord = {
+        ...original,
+        id: newMessageId(),
+        seq: store.state.nextSeq,
+        notBefore: now,
+        dueAt: now,
+        createdAt: now,
+      };
+      await store.commit({ type: 'messages.accepted', at: now, messages: [message] });
+      events.emit({
+        type: 'accepted',
+        messageId: message.id,
+        kind: message.kind,
+        url: message.url,
+        ...(message.queue !== undefined ? { queue: message.queue } : {}),
+        delayMs: 0,
+      });
+      engine.admit([message]);
+      return message;
+    },
+  };
+}
+
+/** A new run id, in the shape the Workflow SDK gives its own. */
+export const newRunId = (): string => `wfr_${randomHex(12)}`;
+
+/** A message the server still knows: pending, in the DLQ, or in the logs it keeps. */
+function findMessage(state: DevState, messageId: string): MessageRecord | undefined {
+  const pending = state.messages.get(messageId)?.record;
+  if (pending) return pending;
+  for (const entry of state.dlq.values()) if (entry.message.id === messageId) return entry.message;
+  for (let index = state.logMessages.length - 1; index >= 0; index -= 1) {
+    const message = state.logMessages[index]!;
+    if (message.id === messageId) return message;
+  }
+  return undefined;
+}

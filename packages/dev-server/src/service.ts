@@ -1,0 +1,69 @@
+import type { DevCredentials } from './credentials';
+import { type Actions, createActions } from './engine/actions';
+import { type Acceptance, createAcceptance } from './engine/acceptance';
+import { createEngine, type Engine, type EngineDeps } from './engine/create-engine';
+import { createScheduler, type Scheduler } from './engine/scheduler';
+import { createWaits, type Waits } from './engine/waits';
+import type { EventBus } from './events';
+import type { PlanLimits } from './plans';
+import type { EngineConfig } from './settings';
+import type { Store } from './state/store';
+
+/**
+ * The emulated service, whole: the state and its journal, the engine that delivers, how requests are
+ * accepted, schedules, workflow waits and the actions users take. Every route handler, the dev
+ * server's HTTP layer and an in-process test service work with this one object; nothing in it knows
+ * about HTTP.
+ */
+export interface Service {
+  store: Store;
+  engine: Engine;
+  acceptance: Acceptance;
+  scheduler: Scheduler;
+  waits: Waits;
+  actions: Actions;
+  events: EventBus;
+  credentials: DevCredentials;
+  plan: PlanLimits;
+  config: EngineConfig;
+}
+
+/** What a service is made of; `engine` chooses its clock and how attempts are sent (defaults: real time, undici). */
+export interface ServiceParts {
+  store: Store;
+  events: EventBus;
+  credentials: DevCredentials;
+  plan: PlanLimits;
+  config: EngineConfig;
+  engine?: EngineDeps;
+}
+
+/** Wires a service over an open store. Nothing is delivered or fired until {@link startService}. */
+export function createService(parts: ServiceParts): Service {
+  const { store, events, config, plan } = parts;
+  const engine = createEngine(store, config, events, parts.engine);
+  const acceptance = createAcceptance({ store, engine, events, plan, config });
+  const scheduler = createScheduler({ store, engine, config, events, fire: acceptance.fireSchedule });
+  const waits = createWaits({ store, engine, events, config, acceptance });
+  const actions = createActions({ store, engine, events, config, waits });
+  return { ...parts, engine, acceptance, scheduler, waits, actions };
+}
+
+/** Starts delivering what the state holds (after a restart: what was pending), firing schedules, timing out waits. */
+export function startService(service: Service): void {
+  service.engine.start();
+  service.scheduler.start();
+  service.waits.start();
+}
+
+/** Stops delivering (running attempts are made again after a restart) and makes the state durable. */
+export async function closeService(service: Service): Promise<void> {
+  service.waits.stop();
+  await service.engine.close();
+  await service.store.close();
+}
+
+/** The webhook event ids every run issued: answers to the read-only token never show them. */
+export function webhookSecrets(service: Service): string[] {
+  return [...service.store.state.runs.values()].flatMap((run) => run.webhooks ?? []);
+}
