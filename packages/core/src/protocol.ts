@@ -27,6 +27,7 @@ export { parseDuration } from './enqueue-headers';
 export { forwardedHeaders } from './receive/delivery-headers';
 export { defaultBackoffMs, parseEnqueuedRetryDelay, parseRetryDelay } from './retry-delay';
 export { parseRetryAfter } from './http/failures';
+export { dispatchOnce, type DispatchRequest, type DispatchResult } from './http/dispatch';
 export { parseCron, type ParsedCron } from './messaging/schedules';
 export { formatServiceTimestamp, parseServiceTimestamp } from './schemas/management';
 export { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED, STATS_PERIODS } from './schemas';

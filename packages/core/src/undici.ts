@@ -3,15 +3,10 @@
 import { expectObject, NetworkError, ValidationError } from './errors';
 import type { HttpTransport, HttpTransportRequest, HttpTransportResponse } from './http/transport';
 import { Agent, type Dispatcher } from 'undici';
+import { dispatchOnce } from './http/dispatch';
 
-/**
- * Origin and path (with query) of an absolute URL the client built itself from a normalised base, as
- * undici's `dispatch` takes them, without parsing a `URL` per request.
- *
- * @example splitUrl('http://127.0.0.1:8288/v2/enqueue/q/https://a.test/x?y=1')
- * // { origin: 'http://127.0.0.1:8288', path: '/v2/enqueue/q/https://a.test/x?y=1' }
- */
-export function splitUrl(url: string): { origin: string; path: string } {
+/** Origin and path (with query) of an absolute URL the client built itself from a normalised base, without parsing a `URL` per request. */
+function splitUrl(url: string): { origin: string; path: string } {
   const start = url.indexOf('//') + 2;
   let end = start;
   while (end < url.length && url[end] !== '/' && url[end] !== '?') end++;
@@ -19,13 +14,8 @@ export function splitUrl(url: string): { origin: string; path: string } {
   return { origin: url.slice(0, end), path: rest === '' ? '/' : rest.startsWith('?') ? `/${rest}` : rest };
 }
 
-/**
- * A `Headers` from undici's parsed answer headers (repeated names come as arrays). A value the Fetch
- * standard cannot represent is dropped rather than failing the whole answer.
- *
- * @example toHeaders({ 'retry-after': '2', 'set-cookie': ['a=1', 'b=2'] }).get('retry-after') // '2'
- */
-export function toHeaders(parsed: Readonly<Record<string, string | string[] | undefined>>): Headers {
+/** A `Headers` from undici's parsed answer headers; a value the Fetch standard cannot represent is dropped. */
+function toHeaders(parsed: Readonly<Record<string, string | string[] | undefined>>): Headers {
   const headers = new Headers();
   for (const name of Object.keys(parsed)) {
     const value = parsed[name];
@@ -42,11 +32,10 @@ export function toHeaders(parsed: Readonly<Record<string, string | string[] | un
 }
 
 /**
- * The answer of one undici attempt; `headers` becomes a `Headers` only when someone reads it (the
- * client does so for error answers only). A class rather than an object literal with a getter, so
- * the getter lives once on the prototype instead of being built for every answer.
+ * The answer of one attempt; `headers` becomes a `Headers` only when someone reads it (the client does
+ * so for error answers only). A class, so the getter lives once on the prototype, not per answer.
  */
-export class UndiciAnswer implements HttpTransportResponse {
+class UndiciAnswer implements HttpTransportResponse {
   readonly status: number;
   readonly statusText: string;
   readonly text: string;
@@ -154,82 +143,17 @@ function positiveInteger(path: string, value: unknown, fallback: number): number
   return value;
 }
 
-/**
- * One attempt. The promise settles exactly once: with the answer, with the caller's abort reason,
- * with a timed-out `NetworkError`, or with a `NetworkError` caused by what undici reported. After
- * it settled early, the request is aborted; undici's later report of that abort is ignored.
- */
-function sendAttempt(dispatcher: Dispatcher, request: HttpTransportRequest): Promise<HttpTransportResponse> {
-  return new Promise<HttpTransportResponse>((resolve, reject) => {
-    const { signal } = request;
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    let settled = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    // Set when we gave up before undici handed us a controller (the request was still queued).
-    let abortReason: Error | undefined;
-    let status = 0;
-    let statusText = '';
-    let headers: Record<string, string | string[] | undefined> = {};
-    const chunks: Buffer[] = [];
-
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
-      return true;
-    };
-    const giveUp = (reason: unknown, error: Error): void => {
-      if (!settle()) return;
-      reject(reason);
-      if (controller) controller.abort(error);
-      else abortReason = error;
-    };
-    const onTimeout = (): void => {
-      const error = new NetworkError({ method: request.method, url: request.url, timedOut: true });
-      giveUp(error, error);
-    };
-    function onCallerAbort(): void {
-      const reason: unknown = signal?.reason;
-      giveUp(reason, reason instanceof Error ? reason : new Error('aborted by the caller'));
-    }
-    // One timer per attempt: Node keeps timers of one duration in a list, so this costs an append
-    // and an unlink, far less than the AbortController the fetch transport needs.
-    const timer = setTimeout(onTimeout, request.timeoutMs);
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(start) {
-        if (abortReason) start.abort(abortReason);
-        else controller = start;
-      },
-      onResponseStart(_controller, statusCode, responseHeaders, statusMessage) {
-        status = statusCode;
-        statusText = statusMessage ?? '';
-        headers = responseHeaders;
-      },
-      onResponseData(_controller, chunk) {
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        if (!settle()) return;
-        const text = chunks.length === 0 ? '' : decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-        resolve(new UndiciAnswer(status, statusText, text, headers));
-      },
-      onResponseError(_controller, error) {
-        if (!settle()) return;
-        reject(new NetworkError({ method: request.method, url: request.url, timedOut: false, cause: error }));
-      },
-    };
-    try {
-      const { origin, path } = splitUrl(request.url);
-      dispatcher.dispatch({ origin, path, method: request.method, headers: request.headers, body: request.body ?? null }, handler);
-    } catch (error) {
-      handler.onResponseError?.(undefined as never, error as Error);
-    }
+/** One attempt: the answer, or the caller's abort reason, or a `NetworkError` (timed out, or caused by undici's report). */
+async function sendAttempt(dispatcher: Dispatcher, request: HttpTransportRequest): Promise<HttpTransportResponse> {
+  const result = await dispatchOnce(dispatcher, { ...splitUrl(request.url), ...request, body: request.body ?? null });
+  if (result.ok)
+    return new UndiciAnswer(result.status, result.statusText, result.body.length === 0 ? '' : decoder.decode(result.body), result.headers);
+  if (result.aborted) throw result.error;
+  throw new NetworkError({
+    method: request.method,
+    url: request.url,
+    timedOut: result.timedOut,
+    ...(result.timedOut ? {} : { cause: result.error }),
   });
 }
 

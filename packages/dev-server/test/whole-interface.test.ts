@@ -217,13 +217,22 @@ describe('schedules', () => {
 
 describe('queues', () => {
   it('delivers `parallelism` messages of a queue at once', async () => {
+    // Every answer is held until three requests are in flight at once: a server that sent fewer in
+    // parallel would never get its answers, one that sent more would show a peak above three.
     let current = 0;
     let peak = 0;
+    let held: Array<() => void> = [];
     destination.script('/par', () => {
       current += 1;
       peak = Math.max(peak, current);
-      setTimeout(() => (current -= 1), 40);
-      return { delayMs: 40 };
+      const answered = new Promise<void>((resolve) => held.push(resolve)).then(() => {
+        current -= 1;
+      });
+      if (current === 3) {
+        for (const release of held) release();
+        held = [];
+      }
+      return { until: answered };
     });
     await t.messaging.queues.upsert({ name: 'wide', parallelism: 3 });
     for (let index = 0; index < 6; index += 1)

@@ -147,7 +147,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
         timeoutMs: message.timeoutSeconds * 1000,
       });
     } catch (error) {
-      return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false });
+      return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), aborted: false });
     }
   }
 

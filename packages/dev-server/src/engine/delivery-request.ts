@@ -3,9 +3,10 @@
 import type { MessageRecord } from '../state/records';
 import type { DevState } from '../state/dev-state';
 import { runHistory } from '../state/runs';
-import { headerNames, type TokenSigner } from '@mailroom/core/protocol';
+import { dispatchOnce, headerNames, type TokenSigner } from '@mailroom/core/protocol';
 import type { EngineConfig } from '../settings';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
+import { setMaxListeners } from 'node:events';
 import { appendHeaderValue, type HeaderValues } from '../state/header-values';
 
 /** Sent as `User-Agent` on every delivery, so a destination can tell dev traffic apart. */
@@ -115,7 +116,7 @@ interface OutgoingRequest {
 /** What the destination answered, or why it did not. */
 export type RequestResult =
   | { ok: true; status: number; headers: HeaderValues; body: Buffer; bytesReceived: number }
-  | { ok: false; error: string; timedOut: boolean; aborted: boolean };
+  | { ok: false; error: string; aborted: boolean };
 
 /** Response bytes kept for callbacks and the DLQ; the rest is read (and counted) but not stored. */
 const MAX_KEPT_RESPONSE_BYTES = 1_048_576;
@@ -143,8 +144,8 @@ interface Target {
 interface SenderState {
   agent: Agent;
   targets: Map<string, Target>;
-  /** Cancels every running request: one function each, no AbortController per attempt. */
-  running: Set<() => void>;
+  /** Aborts every running request at once: one listener each on a shared signal, no controller per attempt. */
+  stopAll: AbortController;
 }
 
 /**
@@ -157,17 +158,26 @@ export function createRequestSender(): RequestSender {
     // undici's own header and body timeouts are off: an attempt's timeout is the one deadline.
     agent: new Agent({ keepAliveTimeout: 4_000, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 }),
     targets: new Map(),
-    running: new Set(),
+    stopAll: unlimitedController(),
   };
   return {
     send: (request) => sendRequest(request, state),
     abortAll() {
-      for (const cancel of [...state.running]) cancel();
+      const running = state.stopAll;
+      state.stopAll = unlimitedController();
+      running.abort(new Error('aborted: the dev server is closing'));
     },
     close() {
       void state.agent.destroy().catch(() => {});
     },
   };
+}
+
+/** A controller whose signal takes any number of listeners (one per running attempt) without a leak warning. */
+function unlimitedController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
 
 function targetOf(url: string, state: SenderState): Target {
@@ -191,100 +201,37 @@ function targetOf(url: string, state: SenderState): Target {
 /**
  * Sends one request with the raw body and exactly the given headers (fetch would add its own, which
  * a destination might sign-check or log; undici adds only Host, Content-Length and Connection). Never
- * rejects: a network error or the timeout (covering the whole answer, body included) is a result,
- * since both are delivery failures.
+ * rejects: a network error or the timeout is a result, since both are delivery failures.
  */
-function sendRequest(request: OutgoingRequest, state: SenderState): Promise<RequestResult> {
-  return new Promise((resolve) => {
-    let timedOut = false;
-    let aborted = false;
-    let settled = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    // Set when we gave up before undici handed over a controller (the request was still queued).
-    let giveUpReason: Error | undefined;
-    let target: Target;
-    try {
-      target = targetOf(request.url, state);
-    } catch (error) {
-      resolve({ ok: false, error: error instanceof Error ? error.message : String(error), timedOut, aborted });
-      return;
-    }
-    const finish = (result: RequestResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      state.running.delete(cancel);
-      resolve(result);
-    };
-    const failed = (error: unknown): void => {
-      finish({
-        ok: false,
-        error: timedOut ? `timeout after ${request.timeoutMs / 1000}s` : error instanceof Error ? error.message : String(error),
-        timedOut,
-        aborted,
-      });
-    };
-    const stop = (reason: Error): void => {
-      if (controller) controller.abort(reason);
-      else giveUpReason = reason;
-      failed(reason);
-    };
-    const cancel = (): void => {
-      aborted = true;
-      stop(new Error('aborted: the dev server is closing'));
-    };
-    // One plain timer: AbortSignal.timeout plus AbortSignal.any per attempt cost several times more.
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop(new Error('timeout'));
-    }, request.timeoutMs);
-    state.running.add(cancel);
-
-    let status = 0;
-    let headers: HeaderValues = {};
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let received = 0;
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(start) {
-        if (giveUpReason) start.abort(giveUpReason);
-        else controller = start;
-      },
-      onResponseStart(_controller, statusCode, responseHeaders) {
-        status = statusCode;
-        headers = headerValuesOf(responseHeaders);
-      },
-      onResponseData(_controller, chunk) {
-        received += chunk.length;
-        if (kept < MAX_KEPT_RESPONSE_BYTES) {
-          const part = chunk.subarray(0, MAX_KEPT_RESPONSE_BYTES - kept);
-          chunks.push(part);
-          kept += part.length;
-        }
-      },
-      onResponseEnd() {
-        finish({
-          ok: true,
-          status,
-          headers,
-          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
-          bytesReceived: received,
-        });
-      },
-      onResponseError(_controller, error) {
-        failed(error);
-      },
-    };
-    const sent = requestHeaders(request.headers, target.authorization);
-    try {
-      state.agent.dispatch(
-        { origin: target.origin, path: target.path, method: request.method, headers: sent, body: request.body },
-        handler,
-      );
-    } catch (error) {
-      failed(error);
-    }
+async function sendRequest(request: OutgoingRequest, state: SenderState): Promise<RequestResult> {
+  let target: Target;
+  try {
+    target = targetOf(request.url, state);
+  } catch (error) {
+    return { ok: false, error: messageOf(error), aborted: false };
+  }
+  const result = await dispatchOnce(state.agent, {
+    origin: target.origin,
+    path: target.path,
+    method: request.method,
+    headers: requestHeaders(request.headers, target.authorization),
+    body: request.body,
+    timeoutMs: request.timeoutMs,
+    signal: state.stopAll.signal,
+    keepBytes: MAX_KEPT_RESPONSE_BYTES,
   });
+  if (!result.ok) return { ok: false, error: messageOf(result.error), aborted: result.aborted };
+  return {
+    ok: true,
+    status: result.status,
+    headers: headerValuesOf(result.headers),
+    body: result.body,
+    bytesReceived: result.bytesReceived,
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The attempt's headers, plus `Authorization` for a URL with `user:password@` unless one is given. */

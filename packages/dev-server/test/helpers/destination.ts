@@ -22,6 +22,8 @@ interface Answer {
   body?: string;
   /** Wait this long before answering (a slow destination). */
   delayMs?: number;
+  /** Answer only once this settles (a destination the test holds). */
+  until?: Promise<unknown>;
 }
 
 /** Decides the answer; `index` counts the requests to this path so far (0 for the first). */
@@ -85,7 +87,8 @@ export async function startDestination(): Promise<TestDestination> {
         res.writeHead(answer.status ?? 200, { 'content-type': 'text/plain', ...answer.headers });
         res.end(answer.body ?? '');
       };
-      if (answer.delayMs) setTimeout(respond, answer.delayMs);
+      if (answer.until) void answer.until.then(respond, respond);
+      else if (answer.delayMs) setTimeout(respond, answer.delayMs);
       else respond();
     });
   });
