@@ -195,9 +195,7 @@ function addFlowControl(out: Record<string, string>, names: ProtocolHeaderNames,
     throw new ValidationError('flowControl', `expected { key, parallelism?, rate?, period? }, got ${describeValue(flow)}`);
   }
   rejectUnknownKeys('flowControl', flow, FLOW_CONTROL_KEYS);
-  if (typeof flow.key !== 'string' || !RESOURCE_NAME.test(flow.key)) {
-    throw new ValidationError('flowControl.key', `expected ${RESOURCE_NAME_RULE}, got ${describeValue(flow.key)}`);
-  }
+  checkName('flowControl.key', flow.key);
   const parts: string[] = [];
   for (const name of ['parallelism', 'rate'] as const) {
     const value = flow[name];
@@ -343,6 +341,14 @@ function retryDelaySource(path: string, value: string | RetryDelayExpression): s
   // at all; either way the text goes on the wire verbatim, so it must be a safe header value.
   assertHeaderValue(path, source);
   return source;
+}
+
+/** Queue, URL-group, schedule and flow-control key names share the service's naming rule. */
+export function checkName(path: string, value: unknown): string {
+  if (typeof value !== 'string' || !RESOURCE_NAME.test(value)) {
+    throw new ValidationError(path, `expected ${RESOURCE_NAME_RULE}, got ${describeValue(value)}`);
+  }
+  return value;
 }
 
 /** The service refuses destinations and callbacks without an http(s) scheme; so do we, earlier. */

@@ -1,7 +1,7 @@
 import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMailroom, destination } from '../src';
-import { delivery, options, order, orderPlaced, post } from './fixtures';
+import { delivery, order, orderPlaced, postBytes, receiverOptions } from '@mailroom/test-support';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -14,12 +14,12 @@ describe('a crashing handler', () => {
     const onError = vi.fn();
     const appErrors = vi.fn();
     const app = express();
-    app.post('/orders', createMailroom({ ...options, onError }).destination(orderPlaced, crash));
+    app.post('/orders', createMailroom({ ...receiverOptions, onError }).destination(orderPlaced, crash));
     app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       appErrors(error);
       res.status(500).send('app error page');
     });
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(500);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.text).toBe('{"error":"handler failed"}');
@@ -30,26 +30,28 @@ describe('a crashing handler', () => {
 
   it("never shows Express's default error page (which carries the stack) when nothing else is set up", async () => {
     const app = express();
-    app.post('/orders', destination(orderPlaced, crash, options));
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    app.post('/orders', destination(orderPlaced, crash, receiverOptions));
+    const response = await postBytes(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.text).not.toMatch(/<html|<pre|at .*\.(ts|js):\d+|hunter2/i);
   });
 
   it('hands the error to the app error middleware with forwardErrors: true', async () => {
     const appErrors = vi.fn();
     const app = express();
-    app.post('/orders', destination(orderPlaced, crash, { ...options, forwardErrors: true }));
+    app.post('/orders', destination(orderPlaced, crash, { ...receiverOptions, forwardErrors: true }));
     app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       appErrors(error.message);
       res.status(503).json({ handled: true });
     });
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(503);
     expect(appErrors).toHaveBeenCalledWith('database password is hunter2');
   });
 
   it('checks the forwardErrors option', () => {
-    expect(() => createMailroom({ ...options, forwardErrors: 'yes' as never }).destination(orderPlaced, () => {})).toThrow(/forwardErrors/);
+    expect(() => createMailroom({ ...receiverOptions, forwardErrors: 'yes' as never }).destination(orderPlaced, () => {})).toThrow(
+      /forwardErrors/,
+    );
   });
 });
 
@@ -58,12 +60,12 @@ describe('signatures bound to the endpoint', () => {
     const router = express.Router();
     router.post(
       '/orders',
-      createMailroom(options).destination(orderPlaced, () => {}),
+      createMailroom(receiverOptions).destination(orderPlaced, () => {}),
     );
     const app = express();
     app.use('/hooks', router);
-    expect((await post(app, '/hooks/orders', await delivery('http://127.0.0.1/hooks/orders', order))).status).toBe(200);
-    expect((await post(app, '/hooks/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(401);
+    expect((await postBytes(app, '/hooks/orders', await delivery('http://127.0.0.1/hooks/orders', order))).status).toBe(200);
+    expect((await postBytes(app, '/hooks/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(401);
   });
 });
 
@@ -79,7 +81,7 @@ describe('missing signing keys', () => {
 
   it('says nothing when keys are configured or verification is off on purpose', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    createMailroom({ ...options, onError: undefined });
+    createMailroom({ ...receiverOptions, onError: undefined });
     createMailroom({ env: {}, verify: false });
     expect(warn).not.toHaveBeenCalled();
   });

@@ -4,7 +4,7 @@ import type express from 'express';
 import type { ErrorRequestHandler } from 'express';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { callback, captureRawBody, createMailroom, destination, failureCallback } from '../src';
-import { base64, delivery, options, order, orderPlaced, post } from './fixtures';
+import { base64, delivery, order, orderPlaced, postBytes, receiverOptions } from '@mailroom/test-support';
 
 type ExpressModule = typeof express;
 
@@ -28,11 +28,11 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
             expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
             seen(message.body, message.messageId, message.retried);
           },
-          options,
+          receiverOptions,
         ),
       );
       const { headers, body } = await delivery(url('/orders'), order, { messageId: 'msg_1', retried: 2 });
-      const res = await post(app, '/orders', { headers, body });
+      const res = await postBytes(app, '/orders', { headers, body });
       expect(res.status).toBe(200);
       expect(seen).toHaveBeenCalledWith(order, 'msg_1', 2);
     });
@@ -40,11 +40,11 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
     it('accepts a message signed with the next key and refuses a bad signature with 401', async () => {
       const handler = vi.fn();
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, handler, options));
+      app.post('/orders', destination(orderPlaced, handler, receiverOptions));
       const rotated = await delivery(url('/orders'), order, { signWith: 'next' });
-      expect((await post(app, '/orders', rotated)).status).toBe(200);
+      expect((await postBytes(app, '/orders', rotated)).status).toBe(200);
       const tampered = await delivery(url('/orders'), order, { tampered: true });
-      const refused = await post(app, '/orders', tampered);
+      const refused = await postBytes(app, '/orders', tampered);
       expect(refused.status).toBe(401);
       expect(refused.text).toBe('Invalid signature');
       expect(handler).toHaveBeenCalledTimes(1);
@@ -55,19 +55,19 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/orders',
-        destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), options),
+        destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), receiverOptions),
       );
       const { headers, body } = await delivery(url('/orders'), order, {
         headers: { 'X-Tenant': 'acme', 'Service-Forward-X-Trace': 'trace-1' },
       });
-      expect((await post(app, '/orders', { headers, body })).status).toBe(200);
+      expect((await postBytes(app, '/orders', { headers, body })).status).toBe(200);
       expect(forwarded).toMatchObject({ 'x-tenant': 'acme', 'x-trace': 'trace-1' });
       expect(forwarded).not.toHaveProperty('service-signature');
     });
 
     it('checks the signed URL against publicUrl plus the mount path of a router', async () => {
       const seenUrls: (string | undefined)[] = [];
-      const mailroom = createMailroom({ ...options, publicUrl: 'https://app.example.com' });
+      const mailroom = createMailroom({ ...receiverOptions, publicUrl: 'https://app.example.com' });
       const router = expressModule.Router();
       router.post(
         '/orders',
@@ -77,12 +77,12 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.use('/hooks', router);
 
       const good = await delivery('https://app.example.com/hooks/orders?tenant=acme', order);
-      expect((await post(app, '/hooks/orders?tenant=acme', good)).status).toBe(200);
+      expect((await postBytes(app, '/hooks/orders?tenant=acme', good)).status).toBe(200);
       expect(seenUrls).toEqual(['/hooks/orders?tenant=acme']);
 
       // Signed for the path without the mount point: a token meant for another endpoint.
       const other = await delivery('https://app.example.com/orders', order);
-      expect((await post(app, '/hooks/orders', other)).status).toBe(401);
+      expect((await postBytes(app, '/hooks/orders', other)).status).toBe(401);
     });
 
     it('verifies behind a global express.json({ verify: captureRawBody }), over the bytes as sent', async () => {
@@ -91,19 +91,19 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.use(expressModule.json({ verify: captureRawBody }));
       app.post(
         '/orders',
-        destination(orderPlaced, (message) => void (raw = message.text()), options),
+        destination(orderPlaced, (message) => void (raw = message.text()), receiverOptions),
       );
       // Equal in meaning to `order` but not in bytes: only the captured bytes can match the signature.
       const text = '{ "total": 12.5,\n  "orderId": "o_1" }';
       const { headers, body } = await delivery(url('/orders'), text, { contentType: 'application/json' });
-      expect((await post(app, '/orders', { headers, body })).status).toBe(200);
+      expect((await postBytes(app, '/orders', { headers, body })).status).toBe(200);
       expect(raw).toBe(text);
     });
 
     describe('behind app.use(mailroom.exceptDeliveries(express.json()))', () => {
       const setUp = () => {
         const seen: unknown[] = [];
-        const mailroom = createMailroom(options);
+        const mailroom = createMailroom(receiverOptions);
         const app = expressModule();
         app.use(mailroom.exceptDeliveries(expressModule.json()));
         app.post(
@@ -117,21 +117,23 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       it('verifies the bytes as sent, and the app’s other routes still get parsed JSON', async () => {
         const { app, seen } = setUp();
         const text = '{ "total": 12.5,\n  "orderId": "o_1" }';
-        expect((await post(app, '/orders', await delivery(url('/orders'), text, { contentType: 'application/json' }))).status).toBe(200);
+        expect((await postBytes(app, '/orders', await delivery(url('/orders'), text, { contentType: 'application/json' }))).status).toBe(
+          200,
+        );
         expect(seen).toEqual([text]);
-        const other = await post(app, '/other', { headers: { 'content-type': 'application/json' }, body: Buffer.from('{"a":1}') });
+        const other = await postBytes(app, '/other', { headers: { 'content-type': 'application/json' }, body: Buffer.from('{"a":1}') });
         expect(other.body).toEqual({ parsed: { a: 1 } });
       });
 
       it('answers bad JSON, a body over the parser’s 100 kB and an unknown encoding itself: small JSON or plain text, no HTML, no stack', async () => {
         const { app, seen } = setUp();
-        const badJson = await post(app, '/orders', await delivery(url('/orders'), '{"orderId":', { contentType: 'application/json' }));
+        const badJson = await postBytes(app, '/orders', await delivery(url('/orders'), '{"orderId":', { contentType: 'application/json' }));
         expect([badJson.status, badJson.headers['content-type']]).toEqual([489, 'text/plain; charset=utf-8']);
         const large = { orderId: 'x'.repeat(200_000), total: 1 };
-        expect((await post(app, '/orders', await delivery(url('/orders'), large))).status).toBe(200);
+        expect((await postBytes(app, '/orders', await delivery(url('/orders'), large))).status).toBe(200);
         // An encoding the parser does not know: verified over the bytes on the wire, never decoded.
         const brotli = await delivery(url('/orders'), order, { headers: { 'Content-Encoding': 'br' } });
-        expect((await post(app, '/orders', brotli)).status).toBe(200);
+        expect((await postBytes(app, '/orders', brotli)).status).toBe(200);
         expect(badJson.text).not.toMatch(/<html|<pre|at .*\(|node_modules/i);
         expect(seen).toHaveLength(2);
       });
@@ -144,12 +146,12 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           [{ 'content-type': 'application/json', 'content-encoding': 'gzip' }, bomb],
           [{ 'content-type': 'application/json', 'content-encoding': 'br' }, Buffer.from('x')],
         ] as const) {
-          const res = await post(app, '/orders', { headers, body });
+          const res = await postBytes(app, '/orders', { headers, body });
           expect([res.status, res.text]).toEqual([401, 'Invalid signature']);
         }
         expect(seen).toEqual([]);
         // Behind a mounted router too.
-        const mailroom = createMailroom(options);
+        const mailroom = createMailroom(receiverOptions);
         const outer = expressModule();
         outer.use(mailroom.exceptDeliveries(expressModule.json()));
         const router = expressModule.Router();
@@ -158,12 +160,15 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           mailroom.destination(orderPlaced, () => {}),
         );
         outer.use('/api', router);
-        const mounted = await post(outer, '/api/orders', { headers: { 'content-type': 'application/json' }, body: Buffer.from('{bad') });
+        const mounted = await postBytes(outer, '/api/orders', {
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from('{bad'),
+        });
         expect([mounted.status, mounted.text]).toEqual([401, 'Invalid signature']);
         // The app's own routes still meet the parser and its refusals.
-        expect((await post(app, '/other', { headers: { 'content-type': 'application/json' }, body: Buffer.from('{bad') })).status).toBe(
-          400,
-        );
+        expect(
+          (await postBytes(app, '/other', { headers: { 'content-type': 'application/json' }, body: Buffer.from('{bad') })).status,
+        ).toBe(400);
       });
 
       it('verifies a gzip body over its compressed bytes, as sent, and refuses a forgery with 401 before parsing anything', async () => {
@@ -174,8 +179,8 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           headers: { 'Content-Encoding': 'gzip' },
         });
         // The signature covers the gzip bytes: the route verifies them, then finds they are not JSON.
-        expect((await post(app, '/orders', signed)).status).toBe(489);
-        const forged = await post(app, '/orders', {
+        expect((await postBytes(app, '/orders', signed)).status).toBe(489);
+        const forged = await postBytes(app, '/orders', {
           headers: { 'content-type': 'application/json', 'service-signature': 'x.y.z' },
           body: Buffer.from('{bad'),
         });
@@ -187,9 +192,9 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const handler = vi.fn();
       const app = expressModule();
       app.use(expressModule.json());
-      app.post('/orders', destination(orderPlaced, handler, options));
+      app.post('/orders', destination(orderPlaced, handler, receiverOptions));
       const { headers, body } = await delivery(url('/orders'), order);
-      const res = await post(app, '/orders', { headers, body });
+      const res = await postBytes(app, '/orders', { headers, body });
       expect(res.status).toBe(500);
       expect(res.text).toContain('app.use(mailroom.exceptDeliveries(express.json()))');
       expect(res.text).toContain('@mailroom/express');
@@ -201,10 +206,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.use(expressModule.json());
       app.post(
         '/text',
-        destination(orderPlaced, () => {}, options),
+        destination(orderPlaced, () => {}, receiverOptions),
       );
       const plain = await delivery(url('/text'), 'hello', { contentType: 'text/plain' });
-      const res = await post(app, '/text', plain);
+      const res = await postBytes(app, '/text', plain);
       // The pipeline got the exact bytes: the signature passed, then the schema refused the text.
       expect(res.status).toBe(489);
       expect(res.text).toBe('Body does not match the schema');
@@ -216,10 +221,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.post(
         '/orders',
         expressModule.raw({ type: () => true }),
-        destination(orderPlaced, (m) => seen(m.body), options),
+        destination(orderPlaced, (m) => seen(m.body), receiverOptions),
       );
       const { headers, body } = await delivery(url('/orders'), order);
-      expect((await post(app, '/orders', { headers, body })).status).toBe(200);
+      expect((await postBytes(app, '/orders', { headers, body })).status).toBe(200);
       expect(seen).toHaveBeenCalledWith(order);
     });
 
@@ -230,7 +235,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/orders',
-        destination(orderPlaced, () => Promise.reject(failure), { ...options, onError: reported, forwardErrors: true }),
+        destination(orderPlaced, () => Promise.reject(failure), { ...receiverOptions, onError: reported, forwardErrors: true }),
       );
       const onError: ErrorRequestHandler = (error, _req, res, _next) => {
         caught(error);
@@ -238,7 +243,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       };
       app.use(onError);
       const { headers, body } = await delivery(url('/orders'), order);
-      const res = await post(app, '/orders', { headers, body });
+      const res = await postBytes(app, '/orders', { headers, body });
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ caught: 'database down' });
       expect(caught).toHaveBeenCalledWith(failure);
@@ -246,7 +251,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       expect(reported).not.toHaveBeenCalled();
       // A refusal is still reported.
       const tampered = await delivery(url('/orders'), order, { tampered: true });
-      expect((await post(app, '/orders', tampered)).status).toBe(401);
+      expect((await postBytes(app, '/orders', tampered)).status).toBe(401);
       expect(reported).toHaveBeenCalledOnce();
       expect(reported.mock.calls[0]![1]).toMatchObject({ stage: 'signature' });
     });
@@ -254,14 +259,14 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
     it('reports a crashed handler once with forwardErrors through createMailroom too, and never to the console', async () => {
       const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
-        const mailroom = createMailroom({ ...options, onError: undefined, forwardErrors: true });
+        const mailroom = createMailroom({ ...receiverOptions, onError: undefined, forwardErrors: true });
         const app = expressModule();
         app.post(
           '/orders',
           mailroom.destination(orderPlaced, () => Promise.reject(new Error('db'))),
         );
         app.use(((_error, _req, res, _next) => void res.status(503).end()) as ErrorRequestHandler);
-        expect((await post(app, '/orders', await delivery(url('/orders'), order))).status).toBe(503);
+        expect((await postBytes(app, '/orders', await delivery(url('/orders'), order))).status).toBe(503);
         expect(errors).not.toHaveBeenCalled();
       } finally {
         errors.mockRestore();
@@ -278,11 +283,11 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           () => {
             throw new Error('boom');
           },
-          options,
+          receiverOptions,
         ),
       );
       const { headers, body } = await delivery(url('/orders'), order);
-      const res = await post(app, '/orders', { headers, body });
+      const res = await postBytes(app, '/orders', { headers, body });
       expect(res.status).toBe(500);
     });
 
@@ -290,11 +295,11 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const text = JSON.stringify(order);
       const handler = vi.fn();
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, handler, { ...options, maxBodyBytes: Buffer.byteLength(text) }));
+      app.post('/orders', destination(orderPlaced, handler, { ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) }));
       const atLimit = await delivery(url('/orders'), text, { contentType: 'application/json' });
-      expect((await post(app, '/orders', atLimit)).status).toBe(200);
+      expect((await postBytes(app, '/orders', atLimit)).status).toBe(200);
       const over = await delivery(url('/orders'), `${text} `, { contentType: 'application/json' });
-      const res = await post(app, '/orders', over);
+      const res = await postBytes(app, '/orders', over);
       expect(res.status).toBe(413);
       expect(handler).toHaveBeenCalledTimes(1);
     });
@@ -308,10 +313,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           () => {
             throw undefined;
           },
-          options,
+          receiverOptions,
         ),
       );
-      const res = await post(app, '/orders', await delivery(url('/orders'), order));
+      const res = await postBytes(app, '/orders', await delivery(url('/orders'), order));
       expect(res.status).toBe(500);
       expect(res.text).toBe('{"error":"handler failed"}');
     });
@@ -325,11 +330,11 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           () => {
             throw new NonRetryableError('unknown order');
           },
-          options,
+          receiverOptions,
         ),
       );
       const { headers, body } = await delivery(url('/orders'), order);
-      const res = await post(app, '/orders', { headers, body });
+      const res = await postBytes(app, '/orders', { headers, body });
       expect(res.status).toBe(489);
       expect(res.headers['service-nonretryable-error']).toBe('true');
     });
@@ -341,7 +346,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
         destination(orderPlaced, () => {}, { env: {}, onError: () => {} }),
       );
       const { headers, body } = await delivery(url('/orders'), order);
-      const res = await post(app, '/orders', { headers, body });
+      const res = await postBytes(app, '/orders', { headers, body });
       expect(res.status).toBe(500);
       expect(res.text).toContain('MAILROOM_CURRENT_SIGNING_KEY');
     });
@@ -357,12 +362,12 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
             if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
             callbacks(message.status, message.sourceBody.data, message.body.text, message.isFinalAttempt);
           },
-          { ...options, source: orderPlaced },
+          { ...receiverOptions, source: orderPlaced },
         ),
       );
       app.post(
         '/failure',
-        failureCallback((message) => failures(message.dlqId, message.sourceBody.data), { ...options, source: orderPlaced }),
+        failureCallback((message) => failures(message.dlqId, message.sourceBody.data), { ...receiverOptions, source: orderPlaced }),
       );
       const payload = {
         status: 200,
@@ -374,10 +379,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
         extra: 1,
       };
       const cb = await delivery(url('/callback'), payload);
-      expect((await post(app, '/callback', cb)).status).toBe(200);
+      expect((await postBytes(app, '/callback', cb)).status).toBe(200);
       expect(callbacks).toHaveBeenCalledWith(200, order, 'ok', true);
       const fail = await delivery(url('/failure'), { ...payload, dlqId: 'dlq_1' });
-      expect((await post(app, '/failure', fail)).status).toBe(200);
+      expect((await postBytes(app, '/failure', fail)).status).toBe(200);
       expect(failures).toHaveBeenCalledWith('dlq_1', order);
     });
 
@@ -385,10 +390,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/orders',
-        createMailroom(options).destination(orderPlaced, (message) => ({ saved: message.body.orderId })),
+        createMailroom(receiverOptions).destination(orderPlaced, (message) => ({ saved: message.body.orderId })),
       );
       const { headers, body } = await delivery(url('/orders'), order);
-      const res = await post(app, '/orders', { headers, body });
+      const res = await postBytes(app, '/orders', { headers, body });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ saved: 'o_1' });
     });

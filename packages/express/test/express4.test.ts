@@ -2,7 +2,7 @@ import type express5 from 'express';
 import express4 from 'express4';
 import { captureRawBody, createMailroom, destination } from '../src';
 import { describeExpressAdapter } from './express-cases';
-import { options, orderPlaced } from './fixtures';
+import { orderPlaced, receiverOptions } from '@mailroom/test-support';
 
 // Compile-time proof that the same handlers fit Express 4's and Express 5's own types side by side
 // (@types/express 4 and 5 are not assignable to each other, so this fails with types from `express`).
@@ -10,17 +10,17 @@ const app4: express4.Express = express4();
 app4.use(express4.json({ verify: captureRawBody }));
 app4.post(
   orderPlaced.path,
-  destination(orderPlaced, () => {}, options),
+  destination(orderPlaced, () => {}, receiverOptions),
 );
 app4.use(
   '/hooks',
   express4.Router().post(
     '/orders',
-    createMailroom(options).callback(() => {}),
+    createMailroom(receiverOptions).callback(() => {}),
   ),
 );
-const handler4: express4.RequestHandler = destination(orderPlaced, () => {}, options);
-const handler5: express5.RequestHandler = destination(orderPlaced, () => {}, options);
+const handler4: express4.RequestHandler = destination(orderPlaced, () => {}, receiverOptions);
+const handler5: express5.RequestHandler = destination(orderPlaced, () => {}, receiverOptions);
 void [app4, handler4, handler5];
 
 // The cases are written against Express 5's types; at runtime they only use what both majors share.

@@ -1,16 +1,13 @@
-import { defineDestination } from '@mailroom/core';
 import { signRequest } from '@mailroom/core/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import { keys, order, orderPlaced } from '@mailroom/test-support';
 import { createMailroom } from '../src';
 
 // What only the Fastify adapter does: the plugin keeps the exact bytes for Mailroom's routes and
 // changes no other route, forgetting it is a fix-it 500, and handlers get Fastify's request and
 // reply. The shared behaviour is the conformance suite's (tests/conformance).
 
-const keys = { currentSigningKey: 'sig_current_test_key', nextSigningKey: 'sig_next_test_key' };
-const orderPlaced = defineDestination({ name: 'order-placed', path: '/orders', schema: z.object({ orderId: z.string() }) });
 let app: FastifyInstance | undefined;
 
 afterEach(async () => {
@@ -40,9 +37,9 @@ describe('@mailroom/fastify', () => {
     );
     app.post('/echo', async (request) => ({ parsed: request.body }));
     // Spacing a re-serialised body would lose: the signature covers these bytes.
-    const response = await deliver(app, '{ "orderId" :  "o-1" }');
+    const response = await deliver(app, '{ "orderId" :  "o-1", "total": 1 }');
     expect(response.statusCode).toBe(200);
-    expect(seen).toEqual([[{ orderId: 'o-1' }, 'POST']]);
+    expect(seen).toEqual([[{ orderId: 'o-1', total: 1 }, 'POST']]);
     const echo = await app.inject({ method: 'POST', url: '/echo', payload: { a: 1 } });
     expect(echo.json()).toEqual({ parsed: { a: 1 } });
     // A body Fastify would refuse (415) reaches Mailroom too.
@@ -57,7 +54,7 @@ describe('@mailroom/fastify', () => {
       '/orders',
       mailroom.destination(orderPlaced, () => {}),
     );
-    const response = await deliver(app, JSON.stringify({ orderId: 'o-1' }));
+    const response = await deliver(app, JSON.stringify(order));
     expect(response.statusCode).toBe(500);
     expect(response.body).toContain('await app.register(mailroom.plugin)');
     expect(onError).toHaveBeenCalledTimes(1);
@@ -75,7 +72,7 @@ describe('@mailroom/fastify', () => {
         mailroom.destination(orderPlaced, () => void hooks.push('handler')),
       );
     });
-    expect((await deliver(app, JSON.stringify({ orderId: 'o-1' }))).statusCode).toBe(200);
+    expect((await deliver(app, JSON.stringify(order))).statusCode).toBe(200);
     expect(hooks).toEqual(['own hook', 'handler']);
   });
 

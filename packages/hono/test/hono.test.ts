@@ -1,23 +1,21 @@
-import { defineDestination, ValidationError } from '@mailroom/core';
+import { ValidationError } from '@mailroom/core';
 import { createSignedRequest } from '@mailroom/core/testing';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import { keys, order, orderPlaced } from '@mailroom/test-support';
 import { createMailroom } from '../src';
 
 // What only the Hono adapter does: handlers get Hono's Context, and keys come from the request's
 // `env` (a Worker's bindings) when the options and process.env have none. The shared behaviour
 // (signatures, bodies, limits, answers) is the conformance suite's, on Node, Bun, Deno and workerd.
 
-const keys = { currentSigningKey: 'sig_current_test_key', nextSigningKey: 'sig_next_test_key' };
-const orderPlaced = defineDestination({ name: 'order-placed', path: '/orders', schema: z.object({ orderId: z.string() }) });
 const ORIGIN = 'http://worker.test';
 
 const signed = (overrides: { key?: string } = {}) =>
-  createSignedRequest({ url: `${ORIGIN}/orders`, body: { orderId: 'o-1' }, key: overrides.key ?? keys.currentSigningKey, env: {} });
+  createSignedRequest({ url: `${ORIGIN}/orders`, body: order, key: overrides.key ?? keys.currentSigningKey, env: {} });
 
 describe('@mailroom/hono', () => {
   it("hands the handler the typed message and Hono's Context, and answers 200", async () => {
@@ -34,7 +32,7 @@ describe('@mailroom/hono', () => {
     );
     const response = await app.request(await signed());
     expect(response.status).toBe(200);
-    expect(seen).toEqual([['o-1', 'acme']]);
+    expect(seen).toEqual([['o_1', 'acme']]);
   });
 
   it("reads the keys from the Worker's env bindings when neither options nor process.env have them", async () => {
@@ -82,7 +80,7 @@ describe('@mailroom/hono', () => {
       for (const path of ['/orders', '/read-first']) {
         const request = await createSignedRequest({
           url: `${origin}${path}`,
-          body: { orderId: 'o-9' },
+          body: { orderId: 'o-9', total: 1 },
           key: keys.currentSigningKey,
           env: {},
         });

@@ -13,7 +13,8 @@ import {
   type ManagementClient,
   type MessagingClient,
 } from '../src';
-import { closeApps, delivery, keys, mailroom, order, orderPlaced, post, startApp } from './fixtures';
+import { delivery, keys, order, orderPlaced, postBytes } from '@mailroom/test-support';
+import { closeApps, mailroom, startApp } from './nest-app';
 
 interface Seen {
   method: string | undefined;
@@ -104,7 +105,7 @@ describe('MailroomModule.forRoot', () => {
     @Module({ controllers: [OrdersController], providers: [Checkout] })
     class OrdersModule {}
     const app = await startApp({ imports: [mailroom({ isGlobal: true, baseUrl: serviceUrl, token: 'tok_test' }), OrdersModule] });
-    expect((await post(app, '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
+    expect((await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
     await app.get(Checkout).place();
     expect(seen).toHaveLength(1);
   });
@@ -153,7 +154,7 @@ describe('MailroomModule.forRootAsync', () => {
       controllers: [OrdersController],
       providers: [Checkout],
     });
-    expect((await post(app, '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
+    expect((await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
     await app.get(Checkout).place();
     expect(seen[0]?.authorization).toBe('Bearer tok_async');
   });
@@ -174,7 +175,7 @@ describe('MailroomModule.forRootAsync', () => {
       }
     }
     const app = await startApp({ imports: [MailroomModule.forRootAsync({ useClass: MailroomConfig })], controllers: [OrdersController] });
-    expect((await post(app, '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
+    expect((await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
   });
 });
 

@@ -13,7 +13,8 @@ import {
   type CallbackMessage,
   type FailureCallbackMessage,
 } from '../src';
-import { base64, closeApps, delivery, mailroom, order, orderPlaced, orderPlacedAt, post, startApp } from './fixtures';
+import { base64, delivery, order, orderPlaced, orderPlacedAt, postBytes } from '@mailroom/test-support';
+import { closeApps, mailroom, startApp } from './nest-app';
 
 const SPY = 'SPY';
 // biome-ignore lint/suspicious/noExplicitAny: one spy sees messages, callbacks and failure callbacks alike
@@ -70,8 +71,8 @@ describe('@OnMessage', () => {
   it('hands a valid signed message to the handler with the typed body', async () => {
     const spy: Spy = vi.fn(() => ({ saved: true }));
     const app = await start(spy);
-    const response = await post(
-      app,
+    const response = await postBytes(
+      app.getHttpServer(),
       '/orders',
       await delivery('http://127.0.0.1/orders', order, { messageId: 'msg_1', retried: 2, headers: { 'x-tenant': 't1' } }),
     );
@@ -90,27 +91,31 @@ describe('@OnMessage', () => {
   it('accepts a message signed with the next key', async () => {
     const spy = vi.fn();
     const app = await start(spy);
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order, { signWith: 'next', key: undefined }));
+    const response = await postBytes(
+      app.getHttpServer(),
+      '/orders',
+      await delivery('http://127.0.0.1/orders', order, { signWith: 'next', key: undefined }),
+    );
     expect(response.status).toBe(200);
     expect(spy.mock.calls[0]![0].signature.key).toBe('next');
   });
 
   it('injects one field with @ReceivedMessage(key)', async () => {
     const app = await start();
-    const response = await post(app, '/orders/total', await delivery('http://127.0.0.1/orders/total', order));
+    const response = await postBytes(app.getHttpServer(), '/orders/total', await delivery('http://127.0.0.1/orders/total', order));
     expect(response.body).toEqual({ total: 12.5 });
   });
 
   it('keeps an @HttpCode the method sets', async () => {
     const app = await start();
-    expect((await post(app, '/accepted', await delivery('http://127.0.0.1/accepted', order))).status).toBe(202);
+    expect((await postBytes(app.getHttpServer(), '/accepted', await delivery('http://127.0.0.1/accepted', order))).status).toBe(202);
   });
 
   it('answers 401, not 403, for a bad signature and never calls the handler', async () => {
     const spy = vi.fn();
     const app = await start(spy);
     const forged = await delivery('http://127.0.0.1/orders', order, { key: 'sig_attacker' });
-    const response = await post(app, '/orders', forged);
+    const response = await postBytes(app.getHttpServer(), '/orders', forged);
     expect(response.status).toBe(401);
     expect(response.text).toBe('Invalid signature');
     expect(spy).not.toHaveBeenCalled();
@@ -121,8 +126,10 @@ describe('@OnMessage', () => {
     const app = await start(spy);
     const unsigned = await delivery('http://127.0.0.1/orders', order);
     delete unsigned.headers['Service-Signature'];
-    expect((await post(app, '/orders', unsigned)).status).toBe(401);
-    expect((await post(app, '/orders', await delivery('http://127.0.0.1/orders', order, { tampered: true }))).status).toBe(401);
+    expect((await postBytes(app.getHttpServer(), '/orders', unsigned)).status).toBe(401);
+    expect(
+      (await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order, { tampered: true }))).status,
+    ).toBe(401);
     expect(spy).not.toHaveBeenCalled();
   });
 
@@ -130,14 +137,14 @@ describe('@OnMessage', () => {
     const app = await start(vi.fn(), { publicUrl: 'https://shop.example.com' });
     const good = await delivery('https://shop.example.com/orders', order);
     const other = await delivery('https://shop.example.com/elsewhere', order);
-    expect((await post(app, '/orders', good)).status).toBe(200);
-    expect((await post(app, '/orders', other)).status).toBe(401);
+    expect((await postBytes(app.getHttpServer(), '/orders', good)).status).toBe(200);
+    expect((await postBytes(app.getHttpServer(), '/orders', other)).status).toBe(401);
   });
 
   it('answers 489 with the NonRetryable header for a schema failure, without calling the handler', async () => {
     const spy = vi.fn();
     const app = await start(spy);
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', { orderId: 42 }));
+    const response = await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', { orderId: 42 }));
     expect(response.status).toBe(489);
     expect(response.headers['service-nonretryable-error']).toBe('true');
     expect(spy).not.toHaveBeenCalled();
@@ -146,7 +153,7 @@ describe('@OnMessage', () => {
   it('uses the configured header prefix', async () => {
     const app = await start(vi.fn(), { headerPrefix: 'Upstash' });
     const bad = await delivery('http://127.0.0.1/orders', { orderId: 42 }, { headerPrefix: 'Upstash' });
-    const response = await post(app, '/orders', bad);
+    const response = await postBytes(app.getHttpServer(), '/orders', bad);
     expect(response.status).toBe(489);
     expect(response.headers['upstash-nonretryable-error']).toBe('true');
   });
@@ -154,7 +161,7 @@ describe('@OnMessage', () => {
   it('answers 413 for a body over maxBodyBytes', async () => {
     const spy = vi.fn();
     const app = await start(spy, { maxBodyBytes: 16 });
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(413);
     expect(spy).not.toHaveBeenCalled();
   });
@@ -165,7 +172,7 @@ describe('@OnMessage', () => {
         throw new Error('database down');
       }),
     );
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(500);
     expect(response.text).toBe('{"error":"handler failed"}');
     expect(response.text).not.toContain('database');
@@ -177,7 +184,7 @@ describe('@OnMessage', () => {
         throw new NonRetryableError('unknown order');
       }),
     );
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(489);
     expect(response.headers['service-nonretryable-error']).toBe('true');
   });
@@ -188,7 +195,7 @@ describe('@OnMessage', () => {
         throw new RetryAfterError(30);
       }),
     );
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('30');
   });
@@ -199,7 +206,7 @@ describe('@OnMessage', () => {
         throw new BadRequestException('nope');
       }),
     );
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ statusCode: 400, message: 'nope' });
   });
@@ -212,8 +219,8 @@ describe('@OnMessage', () => {
       }),
       { onError },
     );
-    await post(app, '/orders', await delivery('http://127.0.0.1/orders', order, { key: 'sig_attacker' }));
-    await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order, { key: 'sig_attacker' }));
+    await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(onError.mock.calls.map(([, context]) => context.stage)).toEqual(['signature', 'handler']);
   });
 });
@@ -235,7 +242,7 @@ describe('@OnCallback and @OnFailureCallback', () => {
   it('decodes the callback body and the source body', async () => {
     const spy = vi.fn();
     const app = await start(spy);
-    const response = await post(app, '/callbacks', await delivery('http://127.0.0.1/callbacks', callbackBody));
+    const response = await postBytes(app.getHttpServer(), '/callbacks', await delivery('http://127.0.0.1/callbacks', callbackBody));
     expect(response.status).toBe(200);
     const message = spy.mock.calls[0]![0];
     expect(message.sourceBody.data).toEqual(order);
@@ -250,8 +257,8 @@ describe('@OnCallback and @OnFailureCallback', () => {
   it('decodes a failure callback with its dlqId', async () => {
     const spy = vi.fn();
     const app = await start(spy);
-    const response = await post(
-      app,
+    const response = await postBytes(
+      app.getHttpServer(),
       '/failures',
       await delivery('http://127.0.0.1/failures', { ...callbackBody, status: 500, body: base64('oops'), dlqId: 'dlq_1' }),
     );
@@ -267,11 +274,17 @@ describe('@OnCallback and @OnFailureCallback', () => {
     const spy = vi.fn();
     const app = await start(spy);
     const wrongSource = await delivery('http://127.0.0.1/callbacks', { ...callbackBody, sourceBody: base64({ orderId: 1 }) });
-    expect((await post(app, '/callbacks', wrongSource)).status).toBe(200);
+    expect((await postBytes(app.getHttpServer(), '/callbacks', wrongSource)).status).toBe(200);
     expect(spy.mock.calls[0]![0].sourceBody).toMatchObject({ valid: false, data: undefined, text: '{"orderId":1}' });
-    expect((await post(app, '/failures', await delivery('http://127.0.0.1/failures', callbackBody, { key: 'sig_attacker' }))).status).toBe(
-      401,
-    );
+    expect(
+      (
+        await postBytes(
+          app.getHttpServer(),
+          '/failures',
+          await delivery('http://127.0.0.1/failures', callbackBody, { key: 'sig_attacker' }),
+        )
+      ).status,
+    ).toBe(401);
     expect(spy).toHaveBeenCalledOnce();
   });
 });
@@ -281,10 +294,16 @@ describe('SignatureGuard on its own', () => {
 
   it('verifies a route without a schema and answers 401 through the filter', async () => {
     const app = await start();
-    const ok = await post(app, '/raw', await delivery('http://127.0.0.1/raw', 'plain text', { contentType: 'text/plain' }));
+    const ok = await postBytes(
+      app.getHttpServer(),
+      '/raw',
+      await delivery('http://127.0.0.1/raw', 'plain text', { contentType: 'text/plain' }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.body).toEqual({ text: 'plain text' });
-    expect((await post(app, '/raw', await delivery('http://127.0.0.1/raw', 'x', { key: 'sig_attacker' }))).status).toBe(401);
+    expect(
+      (await postBytes(app.getHttpServer(), '/raw', await delivery('http://127.0.0.1/raw', 'x', { key: 'sig_attacker' }))).status,
+    ).toBe(401);
   });
 });
 
@@ -300,8 +319,8 @@ describe('paths', () => {
     const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
     app.setGlobalPrefix('api');
     await app.init();
-    const withPrefix = await post(app, '/api/orders', await delivery('https://shop.example.com/api/orders', order));
-    const withoutPrefix = await post(app, '/api/orders', await delivery('https://shop.example.com/orders', order));
+    const withPrefix = await postBytes(app.getHttpServer(), '/api/orders', await delivery('https://shop.example.com/api/orders', order));
+    const withoutPrefix = await postBytes(app.getHttpServer(), '/api/orders', await delivery('https://shop.example.com/orders', order));
     await app.close();
     expect(withPrefix.status).toBe(200);
     expect(withoutPrefix.status).toBe(401);
@@ -331,8 +350,8 @@ describe("logging through Nest's Logger", () => {
     const app = moduleRef.createNestApplication({ rawBody: true, logger });
     try {
       await app.init();
-      await post(app, '/orders', await delivery('http://127.0.0.1/orders', order, { key: 'sig_attacker' }));
-      await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+      await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order, { key: 'sig_attacker' }));
+      await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     } finally {
       await app.close();
     }

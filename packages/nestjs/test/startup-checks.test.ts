@@ -19,7 +19,8 @@ import {
   type ManagementClient,
   type MessagingClient,
 } from '../src';
-import { closeApps, delivery, mailroom, order, orderPlaced, orderPlacedAt, post, startApp } from './fixtures';
+import { delivery, order, orderPlaced, orderPlacedAt, postBytes } from '@mailroom/test-support';
+import { closeApps, mailroom, startApp } from './nest-app';
 
 @Controller()
 class OrdersController {
@@ -56,7 +57,7 @@ describe('start-up checks: signing keys', () => {
   it('reads the keys from MAILROOM_* variables', async () => {
     const env = { MAILROOM_CURRENT_SIGNING_KEY: 'sig_current_test_key', MAILROOM_NEXT_SIGNING_KEY: 'sig_next_test_key' };
     const app = await startApp({ imports: [MailroomModule.forRoot({ env, onError: () => {} })], controllers: [OrdersController] });
-    expect((await post(app, '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
+    expect((await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
   });
 
   it('lets a send-only app (no Mailroom routes) start without keys', async () => {
@@ -69,7 +70,12 @@ describe('start-up checks: signing keys', () => {
       controllers: [OrdersController],
     });
     expect(
-      (await post(app, '/orders', { headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(order)) })).status,
+      (
+        await postBytes(app.getHttpServer(), '/orders', {
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify(order)),
+        })
+      ).status,
     ).toBe(200);
   });
 });
@@ -87,7 +93,7 @@ describe('raw body', () => {
   it('answers a delivery with 500 and reports the fix when the app was created without rawBody: true', async () => {
     const reports: string[] = [];
     const app = await startApp({ imports: [reporting(reports)], controllers: [OrdersController] }, { logger: false });
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(500);
     expect(JSON.stringify(response.body)).not.toContain('rawBody');
     expect(reports).toEqual([expect.stringContaining('NestFactory.create(AppModule, { rawBody: true })')]);
@@ -100,7 +106,7 @@ describe('raw body', () => {
     const app = moduleRef.createNestApplication(undefined, { rawBody: true, logger: false });
     await app.init();
     try {
-      expect((await post(app, '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(500);
+      expect((await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(500);
       expect(reports).toEqual([expect.stringContaining('rawBody: true')]);
     } finally {
       await app.close();
@@ -109,7 +115,7 @@ describe('raw body', () => {
 
   it('starts with bodyParser: false, reading the unparsed stream', async () => {
     const app = await startApp({ imports: [mailroom()], controllers: [OrdersController] }, { bodyParser: false, logger: false });
-    const response = await post(app, '/orders', await delivery('http://127.0.0.1/orders', order));
+    const response = await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ id: 'o_1' });
   });
@@ -121,7 +127,7 @@ describe('raw body', () => {
     app.use(express.json());
     await app.init();
     try {
-      expect((await post(app, '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(500);
+      expect((await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(500);
       expect(reports).toEqual([expect.stringContaining('{ verify: captureRawBody }')]);
     } finally {
       await app.close();
@@ -133,7 +139,7 @@ describe('raw body', () => {
     const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
     app.use(express.json({ verify: captureRawBody }));
     await app.init();
-    expect((await post(app, '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
+    expect((await postBytes(app.getHttpServer(), '/orders', await delivery('http://127.0.0.1/orders', order))).status).toBe(200);
     await app.close();
   });
 
@@ -142,7 +148,11 @@ describe('raw body', () => {
     const app = moduleRef.createNestApplication<NestExpressApplication>({ rawBody: true, logger: false });
     app.useBodyParser('text');
     await app.init();
-    const response = await post(app, '/raw', await delivery('http://127.0.0.1/raw', 'hello', { contentType: 'text/plain' }));
+    const response = await postBytes(
+      app.getHttpServer(),
+      '/raw',
+      await delivery('http://127.0.0.1/raw', 'hello', { contentType: 'text/plain' }),
+    );
     expect(response.body).toEqual({ text: 'hello' });
     await app.close();
   });
@@ -282,7 +292,11 @@ describe("start-up checks: a route serves its definition's path", () => {
     app.setGlobalPrefix('api');
     try {
       await app.init();
-      const response = await post(app, '/api/order-placed', await delivery('http://127.0.0.1/api/order-placed', order));
+      const response = await postBytes(
+        app.getHttpServer(),
+        '/api/order-placed',
+        await delivery('http://127.0.0.1/api/order-placed', order),
+      );
       expect(response.status).toBe(200);
     } finally {
       await app.close();

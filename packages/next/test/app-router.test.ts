@@ -2,7 +2,9 @@ import { NonRetryableError, ValidationError, type DestinationDefinition } from '
 import { createSignedRequest } from '@mailroom/core/testing';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { callback, createMailroom, destination, failureCallback } from '../src';
-import { base64, keys, options, order, orderPlaced } from './fixtures';
+import { base64, keys, order, orderPlacedAt, receiverOptions } from '@mailroom/test-support';
+
+const orderPlaced = orderPlacedAt('/api/orders');
 
 const url = 'https://app.example.com/api/orders';
 const signed = (extra: Partial<Parameters<typeof createSignedRequest>[0]> = {}) =>
@@ -22,7 +24,7 @@ describe('App Router', () => {
         expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
         seen(message.body, message.messageId);
       },
-      options,
+      receiverOptions,
     );
     const res = await POST(await signed({ messageId: 'msg_1' }), { params: Promise.resolve({}) });
     expect(res.status).toBe(200);
@@ -30,16 +32,16 @@ describe('App Router', () => {
   });
 
   it('has the shape Next.js type-checks route exports against', () => {
-    const POST: NextRouteHandler = destination(orderPlaced, () => {}, options);
+    const POST: NextRouteHandler = destination(orderPlaced, () => {}, receiverOptions);
     expectTypeOf(POST).toBeFunction();
-    expectTypeOf(destination(orderPlaced, () => {}, options))
+    expectTypeOf(destination(orderPlaced, () => {}, receiverOptions))
       .parameter(1)
       .toEqualTypeOf<unknown>();
   });
 
   it('accepts the next key, and refuses a tampered body with 401 without calling the handler', async () => {
     const handler = vi.fn();
-    const POST = destination(orderPlaced, handler, options);
+    const POST = destination(orderPlaced, handler, receiverOptions);
     expect((await POST(await signed({ signWith: 'next' }))).status).toBe(200);
     const refused = await POST(await signed({ tampered: true }));
     expect(refused.status).toBe(401);
@@ -49,13 +51,13 @@ describe('App Router', () => {
 
   it('shows forwarded headers under their own names', async () => {
     let forwarded: Record<string, string> = {};
-    const POST = destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), options);
+    const POST = destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), receiverOptions);
     await POST(await signed({ headers: { 'X-Tenant': 'acme', 'Service-Forward-X-Trace': 'trace-1' } }));
     expect(forwarded).toMatchObject({ 'x-tenant': 'acme', 'x-trace': 'trace-1' });
   });
 
   it('checks the signed URL against publicUrl plus the request path', async () => {
-    const mailroom = createMailroom({ ...options, publicUrl: 'https://public.example.com' });
+    const mailroom = createMailroom({ ...receiverOptions, publicUrl: 'https://public.example.com' });
     const POST = mailroom.destination(orderPlaced, () => {});
     // The app sees its internal URL; the service signed the public one.
     const good = await createSignedRequest({
@@ -76,7 +78,7 @@ describe('App Router', () => {
 
   it('answers 413 one byte over maxBodyBytes and 200 exactly at it', async () => {
     const text = JSON.stringify(order);
-    const POST = destination(orderPlaced, () => {}, { ...options, maxBodyBytes: Buffer.byteLength(text) });
+    const POST = destination(orderPlaced, () => {}, { ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) });
     expect((await POST(await signed({ body: text, contentType: 'application/json' }))).status).toBe(200);
     expect((await POST(await signed({ body: `${text} `, contentType: 'application/json' }))).status).toBe(413);
   });
@@ -87,7 +89,7 @@ describe('App Router', () => {
       () => {
         throw new Error('database down');
       },
-      options,
+      receiverOptions,
     );
     const res = await crash(await signed());
     expect(res.status).toBe(500);
@@ -97,7 +99,7 @@ describe('App Router', () => {
       () => {
         throw new NonRetryableError('unknown order');
       },
-      options,
+      receiverOptions,
     );
     const refused = await permanent(await signed());
     expect(refused.status).toBe(489);
@@ -105,7 +107,7 @@ describe('App Router', () => {
   });
 
   it('sends what the handler returns as JSON', async () => {
-    const POST = destination(orderPlaced, (message) => ({ saved: message.body.orderId }), options);
+    const POST = destination(orderPlaced, (message) => ({ saved: message.body.orderId }), receiverOptions);
     const res = await POST(await signed());
     expect(await res.json()).toEqual({ saved: 'o_1' });
   });
@@ -118,9 +120,12 @@ describe('App Router', () => {
         if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
         callbacks(message.status, message.sourceBody.data, message.body.text);
       },
-      { ...options, source: orderPlaced },
+      { ...receiverOptions, source: orderPlaced },
     );
-    const onFailure = failureCallback((message) => failures(message.dlqId, message.sourceBody.data), { ...options, source: orderPlaced });
+    const onFailure = failureCallback((message) => failures(message.dlqId, message.sourceBody.data), {
+      ...receiverOptions,
+      source: orderPlaced,
+    });
     const payload = { status: 500, sourceMessageId: 'msg_1', sourceBody: base64(order), body: base64('nope'), unknownField: true };
     expect((await onCallback(await signed({ body: payload }))).status).toBe(200);
     expect(callbacks).toHaveBeenCalledWith(500, order, 'nope');
@@ -129,15 +134,15 @@ describe('App Router', () => {
   });
 
   it('rejects with a pointer to @mailroom/next/pages when called the Pages Router way', async () => {
-    const POST = destination(orderPlaced, () => {}, options);
+    const POST = destination(orderPlaced, () => {}, receiverOptions);
     const pagesCall = POST as unknown as (req: unknown, res: unknown) => Promise<Response>;
     await expect(pagesCall({ headers: {}, on() {} }, {})).rejects.toThrow(/@mailroom\/next\/pages/);
   });
 
   it('refuses bad definitions, handlers and settings when the route module loads', () => {
-    expect(() => destination({ name: 'x' } as unknown as DestinationDefinition, () => {}, options)).toThrow(ValidationError);
-    expect(() => destination(orderPlaced, null as unknown as () => void, options)).toThrow(ValidationError);
-    expect(() => callback('x' as unknown as () => void, options)).toThrow(ValidationError);
-    expect(() => createMailroom({ ...options, maxBodyBytes: 1.5 })).toThrow(/maxBodyBytes/);
+    expect(() => destination({ name: 'x' } as unknown as DestinationDefinition, () => {}, receiverOptions)).toThrow(ValidationError);
+    expect(() => destination(orderPlaced, null as unknown as () => void, receiverOptions)).toThrow(ValidationError);
+    expect(() => callback('x' as unknown as () => void, receiverOptions)).toThrow(ValidationError);
+    expect(() => createMailroom({ ...receiverOptions, maxBodyBytes: 1.5 })).toThrow(/maxBodyBytes/);
   });
 });

@@ -4,7 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { callback, createMailroom, destination } from '../src/pages';
-import { base64, keys, options, order, orderPlaced } from './fixtures';
+import { base64, keys, order, orderPlacedAt, receiverOptions } from '@mailroom/test-support';
+
+const orderPlaced = orderPlacedAt('/api/orders');
 
 type Route = (req: IncomingMessage, res: ServerResponse) => unknown;
 const servers: { close(): void }[] = [];
@@ -49,7 +51,7 @@ describe('Pages Router', () => {
         expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
         seen(message.body, message.url);
       },
-      options,
+      receiverOptions,
     );
     const origin = await serve(route);
     const res = await send(origin, '/api/orders?x=1', order);
@@ -59,7 +61,7 @@ describe('Pages Router', () => {
 
   it('answers 500 explaining bodyParser: false when Next.js parsed the body, and never calls the handler', async () => {
     const handler = vi.fn();
-    const origin = await serve(withNextBodyParser(destination(orderPlaced, handler, options)));
+    const origin = await serve(withNextBodyParser(destination(orderPlaced, handler, receiverOptions)));
     const res = await send(origin, '/api/orders', order);
     expect(res.status).toBe(500);
     expect(await res.text()).toContain('export const config = { api: { bodyParser: false } }');
@@ -67,7 +69,7 @@ describe('Pages Router', () => {
   });
 
   it('refuses a tampered body with 401 and checks publicUrl against req.url', async () => {
-    const mailroom = createMailroom({ ...options, publicUrl: 'https://public.example.com' });
+    const mailroom = createMailroom({ ...receiverOptions, publicUrl: 'https://public.example.com' });
     const origin = await serve(mailroom.destination(orderPlaced, () => {}));
     expect((await send(origin, '/api/orders', order, { signedUrl: 'https://public.example.com/api/orders' })).status).toBe(200);
     expect((await send(origin, '/api/orders', order, { signedUrl: 'https://public.example.com/api/other' })).status).toBe(401);
@@ -79,7 +81,7 @@ describe('Pages Router', () => {
   it('answers 413 over maxBodyBytes, also for a chunked body with no Content-Length', async () => {
     const text = JSON.stringify(order);
     const handler = vi.fn();
-    const origin = await serve(destination(orderPlaced, handler, { ...options, maxBodyBytes: Buffer.byteLength(text) }));
+    const origin = await serve(destination(orderPlaced, handler, { ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) }));
     expect((await send(origin, '/api/orders', text, { contentType: 'application/json' })).status).toBe(200);
     expect((await send(origin, '/api/orders', `${text} `, { contentType: 'application/json' })).status).toBe(413);
     const big = await signRequest({
@@ -105,7 +107,7 @@ describe('Pages Router', () => {
         () => {
           throw new Error('database down');
         },
-        options,
+        receiverOptions,
       ),
     );
     expect((await send(crash, '/api/orders', order)).status).toBe(500);
@@ -115,7 +117,7 @@ describe('Pages Router', () => {
         () => {
           throw new NonRetryableError('unknown order');
         },
-        options,
+        receiverOptions,
       ),
     );
     const res = await send(permanent, '/api/orders', order);
@@ -126,7 +128,7 @@ describe('Pages Router', () => {
   it('decodes a callback body', async () => {
     const seen = vi.fn();
     const origin = await serve(
-      callback((message) => seen(message.sourceBody.data, message.body.text), { ...options, source: orderPlaced }),
+      callback((message) => seen(message.sourceBody.data, message.body.text), { ...receiverOptions, source: orderPlaced }),
     );
     const res = await send(origin, '/api/callback', {
       status: 200,
@@ -139,7 +141,7 @@ describe('Pages Router', () => {
   });
 
   it('rejects with a pointer to @mailroom/next when called the App Router way', async () => {
-    const route = destination(orderPlaced, () => {}, options) as unknown as (request: Request, context: unknown) => Promise<void>;
+    const route = destination(orderPlaced, () => {}, receiverOptions) as unknown as (request: Request, context: unknown) => Promise<void>;
     await expect(route(new Request('http://localhost/api/orders', { method: 'POST' }), { params: Promise.resolve({}) })).rejects.toThrow(
       ValidationError,
     );

@@ -105,17 +105,12 @@ import {
   notifyWorkflowEvent,
   restartWorkflowRuns,
   type NotifyResult,
+  type RestartedRun,
   type Waiter,
   type WorkflowRun,
   type WorkflowRunFilter,
   type WorkflowRunPage,
 } from './workflows';
-
-/** A run a workflow DLQ resume or restart started: the same run, or a new one. */
-export interface RestartedRun {
-  workflowRunId: string;
-  workflowCreatedAt?: number | undefined;
-}
 
 /**
  * `{ transport }` when one was given, else nothing, so an explicit `undefined` never reaches the

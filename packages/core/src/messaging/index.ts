@@ -1,4 +1,4 @@
-export { createMessagingClient, type CallOptions, type MessagingClient, type MessagingClientOptions, type RestartedRun } from './client';
+export { createMessagingClient, type CallOptions, type MessagingClient, type MessagingClientOptions } from './client';
 export type {
   ApiDestination,
   BatchItem,
@@ -11,7 +11,7 @@ export type {
   UrlDestination,
 } from './sending';
 export type { DlqPage, DlqSelection, WorkflowDlqFilter, WorkflowDlqPage } from './dlq';
-export type { NotifyResult, Waiter, WorkflowRun, WorkflowRunFilter, WorkflowRunPage } from './workflows';
+export type { NotifyResult, RestartedRun, Waiter, WorkflowRun, WorkflowRunFilter, WorkflowRunPage } from './workflows';
 export type { DlqFilter, LogFilter, MessageFilter, OneOrMany, PageOptions } from './listing';
 export type { CancelResult, CancelSelection, LogPage } from './messages';
 export type { PinnedLimits, QueueSettings, UnpinnedLimits } from './queues';

@@ -10,7 +10,7 @@ import {
 } from '../schemas/resources';
 import type { MessagingContext } from './context';
 import { getResource, signalOf } from './listing';
-import { checkName } from './sending';
+import { checkName } from '../enqueue-headers';
 
 // How fast messages go out: queues (order and parallelism per queue, pause/resume) and flow-control
 // keys (parallelism and rate shared by every message with the key, across queues and publishes).

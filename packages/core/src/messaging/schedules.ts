@@ -1,13 +1,13 @@
 import { Cron } from 'croner';
 import { describeValue, expectObject, ValidationError } from '../errors';
-import { assertHeaderValue, buildEnqueueHeaders, type EnqueueOptions } from '../enqueue-headers';
+import { assertHeaderValue, buildEnqueueHeaders, checkName, type EnqueueOptions } from '../enqueue-headers';
 import type { RequestSpec } from '../http';
 import { headerNames } from '../wire';
 import { nilSafeArray, parseResponse } from '../schemas/primitives';
 import { scheduleCreatedSchema, scheduleSchema, type Schedule } from '../schemas/resources';
 import type { MessagingContext } from './context';
 import { checkId, getResource, signalOf } from './listing';
-import { checkName, classifyDestination } from './sending';
+import { classifyDestination } from './sending';
 
 // Schedules: a message the service sends on a cron, each firing a normal message (logs, retries,
 // callbacks, DLQ).

@@ -1,12 +1,12 @@
 import { isDestinationDefinition, validateWithSchema, type DestinationDefinition, type PayloadOf } from '../contract';
 import { ENV_FILE_HINT, ENV_VARIABLES } from '../config';
 import { ConfigError, expectObject, ResponseValidationError, ValidationError } from '../errors';
-import { buildEnqueueHeaders, type EnqueueOptions } from '../enqueue-headers';
+import { buildEnqueueHeaders, checkName, type EnqueueOptions } from '../enqueue-headers';
 import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
 import { isPlainEnqueueResult } from '../schemas/messaging';
 import { parseResponse, parseResponseFast } from '../schemas/primitives';
-import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '../wire';
+import { RESOURCE_NAME } from '../wire';
 import { unsignableUrl } from '../signature/token';
 import { z } from 'zod';
 import { toPromise } from '../receive/maybe-promise';
@@ -72,14 +72,6 @@ function classifyUncached(destination: unknown): ClassifiedDestination {
     'destination',
     `${JSON.stringify(destination)} is neither a URL group name (letters, digits, "-", "_", ".") nor a URL: a URL must start with http:// or https://`,
   );
-}
-
-/** Queue and URL-group names share the service's naming rule. */
-export function checkName(path: string, value: unknown): string {
-  if (typeof value !== 'string' || !RESOURCE_NAME.test(value)) {
-    throw new ValidationError(path, `expected ${RESOURCE_NAME_RULE}, got ${JSON.stringify(value)}`);
-  }
-  return value;
 }
 
 /** One enqueue (spec endpoint 8): where to, what, and every delivery setting. */

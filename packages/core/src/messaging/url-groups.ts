@@ -1,9 +1,8 @@
 import { ValidationError } from '../errors';
-import { checkHttpUrl } from '../enqueue-headers';
+import { checkHttpUrl, checkName } from '../enqueue-headers';
 import { urlGroupListSchema, urlGroupSchema, type UrlGroup } from '../schemas';
 import type { MessagingContext } from './context';
 import { getResource, signalOf } from './listing';
-import { checkName } from './sending';
 
 // URL groups (`topics` on the wire): a name that fans one message out to several endpoints.
 

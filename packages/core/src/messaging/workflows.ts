@@ -72,9 +72,10 @@ const notifyResultSchema = nilSafeArray(z.looseObject({ waiter: waiterSchema, me
 /** Who a notify reached: each waiter and the message that gave it the event. */
 export type NotifyResult = z.infer<typeof notifyResultSchema>[number];
 
-const restartedSchema = z.looseObject({
-  workflowRuns: nilSafeArray(z.looseObject({ workflowRunId: z.string(), workflowCreatedAt: z.number().optional() })),
-});
+const restartedRunSchema = z.looseObject({ workflowRunId: z.string(), workflowCreatedAt: z.number().optional() });
+/** A run a workflow DLQ resume or restart started: the same run, or a new one. */
+export type RestartedRun = z.infer<typeof restartedRunSchema>;
+const restartedSchema = z.looseObject({ workflowRuns: nilSafeArray(restartedRunSchema) });
 const deletedSchema = z.looseObject({ deleted: z.number() });
 const cancelledSchema = z.looseObject({ cancelled: z.number() });
 
@@ -159,7 +160,7 @@ export async function restartWorkflowRuns(
   how: 'resume' | 'restart',
   dlqIds: string | readonly string[],
   options: { signal?: AbortSignal } = {},
-): Promise<Array<{ workflowRunId: string; workflowCreatedAt?: number | undefined }>> {
+): Promise<RestartedRun[]> {
   const ids = idList('dlqIds', dlqIds, 'dlqId');
   const answer = await context.transport.requestJson(
     { method: 'POST', path: ['v2', 'workflows', 'dlq', how], query: { dlqIds: ids }, ...signalOf(options) },
