@@ -75,7 +75,7 @@ function buildManagementClient(options: ManagementClientOptions, now: boolean): 
     );
   }
   // Read now when all three are there; a missing one is required on first use (see createRequesterWhenConfigured).
-  const transport = createRequesterWhenConfigured(
+  const requester = createRequesterWhenConfigured(
     () => ({
       ...requesterSettings(options),
       ...transportOption(options.transport),
@@ -93,16 +93,16 @@ function buildManagementClient(options: ManagementClientOptions, now: boolean): 
       settingsPresent(env, ['managementUrl', options.baseUrl], ['managementUser', options.user], ['managementPassword', options.password]),
   );
   return {
-    users: (callOptions = {}) => get(transport, ['messaging', 'users'], messagingUsersSchema, callOptions),
-    stats: (id, callOptions = {}) => stats(transport, id, callOptions),
+    users: (callOptions = {}) => get(requester, ['messaging', 'users'], messagingUsersSchema, callOptions),
+    stats: (id, callOptions = {}) => stats(requester, id, callOptions),
     searchIndexes: {
-      create: (input, callOptions = {}) => createSearchIndex(transport, input, callOptions),
-      get: (id, callOptions = {}) => get(transport, ['search', checkId('id', id)], searchIndexSchema, callOptions),
+      create: (input, callOptions = {}) => createSearchIndex(requester, input, callOptions),
+      get: (id, callOptions = {}) => get(requester, ['search', checkId('id', id)], searchIndexSchema, callOptions),
     },
   };
 }
 
-function stats(transport: Requester, id: string, options: { period?: StatsPeriod; signal?: AbortSignal }): Promise<MessagingStats> {
+function stats(requester: Requester, id: string, options: { period?: StatsPeriod; signal?: AbortSignal }): Promise<MessagingStats> {
   // `stats(id, '1d')` or `{ peroid: '1d' }` would otherwise silently answer the default hour.
   expectObject(options, 'options', "{ period: '1d' } (1h, 3h, 12h, 1d, 3d, 7d or 30d)");
   for (const key of Object.keys(options)) {
@@ -112,14 +112,14 @@ function stats(transport: Requester, id: string, options: { period?: StatsPeriod
   if (period !== undefined && !(STATS_PERIODS as readonly string[]).includes(period)) {
     throw new ValidationError('period', `expected one of ${STATS_PERIODS.join(', ')}, got ${JSON.stringify(period)}`);
   }
-  return transport.requestJson(
+  return requester.requestJson(
     { method: 'GET', path: ['messaging', 'stats', checkId('id', id)], query: { period }, ...signalOf(options) },
     (value, url) => parseResponse(messagingStatsSchema, value, url),
   );
 }
 
 async function createSearchIndex(
-  transport: Requester,
+  requester: Requester,
   input: CreateSearchIndexInput,
   options: { signal?: AbortSignal },
 ): Promise<SearchIndex> {
@@ -129,19 +129,19 @@ async function createSearchIndex(
     throw new ValidationError(issue?.path.join('.') || 'input', issue?.message ?? 'invalid search index input');
   }
   // Creating is not idempotent: a retry after a lost answer would create a second index.
-  return transport.requestJson(
+  return requester.requestJson(
     { method: 'POST', path: ['search'], json: checked.data, retrySafe: false, ...signalOf(options) },
     (value, url) => parseResponse(searchIndexSchema, value, url),
   );
 }
 
 function get<T>(
-  transport: Requester,
+  requester: Requester,
   path: string[],
   schema: Parameters<typeof parseResponse<T>>[0],
   options: { signal?: AbortSignal },
 ): Promise<T> {
-  return transport.requestJson({ method: 'GET', path, ...signalOf(options) }, (value, url) => parseResponse(schema, value, url));
+  return requester.requestJson({ method: 'GET', path, ...signalOf(options) }, (value, url) => parseResponse(schema, value, url));
 }
 
 function checkId(path: string, id: unknown): string {

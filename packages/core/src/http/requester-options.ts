@@ -5,7 +5,7 @@ import { devModeTransport, type DevServerLocator } from '../dev-mode';
 import { createFetchTransport, type HttpTransport, type ServiceMethod } from './transport';
 
 /**
- * How the transport authenticates: the messaging interface takes a Bearer token, the management
+ * How the requester authenticates: the messaging interface takes a Bearer token, the management
  * interface HTTP Basic with the account e-mail and the management API key.
  */
 export type RequesterAuth = { kind: 'bearer'; token: string } | { kind: 'basic'; user: string; password: string };
@@ -117,7 +117,7 @@ export type SharedClientOptions = Pick<RequesterOptions, 'fetch' | 'timeoutMs' |
   env?: Environment;
 };
 
-/** Picks only the transport settings that were given, so `undefined` never overrides a default. */
+/** Picks only the requester settings that were given, so `undefined` never overrides a default. */
 export function requesterSettings(options: SharedClientOptions): Partial<RequesterOptions> {
   const out: Partial<RequesterOptions> = {};
   if (options.fetch !== undefined) out.fetch = options.fetch;
@@ -156,7 +156,7 @@ const DEFAULT_USER_AGENT = '@mailroom/core';
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * Validates transport options and fills in defaults; every problem is a `ValidationError` naming the
+ * Validates requester options and fills in defaults; every problem is a `ValidationError` naming the
  * option.
  *
  * @example resolveRequesterOptions({ baseUrl: 'http://127.0.0.1:8288', auth: { kind: 'bearer', token: 't' } })
@@ -275,7 +275,7 @@ function optionalFunction<F>(path: string, value: F | undefined): F | undefined 
 }
 
 /**
- * The `Authorization` header value for the transport's credentials, validating them first so a bad
+ * The `Authorization` header value for the requester's credentials, validating them first so a bad
  * setting fails at construction with a message naming it, not later as a vague 401.
  *
  * @example

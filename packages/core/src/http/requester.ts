@@ -290,15 +290,16 @@ function encodeBody(spec: RequestSpec): { body: string | Uint8Array | undefined;
 }
 
 /**
- * The one HTTP transport under the messaging client (Bearer) and the management client (Basic):
- * auth header, JSON bodies, a timeout per attempt, `{"error"}` answers turned into typed errors,
- * and retries with backoff for network errors, 429 and 5xx on requests marked `retrySafe`.
+ * The requester under the messaging client (Bearer) and the management client (Basic): auth header,
+ * JSON bodies, a timeout per attempt, `{"error"}` answers turned into typed errors, and retries with
+ * backoff for network errors, 429 and 5xx on requests marked `retrySafe`. Each attempt goes through
+ * an `HttpTransport` (fetch by default, or `@mailroom/core/undici`).
  * Options are validated here, so a bad setting throws `ValidationError` before any request.
  *
  * @example
- * const transport = createRequester({ baseUrl: 'http://127.0.0.1:8288', auth: { kind: 'bearer', token } });
- * const topics = await transport.requestJson({ method: 'GET', path: ['v2', 'topics'] }, parseTopics);
- * await transport.request({ method: 'POST', path: ['v2', 'topics', name, 'endpoints'], json: { endpoints } });
+ * const requester = createRequester({ baseUrl: 'http://127.0.0.1:8288', auth: { kind: 'bearer', token } });
+ * const topics = await requester.requestJson({ method: 'GET', path: ['v2', 'topics'] }, parseTopics);
+ * await requester.request({ method: 'POST', path: ['v2', 'topics', name, 'endpoints'], json: { endpoints } });
  */
 export function createRequester(options: RequesterOptions): Requester {
   const resolved = resolveRequesterOptions(options);

@@ -13,7 +13,7 @@ import {
 } from '../config';
 import type { DestinationDefinition, PayloadOf } from '../contract';
 import { createRequesterWhenConfigured, type HttpTransport } from '../http';
-import type { MessagingContext } from './context';
+import type { ServiceConnection } from './connection';
 import { requesterSettings, type SharedClientOptions } from '../http/requester-options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
 import {
@@ -330,9 +330,9 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
   const baseUrlSetting = options.baseUrl ?? regionalSetting('baseUrl', region, env);
   const tokenSetting = options.token ?? regionalSetting('token', region, env);
   const appUrlSetting = optionalSetting('appUrl', options.appUrl, env);
-  const context: MessagingContext = {
+  const connection: ServiceConnection = {
     // Read now when both are there; a missing one is required on first use (see createRequesterWhenConfigured).
-    transport: createRequesterWhenConfigured(
+    requester: createRequesterWhenConfigured(
       () => ({
         ...requesterSettings(options),
         ...transportOption(options.transport),
@@ -346,89 +346,89 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
     appUrl: appUrlSetting === undefined ? undefined : checkBaseUrl('appUrl', appUrlSetting),
   };
   const keys = (method: 'GET' | 'POST', path: string[], call?: CallOptions) =>
-    context.transport.requestJson({ method, path, retrySafe: method === 'GET', ...signalOf(call) }, (value, url) =>
+    connection.requester.requestJson({ method, path, retrySafe: method === 'GET', ...signalOf(call) }, (value, url) =>
       parseResponse(signingKeysSchema, value, url),
     );
   return {
-    enqueue: (request) => enqueue(context, request),
-    enqueueJSON: (request) => enqueueJSON(context, request),
-    publish: (request) => publish(context, request),
-    publishJSON: (request) => publishJSON(context, request),
-    batch: (items, call) => batch(context, items, call),
-    batchJSON: (items, call) => batchJSON(context, items, call),
-    send: (definition, payload, sendOptions) => send(context, definition, payload, sendOptions),
+    enqueue: (request) => enqueue(connection, request),
+    enqueueJSON: (request) => enqueueJSON(connection, request),
+    publish: (request) => publish(connection, request),
+    publishJSON: (request) => publishJSON(connection, request),
+    batch: (items, call) => batch(connection, items, call),
+    batchJSON: (items, call) => batchJSON(connection, items, call),
+    send: (definition, payload, sendOptions) => send(connection, definition, payload, sendOptions),
     schedules: {
-      create: (request) => createSchedule(context, request),
-      createJSON: (request) => createScheduleJSON(context, request),
-      get: (id, call) => getSchedule(context, id, call),
-      list: (call) => listSchedules(context, call),
-      delete: (id, call) => changeSchedule(context, 'delete', id, call),
-      pause: (id, call) => changeSchedule(context, 'pause', id, call),
-      resume: (id, call) => changeSchedule(context, 'resume', id, call),
+      create: (request) => createSchedule(connection, request),
+      createJSON: (request) => createScheduleJSON(connection, request),
+      get: (id, call) => getSchedule(connection, id, call),
+      list: (call) => listSchedules(connection, call),
+      delete: (id, call) => changeSchedule(connection, 'delete', id, call),
+      pause: (id, call) => changeSchedule(connection, 'pause', id, call),
+      resume: (id, call) => changeSchedule(connection, 'resume', id, call),
     },
     queues: {
-      upsert: (settings) => upsertQueue(context, settings),
-      get: (name, call) => getQueue(context, name, call),
-      list: (call) => listQueues(context, call),
-      delete: (name, call) => changeQueue(context, 'delete', name, call),
-      pause: (name, call) => changeQueue(context, 'pause', name, call),
-      resume: (name, call) => changeQueue(context, 'resume', name, call),
+      upsert: (settings) => upsertQueue(connection, settings),
+      get: (name, call) => getQueue(connection, name, call),
+      list: (call) => listQueues(connection, call),
+      delete: (name, call) => changeQueue(connection, 'delete', name, call),
+      pause: (name, call) => changeQueue(connection, 'pause', name, call),
+      resume: (name, call) => changeQueue(connection, 'resume', name, call),
     },
     messages: {
-      get: (id, call) => getMessage(context, id, call),
-      cancel: (id, call) => cancelMessage(context, id, call),
-      cancelMany: (selection, call) => cancelMessages(context, selection, call),
+      get: (id, call) => getMessage(connection, id, call),
+      cancel: (id, call) => cancelMessage(connection, id, call),
+      cancelMany: (selection, call) => cancelMessages(connection, selection, call),
     },
     dlq: {
-      list: (filter) => listDlq(context, filter),
-      iterate: (filter) => iterateDlq(context, filter),
-      get: (id, call) => getDlqMessage(context, id, call),
-      delete: (id, call) => deleteDlqMessage(context, id, call),
-      deleteMany: (selection, call) => deleteDlqMessages(context, selection, call),
-      retry: (id, call) => retryDlqMessage(context, id, call),
-      retryMany: (selection, call) => retryDlqMessages(context, selection, call),
+      list: (filter) => listDlq(connection, filter),
+      iterate: (filter) => iterateDlq(connection, filter),
+      get: (id, call) => getDlqMessage(connection, id, call),
+      delete: (id, call) => deleteDlqMessage(connection, id, call),
+      deleteMany: (selection, call) => deleteDlqMessages(connection, selection, call),
+      retry: (id, call) => retryDlqMessage(connection, id, call),
+      retryMany: (selection, call) => retryDlqMessages(connection, selection, call),
     },
     logs: {
-      list: (filter) => listLogs(context, filter),
-      iterate: (filter) => iterateLogs(context, filter),
+      list: (filter) => listLogs(connection, filter),
+      iterate: (filter) => iterateLogs(connection, filter),
     },
     urlGroups: {
-      list: (call) => listUrlGroups(context, call),
-      get: (name, call) => getUrlGroup(context, name, call),
-      delete: (name, call) => deleteUrlGroup(context, name, call),
-      addEndpoints: (name, endpoints) => addEndpoints(context, name, endpoints),
-      removeEndpoints: (name, endpoints) => removeEndpoints(context, name, endpoints),
+      list: (call) => listUrlGroups(connection, call),
+      get: (name, call) => getUrlGroup(connection, name, call),
+      delete: (name, call) => deleteUrlGroup(connection, name, call),
+      addEndpoints: (name, endpoints) => addEndpoints(connection, name, endpoints),
+      removeEndpoints: (name, endpoints) => removeEndpoints(connection, name, endpoints),
     },
     flowControl: {
-      get: (key, call) => getFlowControl(context, key, call),
-      list: (call) => listFlowControl(context, call),
-      pause: (key, call) => changeFlowControl(context, 'pause', key, {}, call),
-      resume: (key, call) => changeFlowControl(context, 'resume', key, {}, call),
-      pin: (key, limits, call) => changeFlowControl(context, 'pin', key, limits, call),
-      unpin: (key, limits, call) => changeFlowControl(context, 'unpin', key, limits, call),
-      resetRate: (key, call) => changeFlowControl(context, 'resetRate', key, {}, call),
-      globalParallelism: (call) => getGlobalParallelism(context, call),
+      get: (key, call) => getFlowControl(connection, key, call),
+      list: (call) => listFlowControl(connection, call),
+      pause: (key, call) => changeFlowControl(connection, 'pause', key, {}, call),
+      resume: (key, call) => changeFlowControl(connection, 'resume', key, {}, call),
+      pin: (key, limits, call) => changeFlowControl(connection, 'pin', key, limits, call),
+      unpin: (key, limits, call) => changeFlowControl(connection, 'unpin', key, limits, call),
+      resetRate: (key, call) => changeFlowControl(connection, 'resetRate', key, {}, call),
+      globalParallelism: (call) => getGlobalParallelism(connection, call),
     },
     signingKeys: {
       get: (call) => keys('GET', ['v2', 'keys'], call),
       rotate: (call) => keys('POST', ['v2', 'keys', 'rotate'], call),
     },
     workflowDlq: {
-      list: (filter) => listWorkflowDlq(context, filter),
-      iterate: (filter) => iterateWorkflowDlq(context, filter),
-      retriggerFailureCallback: (dlqId, retriggerOptions) => retriggerFailureCallback(context, dlqId, retriggerOptions),
-      resume: (dlqIds, call) => restartWorkflowRuns(context, 'resume', dlqIds, call),
-      restart: (dlqIds, call) => restartWorkflowRuns(context, 'restart', dlqIds, call),
-      delete: (dlqIds, call) => deleteWorkflowDlqEntries(context, dlqIds, call),
+      list: (filter) => listWorkflowDlq(connection, filter),
+      iterate: (filter) => iterateWorkflowDlq(connection, filter),
+      retriggerFailureCallback: (dlqId, retriggerOptions) => retriggerFailureCallback(connection, dlqId, retriggerOptions),
+      resume: (dlqIds, call) => restartWorkflowRuns(connection, 'resume', dlqIds, call),
+      restart: (dlqIds, call) => restartWorkflowRuns(connection, 'restart', dlqIds, call),
+      delete: (dlqIds, call) => deleteWorkflowDlqEntries(connection, dlqIds, call),
     },
     workflows: {
-      logs: (filter) => listWorkflowRuns(context, filter),
-      iterate: (filter) => iterateWorkflowRuns(context, filter),
-      cancel: (runIds, call) => cancelWorkflowRuns(context, runIds, call),
-      notify: (eventId, data, call) => notifyWorkflowEvent(context, eventId, data, call),
-      waiters: (eventId, call) => listWaiters(context, eventId, call),
+      logs: (filter) => listWorkflowRuns(connection, filter),
+      iterate: (filter) => iterateWorkflowRuns(connection, filter),
+      cancel: (runIds, call) => cancelWorkflowRuns(connection, runIds, call),
+      notify: (eventId, data, call) => notifyWorkflowEvent(connection, eventId, data, call),
+      waiters: (eventId, call) => listWaiters(connection, eventId, call),
     },
-    headerPrefix: context.headerPrefix,
+    headerPrefix: connection.headerPrefix,
     region,
   };
 }

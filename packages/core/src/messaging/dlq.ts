@@ -10,7 +10,7 @@ import {
   type DlqRetryResult,
 } from '../schemas/resources';
 import { parseResponse } from '../schemas/primitives';
-import type { MessagingContext } from './context';
+import type { ServiceConnection } from './connection';
 import {
   checkId,
   checkIds,
@@ -34,10 +34,10 @@ export interface DlqPage {
 }
 
 /** `GET /v2/dlq`: one page of the entries matching `filter`. */
-export async function listDlq(context: MessagingContext, filter: DlqFilter & PageOptions = {}): Promise<DlqPage> {
+export async function listDlq(connection: ServiceConnection, filter: DlqFilter & PageOptions = {}): Promise<DlqPage> {
   const { signal, ...rest } = filter;
   const query = filterQuery(rest, ['messageId', 'responseStatus', 'cursor', 'count']);
-  const page = await getResource(context, ['v2', 'dlq'], dlqMessagePageSchema, { query, ...signalOf({ signal }) });
+  const page = await getResource(connection, ['v2', 'dlq'], dlqMessagePageSchema, { query, ...signalOf({ signal }) });
   return { cursor: page.cursor, messages: page.messages };
 }
 
@@ -47,24 +47,27 @@ export async function listDlq(context: MessagingContext, filter: DlqFilter & Pag
  * @example
  * for await (const entry of client.dlq.iterate({ queue: 'emails', responseStatus: 500 })) await client.dlq.retry(entry.dlqId);
  */
-export function iterateDlq(context: MessagingContext, filter: DlqFilter & PageOptions = {}): AsyncGenerator<DlqMessage, void, undefined> {
+export function iterateDlq(
+  connection: ServiceConnection,
+  filter: DlqFilter & PageOptions = {},
+): AsyncGenerator<DlqMessage, void, undefined> {
   expectObject(filter, 'filter', 'an object of filters');
   return paginate(filter.cursor, async (cursor) => {
-    const page = await listDlq(context, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
+    const page = await listDlq(connection, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
     return { cursor: page.cursor, items: page.messages };
   });
 }
 
 /** `GET /v2/dlq/{dlqId}`: one entry; an unknown id is a `NotFoundError`. */
-export function getDlqMessage(context: MessagingContext, dlqId: string, options?: { signal?: AbortSignal }): Promise<DlqMessage> {
+export function getDlqMessage(connection: ServiceConnection, dlqId: string, options?: { signal?: AbortSignal }): Promise<DlqMessage> {
   const id = checkId('dlqId', dlqId, 'dlqId of a DLQ entry (as listed)');
-  return getResource(context, ['v2', 'dlq', id], dlqMessageSchema, options);
+  return getResource(connection, ['v2', 'dlq', id], dlqMessageSchema, options);
 }
 
 /** `DELETE /v2/dlq/{dlqId}`: removes one entry; an unknown id is a `NotFoundError`. */
-export async function deleteDlqMessage(context: MessagingContext, dlqId: string, options?: { signal?: AbortSignal }): Promise<void> {
+export async function deleteDlqMessage(connection: ServiceConnection, dlqId: string, options?: { signal?: AbortSignal }): Promise<void> {
   const id = checkId('dlqId', dlqId, 'dlqId of a DLQ entry (as listed)');
-  await context.transport.request({ method: 'DELETE', path: ['v2', 'dlq', id], ...signalOf(options) });
+  await connection.requester.request({ method: 'DELETE', path: ['v2', 'dlq', id], ...signalOf(options) });
 }
 
 /**
@@ -78,36 +81,36 @@ export type DlqSelection =
 
 /** `DELETE /v2/dlq`: removes the selected entries (one batch; continue with the answered cursor). */
 export function deleteDlqMessages(
-  context: MessagingContext,
+  connection: ServiceConnection,
   selection: DlqSelection,
   options?: { signal?: AbortSignal },
 ): Promise<DlqDeleteResult> {
   const query = dlqSelectionQuery(selection);
-  return context.transport.requestJson({ method: 'DELETE', path: ['v2', 'dlq'], query, ...signalOf(options) }, (value, url) =>
+  return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'dlq'], query, ...signalOf(options) }, (value, url) =>
     parseResponse(dlqDeleteResultSchema, value, url),
   );
 }
 
 /** `POST /v2/dlq/retry`: sends the selected entries again, each as a new message (one batch per call). */
 export function retryDlqMessages(
-  context: MessagingContext,
+  connection: ServiceConnection,
   selection: DlqSelection,
   options?: { signal?: AbortSignal },
 ): Promise<DlqRetryResult> {
   const query = dlqSelectionQuery(selection);
-  return context.transport.requestJson({ method: 'POST', path: ['v2', 'dlq', 'retry'], query, ...signalOf(options) }, (value, url) =>
+  return connection.requester.requestJson({ method: 'POST', path: ['v2', 'dlq', 'retry'], query, ...signalOf(options) }, (value, url) =>
     parseResponse(dlqRetryResultSchema, value, url),
   );
 }
 
 /** Retries one entry: its message is sent again under a new id, which this returns. */
 export async function retryDlqMessage(
-  context: MessagingContext,
+  connection: ServiceConnection,
   dlqId: string,
   options?: { signal?: AbortSignal },
 ): Promise<{ messageId: string }> {
   const id = checkId('dlqId', dlqId, 'dlqId of a DLQ entry (as listed)');
-  const result = await retryDlqMessages(context, { dlqIds: [id] }, options);
+  const result = await retryDlqMessages(connection, { dlqIds: [id] }, options);
   const first = result.responses[0];
   if (!first) {
     // Like `get` of an unknown id: the bulk endpoint skips ids it does not hold instead of answering 404.
@@ -178,9 +181,9 @@ const STRING_FILTERS = ['cursor', 'workflowRunId', 'workflowUrl', 'callerIP', 'f
 const KNOWN = new Set<string>([...STRING_FILTERS, 'fromDate', 'toDate', 'responseStatus', 'count', 'signal']);
 
 /** `GET /v2/workflows/dlq`: one page, newest first. */
-export async function listWorkflowDlq(context: MessagingContext, filter: WorkflowDlqFilter = {}): Promise<WorkflowDlqPage> {
+export async function listWorkflowDlq(connection: ServiceConnection, filter: WorkflowDlqFilter = {}): Promise<WorkflowDlqPage> {
   const query = dlqQuery(filter);
-  const page = await getResource(context, ['v2', 'workflows', 'dlq'], dlqListResponseSchema, { query, ...signalOf(filter) });
+  const page = await getResource(connection, ['v2', 'workflows', 'dlq'], dlqListResponseSchema, { query, ...signalOf(filter) });
   // The service marks the end with no cursor or an empty one; callers get one spelling of "done".
   return { cursor: page.cursor ? page.cursor : undefined, messages: page.messages };
 }
@@ -194,26 +197,26 @@ export async function listWorkflowDlq(context: MessagingContext, filter: Workflo
  * }
  */
 export function iterateWorkflowDlq(
-  context: MessagingContext,
+  connection: ServiceConnection,
   filter: WorkflowDlqFilter = {},
 ): AsyncGenerator<DlqWorkflowMessage, void, undefined> {
   expectObject(filter, 'filter', 'an object of filters');
   return paginate(filter.cursor, async (cursor) => {
-    const page = await listWorkflowDlq(context, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
+    const page = await listWorkflowDlq(connection, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
     return { cursor: page.cursor, items: page.messages };
   });
 }
 
 /** `POST /v2/workflows/dlq/callback/{dlqId}`: triggers a failed failure callback again. */
 export function retriggerFailureCallback(
-  context: MessagingContext,
+  connection: ServiceConnection,
   dlqId: string,
   options: { signal?: AbortSignal } = {},
 ): Promise<RetriggerResponse> {
   if (typeof dlqId !== 'string' || dlqId.trim() === '') {
     throw new ValidationError('dlqId', `expected the dlqId of a DLQ entry (as listed), got ${JSON.stringify(dlqId)}`);
   }
-  return context.transport.requestJson(
+  return connection.requester.requestJson(
     { method: 'POST', path: ['v2', 'workflows', 'dlq', 'callback', dlqId], ...signalOf(options) },
     (value, url) => parseResponse(retriggerResponseSchema, value, url),
   );

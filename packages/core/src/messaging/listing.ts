@@ -5,7 +5,7 @@ import { describeValue, expectObject, ValidationError } from '../errors';
 import type { QueryValue, RequestSpec } from '../http';
 import { parseResponse } from '../schemas/primitives';
 import type { z } from 'zod';
-import type { MessagingContext } from './context';
+import type { ServiceConnection } from './connection';
 import { MESSAGE_STATES, type MessageState } from '../schemas/resources';
 
 // The filters the logs, the message DLQ and bulk cancel share, their query spelling, and the cursor
@@ -159,14 +159,14 @@ export function signalOf(options: { signal?: AbortSignal } | undefined): { signa
 
 /** `GET` one resource (or a list) and check its shape: what every getter of the client does. */
 export function getResource<T>(
-  context: MessagingContext,
+  connection: ServiceConnection,
   path: string[],
   schema: z.ZodType<T, unknown>,
   options?: { signal?: AbortSignal; query?: Record<string, QueryValue> },
 ): Promise<T> {
   const spec: RequestSpec = { method: 'GET', path, ...signalOf(options) };
   if (options?.query) spec.query = options.query;
-  return context.transport.requestJson(spec, (value, url) => parseResponse(schema, value, url));
+  return connection.requester.requestJson(spec, (value, url) => parseResponse(schema, value, url));
 }
 
 /**

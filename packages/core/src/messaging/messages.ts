@@ -1,7 +1,7 @@
 import { expectObject, ValidationError } from '../errors';
 import { cancelResultSchema, logPageSchema, messageSchema, type LogEvent, type Message } from '../schemas/resources';
 import { parseResponse } from '../schemas/primitives';
-import type { MessagingContext } from './context';
+import type { ServiceConnection } from './connection';
 import {
   checkId,
   checkIds,
@@ -19,9 +19,9 @@ import {
 // Messages still pending (get, cancel) and the logs: every state change of every message.
 
 /** `GET /v2/messages/{id}`: a message that is not delivered yet (a delivered one is a `NotFoundError`). */
-export function getMessage(context: MessagingContext, messageId: string, options?: { signal?: AbortSignal }): Promise<Message> {
+export function getMessage(connection: ServiceConnection, messageId: string, options?: { signal?: AbortSignal }): Promise<Message> {
   const id = checkId('messageId', messageId, 'message id (msg_...)');
-  return getResource(context, ['v2', 'messages', id], messageSchema, options);
+  return getResource(connection, ['v2', 'messages', id], messageSchema, options);
 }
 
 /** What `cancelMany` cancels: the listed messages, every pending one matching a filter, or all. */
@@ -36,9 +36,9 @@ export interface CancelResult {
  * `DELETE /v2/messages/{id}`: stops every pending delivery of one message (logged `CANCELED`).
  * A message already delivered or cancelled is a `NotFoundError`.
  */
-export function cancelMessage(context: MessagingContext, messageId: string, options?: { signal?: AbortSignal }): Promise<CancelResult> {
+export function cancelMessage(connection: ServiceConnection, messageId: string, options?: { signal?: AbortSignal }): Promise<CancelResult> {
   const id = checkId('messageId', messageId, 'message id (msg_...)');
-  return context.transport.requestJson({ method: 'DELETE', path: ['v2', 'messages', id], ...signalOf(options) }, (value, url) =>
+  return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'messages', id], ...signalOf(options) }, (value, url) =>
     // The service answers `{ "cancelled": 1 }`; an empty 202 (as the docs show it) means the same.
     value === undefined ? { cancelled: 1 } : parseResponse(cancelResultSchema, value, url),
   );
@@ -46,13 +46,13 @@ export function cancelMessage(context: MessagingContext, messageId: string, opti
 
 /** `DELETE /v2/messages`: cancels the listed messages, those matching a filter, or all pending ones. */
 export function cancelMessages(
-  context: MessagingContext,
+  connection: ServiceConnection,
   selection: CancelSelection,
   options?: { signal?: AbortSignal },
 ): Promise<CancelResult> {
   expectObject(selection, 'selection', '{ messageIds }, { filter } or { all: true }');
   const query = selectionQuery(selection);
-  return context.transport.requestJson({ method: 'DELETE', path: ['v2', 'messages'], query, ...signalOf(options) }, (value, url) =>
+  return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'messages'], query, ...signalOf(options) }, (value, url) =>
     parseResponse(cancelResultSchema, value, url),
   );
 }
@@ -92,10 +92,10 @@ export interface LogPage {
 }
 
 /** `GET /v2/events`: one page of the logs matching `filter`. */
-export async function listLogs(context: MessagingContext, filter: LogFilter & PageOptions = {}): Promise<LogPage> {
+export async function listLogs(connection: ServiceConnection, filter: LogFilter & PageOptions = {}): Promise<LogPage> {
   const { signal, ...rest } = filter;
   const query = filterQuery(rest, ['messageId', 'state', 'cursor', 'count']);
-  const page = await getResource(context, ['v2', 'events'], logPageSchema, { query, ...signalOf({ signal }) });
+  const page = await getResource(connection, ['v2', 'events'], logPageSchema, { query, ...signalOf({ signal }) });
   return { cursor: page.cursor, events: page.events };
 }
 
@@ -105,10 +105,13 @@ export async function listLogs(context: MessagingContext, filter: LogFilter & Pa
  * @example
  * for await (const event of client.logs.iterate({ messageId })) console.log(event.state, event.time);
  */
-export function iterateLogs(context: MessagingContext, filter: LogFilter & PageOptions = {}): AsyncGenerator<LogEvent, void, undefined> {
+export function iterateLogs(
+  connection: ServiceConnection,
+  filter: LogFilter & PageOptions = {},
+): AsyncGenerator<LogEvent, void, undefined> {
   expectObject(filter, 'filter', 'an object of filters');
   return paginate(filter.cursor, async (cursor): Promise<Page<LogEvent>> => {
-    const page = await listLogs(context, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
+    const page = await listLogs(connection, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
     return { cursor: page.cursor, items: page.events };
   });
 }

@@ -8,7 +8,7 @@ import {
   type GlobalParallelism,
   type Queue,
 } from '../schemas/resources';
-import type { MessagingContext } from './context';
+import type { ServiceConnection } from './connection';
 import { getResource, signalOf } from './listing';
 import { checkName } from '../enqueue-headers';
 
@@ -28,7 +28,7 @@ export interface QueueSettings {
 const QUEUE_KEYS = new Set(['name', 'parallelism', 'paused', 'signal']);
 
 /** `POST /v2/queues`: creates or updates a queue. */
-export async function upsertQueue(context: MessagingContext, settings: QueueSettings): Promise<void> {
+export async function upsertQueue(connection: ServiceConnection, settings: QueueSettings): Promise<void> {
   expectObject(settings, 'settings', '{ name, parallelism?, paused? }');
   for (const key of Object.keys(settings)) {
     if (!QUEUE_KEYS.has(key)) throw new ValidationError(key, `unknown option; known options are ${[...QUEUE_KEYS].join(', ')}`);
@@ -41,7 +41,7 @@ export async function upsertQueue(context: MessagingContext, settings: QueueSett
   if (settings.paused !== undefined && typeof settings.paused !== 'boolean') {
     throw new ValidationError('paused', `expected true or false, got ${describeValue(settings.paused)}`);
   }
-  await context.transport.request({
+  await connection.requester.request({
     method: 'POST',
     path: ['v2', 'queues'],
     json: { queueName, parallelism, paused: settings.paused ?? false },
@@ -51,42 +51,42 @@ export async function upsertQueue(context: MessagingContext, settings: QueueSett
 }
 
 /** `GET /v2/queues/{name}`: one queue with its lag (messages waiting). */
-export function getQueue(context: MessagingContext, name: string, options?: { signal?: AbortSignal }): Promise<Queue> {
+export function getQueue(connection: ServiceConnection, name: string, options?: { signal?: AbortSignal }): Promise<Queue> {
   const queue = checkName('name', name);
-  return getResource(context, ['v2', 'queues', queue], queueSchema, options);
+  return getResource(connection, ['v2', 'queues', queue], queueSchema, options);
 }
 
 /** `GET /v2/queues`: every queue. */
-export function listQueues(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<Queue[]> {
-  return getResource(context, ['v2', 'queues'], nilSafeArray(queueSchema), options);
+export function listQueues(connection: ServiceConnection, options?: { signal?: AbortSignal }): Promise<Queue[]> {
+  return getResource(connection, ['v2', 'queues'], nilSafeArray(queueSchema), options);
 }
 
 /** `DELETE /v2/queues/{name}`, `POST .../pause`, `POST .../resume`. */
 export async function changeQueue(
-  context: MessagingContext,
+  connection: ServiceConnection,
   action: 'delete' | 'pause' | 'resume',
   name: string,
   options?: { signal?: AbortSignal },
 ): Promise<void> {
   const queue = checkName('name', name);
   const path = action === 'delete' ? ['v2', 'queues', queue] : ['v2', 'queues', queue, action];
-  await context.transport.request({ method: action === 'delete' ? 'DELETE' : 'POST', path, retrySafe: true, ...signalOf(options) });
+  await connection.requester.request({ method: action === 'delete' ? 'DELETE' : 'POST', path, retrySafe: true, ...signalOf(options) });
 }
 
 /** `GET /v2/flowControl/{key}`: a key's limits and live counters. */
-export function getFlowControl(context: MessagingContext, key: string, options?: { signal?: AbortSignal }): Promise<FlowControlInfo> {
+export function getFlowControl(connection: ServiceConnection, key: string, options?: { signal?: AbortSignal }): Promise<FlowControlInfo> {
   const name = checkName('key', key);
-  return getResource(context, ['v2', 'flowControl', name], flowControlInfoSchema, options);
+  return getResource(connection, ['v2', 'flowControl', name], flowControlInfoSchema, options);
 }
 
 /** `GET /v2/flowControl`: every key in use. */
-export function listFlowControl(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<FlowControlInfo[]> {
-  return getResource(context, ['v2', 'flowControl'], nilSafeArray(flowControlInfoSchema), options);
+export function listFlowControl(connection: ServiceConnection, options?: { signal?: AbortSignal }): Promise<FlowControlInfo[]> {
+  return getResource(connection, ['v2', 'flowControl'], nilSafeArray(flowControlInfoSchema), options);
 }
 
 /** `GET /v2/globalParallelism`: the account's parallelism limit and the attempts running now. */
-export function getGlobalParallelism(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<GlobalParallelism> {
-  return getResource(context, ['v2', 'globalParallelism'], globalParallelismSchema, options);
+export function getGlobalParallelism(connection: ServiceConnection, options?: { signal?: AbortSignal }): Promise<GlobalParallelism> {
+  return getResource(connection, ['v2', 'globalParallelism'], globalParallelismSchema, options);
 }
 
 /** Limits that override what incoming messages set, until unpinned. */
@@ -108,7 +108,7 @@ export interface UnpinnedLimits {
  * messages (accepted, not delivered); `resetRate` starts a new rate period now.
  */
 export async function changeFlowControl(
-  context: MessagingContext,
+  connection: ServiceConnection,
   action: 'pause' | 'resume' | 'resetRate' | 'pin' | 'unpin',
   key: string,
   limits: PinnedLimits | UnpinnedLimits = {},
@@ -134,7 +134,7 @@ export async function changeFlowControl(
     if (Object.keys(query).length === 0)
       throw new ValidationError('limits', `give at least one of parallelism, rate and period to ${action}`);
   }
-  await context.transport.request({
+  await connection.requester.request({
     method: 'POST',
     path: ['v2', 'flowControl', name, action],
     ...(Object.keys(query).length > 0 ? { query } : {}),

@@ -5,7 +5,7 @@ import type { RequestSpec } from '../http';
 import { headerNames } from '../wire';
 import { nilSafeArray, parseResponse } from '../schemas/primitives';
 import { scheduleCreatedSchema, scheduleSchema, type Schedule } from '../schemas/resources';
-import type { MessagingContext } from './context';
+import type { ServiceConnection } from './connection';
 import { checkId, getResource, signalOf } from './listing';
 import { classifyDestination } from './sending';
 
@@ -128,24 +128,24 @@ function checkCron(cron: unknown): string {
 }
 
 /** `POST /v2/schedules/{destination}`: creates (or, with `scheduleId`, replaces) a schedule. */
-export async function createSchedule(context: MessagingContext, request: ScheduleRequest): Promise<{ scheduleId: string }> {
+export async function createSchedule(connection: ServiceConnection, request: ScheduleRequest): Promise<{ scheduleId: string }> {
   expectObject(request, 'request', '{ destination, cron, body?, ...options }');
   const body = request.body ?? '';
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
     throw new ValidationError('body', 'expected a string or a Uint8Array; use schedules.createJSON for objects');
   }
-  return send(context, request, body, scheduleOptionsOf(request));
+  return send(connection, request, body, scheduleOptionsOf(request));
 }
 
 /** Like {@link createSchedule}, with the body serialised as JSON and `Content-Type: application/json`. */
 export async function createScheduleJSON<T>(
-  context: MessagingContext,
+  connection: ServiceConnection,
   request: Omit<ScheduleRequest, 'body' | 'contentType'> & { body: T },
 ): Promise<{ scheduleId: string }> {
   expectObject(request, 'request', '{ destination, cron, body, ...options }');
   const text = JSON.stringify(request.body);
   if (text === undefined) throw new ValidationError('body', 'cannot be serialised to JSON (undefined, a function or a symbol)');
-  return send(context, request, text, { ...scheduleOptionsOf(request), contentType: 'application/json' });
+  return send(connection, request, text, { ...scheduleOptionsOf(request), contentType: 'application/json' });
 }
 
 function scheduleOptionsOf(request: object): ScheduleOptions {
@@ -158,15 +158,15 @@ function scheduleOptionsOf(request: object): ScheduleOptions {
 }
 
 function send(
-  context: MessagingContext,
+  connection: ServiceConnection,
   request: Omit<ScheduleRequest, 'body'>,
   body: string | Uint8Array,
   options: ScheduleOptions,
 ): Promise<{ scheduleId: string }> {
   const destination = classifyDestination(request.destination);
   if (destination.kind === 'api') throw new ValidationError('destination', 'a schedule sends to a URL or a URL group');
-  const names = headerNames(context.headerPrefix);
-  const headers = buildEnqueueHeaders(options, { headerPrefix: context.headerPrefix });
+  const names = headerNames(connection.headerPrefix);
+  const headers = buildEnqueueHeaders(options, { headerPrefix: connection.headerPrefix });
   headers[names.cron] = checkCron(request.cron);
   if (request.scheduleId !== undefined) headers[names.scheduleId] = checkName('scheduleId', request.scheduleId);
   if (request.queue !== undefined) headers[names.queueName] = checkName('queue', request.queue);
@@ -180,23 +180,23 @@ function send(
     ...signalOf(request),
   };
   if (destination.kind === 'url') spec.rawTail = destination.href;
-  return context.transport.requestJson(spec, (value, url) => parseResponse(scheduleCreatedSchema, value, url));
+  return connection.requester.requestJson(spec, (value, url) => parseResponse(scheduleCreatedSchema, value, url));
 }
 
 /** `GET /v2/schedules/{id}`: one schedule with its next firing time. */
-export function getSchedule(context: MessagingContext, scheduleId: string, options?: { signal?: AbortSignal }): Promise<Schedule> {
+export function getSchedule(connection: ServiceConnection, scheduleId: string, options?: { signal?: AbortSignal }): Promise<Schedule> {
   const id = checkId('scheduleId', scheduleId, 'schedule id');
-  return getResource(context, ['v2', 'schedules', id], scheduleSchema, options);
+  return getResource(connection, ['v2', 'schedules', id], scheduleSchema, options);
 }
 
 /** `GET /v2/schedules`: every schedule. */
-export function listSchedules(context: MessagingContext, options?: { signal?: AbortSignal }): Promise<Schedule[]> {
-  return getResource(context, ['v2', 'schedules'], nilSafeArray(scheduleSchema), options);
+export function listSchedules(connection: ServiceConnection, options?: { signal?: AbortSignal }): Promise<Schedule[]> {
+  return getResource(connection, ['v2', 'schedules'], nilSafeArray(scheduleSchema), options);
 }
 
 /** `DELETE /v2/schedules/{id}`; `PATCH .../pause` and `.../resume`. A paused schedule does not fire. */
 export async function changeSchedule(
-  context: MessagingContext,
+  connection: ServiceConnection,
   action: 'delete' | 'pause' | 'resume',
   scheduleId: string,
   options?: { signal?: AbortSignal },
@@ -206,5 +206,5 @@ export async function changeSchedule(
     action === 'delete'
       ? { method: 'DELETE', path: ['v2', 'schedules', id], ...signalOf(options) }
       : { method: 'PATCH', path: ['v2', 'schedules', id, action], retrySafe: true, ...signalOf(options) };
-  await context.transport.request(spec);
+  await connection.requester.request(spec);
 }

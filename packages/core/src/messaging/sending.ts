@@ -9,8 +9,8 @@ import { parseResponse, parseResponseFast } from '../schemas/primitives';
 import { RESOURCE_NAME } from '../wire';
 import { unsignableUrl } from '../signature/token';
 import { z } from 'zod';
-import { toPromise } from '../receive/maybe-promise';
-import type { MessagingContext } from './context';
+import { toPromise } from '../maybe-promise';
+import type { ServiceConnection } from './connection';
 
 /** A destination given as a URL (`https://...`). The service answers one result. */
 export type UrlDestination = `http://${string}` | `https://${string}`;
@@ -102,18 +102,18 @@ const REQUEST_KEYS = new Set(['queue', 'destination', 'body', 'signal']);
 const BATCH_ITEM_KEYS = new Set(['queue', 'destination', 'body']);
 
 /** Sends one enqueue request and parses the answer shape the destination kind implies. */
-export function enqueue<const D extends string>(context: MessagingContext, request: EnqueueRequest<D>): Promise<EnqueueResponse<D>> {
+export function enqueue<const D extends string>(connection: ServiceConnection, request: EnqueueRequest<D>): Promise<EnqueueResponse<D>> {
   // Not async: a mistake still rejects (toPromise), without an async layer's promise on every send.
   return toPromise(() => {
     expectObject(request, 'request', '{ queue, destination, body, ...options }');
     const queue = checkName('queue', request.queue);
-    return sendOne(context, queue, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
+    return sendOne(connection, queue, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
   });
 }
 
 /** Like {@link enqueue}, with the body serialised as JSON and `Content-Type: application/json`. */
 export function enqueueJSON<const D extends string, T>(
-  context: MessagingContext,
+  connection: ServiceConnection,
   request: Omit<EnqueueRequest<D>, 'body' | 'contentType'> & { body: T },
 ): Promise<EnqueueResponse<D>> {
   return toPromise(() => {
@@ -121,7 +121,7 @@ export function enqueueJSON<const D extends string, T>(
     const queue = checkName('queue', request.queue);
     const options = enqueueOptionsOf(request);
     options.contentType = 'application/json';
-    return sendOne(context, queue, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
+    return sendOne(connection, queue, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
   });
 }
 
@@ -135,23 +135,23 @@ export interface PublishRequest<D extends string = string> extends EnqueueOption
 }
 
 /** Publishes one message: delivered as soon as it is due, concurrently with others (no queue order). */
-export function publish<const D extends string>(context: MessagingContext, request: PublishRequest<D>): Promise<EnqueueResponse<D>> {
+export function publish<const D extends string>(connection: ServiceConnection, request: PublishRequest<D>): Promise<EnqueueResponse<D>> {
   return toPromise(() => {
     checkPublish(request);
-    return sendOne(context, undefined, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
+    return sendOne(connection, undefined, request, request.body ?? '', enqueueOptionsOf(request)) as Promise<EnqueueResponse<D>>;
   });
 }
 
 /** Like {@link publish}, with the body serialised as JSON and `Content-Type: application/json`. */
 export function publishJSON<const D extends string, T>(
-  context: MessagingContext,
+  connection: ServiceConnection,
   request: Omit<PublishRequest<D>, 'body' | 'contentType'> & { body: T },
 ): Promise<EnqueueResponse<D>> {
   return toPromise(() => {
     checkPublish(request);
     const options = enqueueOptionsOf(request);
     options.contentType = 'application/json';
-    return sendOne(context, undefined, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
+    return sendOne(connection, undefined, request, jsonText('body', request.body), options) as Promise<EnqueueResponse<D>>;
   });
 }
 
@@ -173,7 +173,7 @@ function jsonText(path: string, value: unknown): string {
 
 /** Validates where to, what and how, then sends to a queue (`enqueue`) or without one (`publish`). */
 function sendOne(
-  context: MessagingContext,
+  connection: ServiceConnection,
   queue: string | undefined,
   request: { destination: string; signal?: AbortSignal },
   body: unknown,
@@ -190,7 +190,7 @@ function sendOne(
   const spec: RequestSpec = {
     method: 'POST',
     path: destination.kind === 'url' ? base : [...base, ...destinationSegments(destination)],
-    headers: buildEnqueueHeaders(options, { headerPrefix: context.headerPrefix }),
+    headers: buildEnqueueHeaders(options, { headerPrefix: connection.headerPrefix }),
     body,
     // Resending an enqueue whose answer was lost would deliver the message twice, unless the
     // service can recognise the copy by its deduplication id.
@@ -200,8 +200,8 @@ function sendOne(
   if (destination.kind === 'url') spec.rawTail = destination.href;
   if (request.signal) spec.signal = request.signal;
   return destination.kind === 'urlGroup'
-    ? context.transport.requestJson(spec, parseUrlGroupResult)
-    : context.transport.requestJson(spec, parseEnqueueResult);
+    ? connection.requester.requestJson(spec, parseUrlGroupResult)
+    : connection.requester.requestJson(spec, parseEnqueueResult);
 }
 
 function checkDestination(destination: unknown, options: EnqueueOptions): Readonly<ClassifiedDestination> {
@@ -260,24 +260,24 @@ export type BatchResult = EnqueueResult | EnqueueResult[];
  * ]);
  */
 export async function batch(
-  context: MessagingContext,
+  connection: ServiceConnection,
   items: readonly BatchItem[],
   options: { signal?: AbortSignal } = {},
 ): Promise<BatchResult[]> {
-  return sendBatch(context, items, options, (item) => item.body ?? '');
+  return sendBatch(connection, items, options, (item) => item.body ?? '');
 }
 
 /** Like {@link batch}, with each body serialised as JSON and `Content-Type: application/json`. */
 export async function batchJSON<T>(
-  context: MessagingContext,
+  connection: ServiceConnection,
   items: ReadonlyArray<Omit<BatchItem, 'body' | 'contentType'> & { body: T }>,
   options: { signal?: AbortSignal } = {},
 ): Promise<BatchResult[]> {
-  return sendBatch(context, items, options, (item, index) => jsonText(`items.${index}.body`, item.body), 'application/json');
+  return sendBatch(connection, items, options, (item, index) => jsonText(`items.${index}.body`, item.body), 'application/json');
 }
 
 async function sendBatch<I extends { destination: string; queue?: string; body?: unknown }>(
-  context: MessagingContext,
+  connection: ServiceConnection,
   items: readonly I[],
   options: { signal?: AbortSignal },
   bodyOf: (item: I, index: number) => unknown,
@@ -298,7 +298,7 @@ async function sendBatch<I extends { destination: string; queue?: string; body?:
       return {
         destination: destination.kind === 'url' ? destination.href : destination.name,
         ...(item.queue !== undefined ? { queue: checkName('queue', item.queue) } : {}),
-        headers: buildEnqueueHeaders(deliveryOptions as EnqueueOptions, { headerPrefix: context.headerPrefix }),
+        headers: buildEnqueueHeaders(deliveryOptions as EnqueueOptions, { headerPrefix: connection.headerPrefix }),
         body,
       };
     } catch (error) {
@@ -308,7 +308,7 @@ async function sendBatch<I extends { destination: string; queue?: string; body?:
       throw new ValidationError(error.path ? `items.${index}.${error.path}` : `items.${index}`, reason, { cause: error });
     }
   });
-  return context.transport.requestJson(
+  return connection.requester.requestJson(
     {
       method: 'POST',
       path: ['v2', 'batch'],
@@ -353,7 +353,7 @@ export interface SendOptions extends Omit<EnqueueOptions, 'contentType'> {
  * @example await client.send(orderPlaced, { orderId: 'o1', total: 12 }, { retries: 3 })
  */
 export async function send<D extends DestinationDefinition>(
-  context: MessagingContext,
+  connection: ServiceConnection,
   definition: D,
   payload: PayloadOf<D>,
   options: SendOptions = {},
@@ -363,16 +363,16 @@ export async function send<D extends DestinationDefinition>(
   }
   await validateWithSchema(definition.schema, payload, 'payload');
   const { queue, url, ...rest } = options;
-  const destination = url ?? endpointUrl(context, definition);
+  const destination = url ?? endpointUrl(connection, definition);
   const request = { ...rest, destination, body: payload };
   // Published unless a queue is asked for: an ordered queue per destination would hold every later
   // message behind one that is still retrying (a minute of default backoff).
-  const sent = queue === undefined ? publishJSON(context, request) : enqueueJSON(context, { ...request, queue });
+  const sent = queue === undefined ? publishJSON(connection, request) : enqueueJSON(connection, { ...request, queue });
   return (await sent) as EnqueueResult;
 }
 
-function endpointUrl(context: MessagingContext, definition: DestinationDefinition): string {
-  if (context.appUrl === undefined) {
+function endpointUrl(connection: ServiceConnection, definition: DestinationDefinition): string {
+  if (connection.appUrl === undefined) {
     // A missing setting, like a missing token: named with its variable and how a .env is loaded.
     throw new ConfigError(
       'appUrl',
@@ -380,5 +380,5 @@ function endpointUrl(context: MessagingContext, definition: DestinationDefinitio
       `Cannot tell where "${definition.name}" is served: pass { url } to send(), or set appUrl on the client (or MAILROOM_APP_URL) to the public base URL of the receiving app. ${ENV_FILE_HINT}`,
     );
   }
-  return context.appUrl.replace(/\/+$/, '') + definition.path;
+  return connection.appUrl.replace(/\/+$/, '') + definition.path;
 }

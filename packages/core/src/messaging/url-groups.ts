@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors';
 import { checkHttpUrl, checkName } from '../enqueue-headers';
 import { urlGroupListSchema, urlGroupSchema, type UrlGroup } from '../schemas';
-import type { MessagingContext } from './context';
+import type { ServiceConnection } from './connection';
 import { getResource, signalOf } from './listing';
 
 // URL groups (`topics` on the wire): a name that fans one message out to several endpoints.
@@ -16,24 +16,24 @@ export interface NewEndpoint {
 export type EndpointRef = { name: string; url?: never } | { url: string; name?: never };
 
 /** `GET /v2/topics`: every URL group with its endpoints. */
-export function listUrlGroups(context: MessagingContext, options: { signal?: AbortSignal } = {}): Promise<UrlGroup[]> {
-  return getResource(context, ['v2', 'topics'], urlGroupListSchema, options);
+export function listUrlGroups(connection: ServiceConnection, options: { signal?: AbortSignal } = {}): Promise<UrlGroup[]> {
+  return getResource(connection, ['v2', 'topics'], urlGroupListSchema, options);
 }
 
 /** `GET /v2/topics/{name}`: one URL group; an unknown name is a `NotFoundError`. */
-export function getUrlGroup(context: MessagingContext, name: string, options?: { signal?: AbortSignal }): Promise<UrlGroup> {
+export function getUrlGroup(connection: ServiceConnection, name: string, options?: { signal?: AbortSignal }): Promise<UrlGroup> {
   const group = checkName('name', name);
-  return getResource(context, ['v2', 'topics', group], urlGroupSchema, options);
+  return getResource(connection, ['v2', 'topics', group], urlGroupSchema, options);
 }
 
 /** `DELETE /v2/topics/{name}`: deletes a URL group and its endpoints; an unknown name is a `NotFoundError`. */
-export async function deleteUrlGroup(context: MessagingContext, name: string, options?: { signal?: AbortSignal }): Promise<void> {
+export async function deleteUrlGroup(connection: ServiceConnection, name: string, options?: { signal?: AbortSignal }): Promise<void> {
   const group = checkName('name', name);
-  await context.transport.request({ method: 'DELETE', path: ['v2', 'topics', group], ...signalOf(options) });
+  await connection.requester.request({ method: 'DELETE', path: ['v2', 'topics', group], ...signalOf(options) });
 }
 
 /** `POST /v2/topics/{name}/endpoints`: adds endpoints, creating the group when it does not exist. */
-export async function addEndpoints(context: MessagingContext, name: string, endpoints: readonly NewEndpoint[]): Promise<void> {
+export async function addEndpoints(connection: ServiceConnection, name: string, endpoints: readonly NewEndpoint[]): Promise<void> {
   const group = checkName('name', name);
   const body = checkList(endpoints).map((endpoint, index) => {
     const at = `endpoints.${index}`;
@@ -42,14 +42,14 @@ export async function addEndpoints(context: MessagingContext, name: string, endp
     if (endpoint.name === undefined) return { url };
     return { url, name: checkName(`${at}.name`, endpoint.name) };
   });
-  await context.transport.request({ method: 'POST', path: ['v2', 'topics', group, 'endpoints'], json: { endpoints: body } });
+  await connection.requester.request({ method: 'POST', path: ['v2', 'topics', group, 'endpoints'], json: { endpoints: body } });
 }
 
 /**
  * `DELETE /v2/topics/{name}/endpoints`: removes endpoints by name or URL. Removing the last endpoint
  * deletes the group; an unknown group is a `NotFoundError`.
  */
-export async function removeEndpoints(context: MessagingContext, name: string, endpoints: readonly EndpointRef[]): Promise<void> {
+export async function removeEndpoints(connection: ServiceConnection, name: string, endpoints: readonly EndpointRef[]): Promise<void> {
   const group = checkName('name', name);
   const body = checkList(endpoints).map((endpoint, index) => {
     const at = `endpoints.${index}`;
@@ -59,7 +59,7 @@ export async function removeEndpoints(context: MessagingContext, name: string, e
     if (hasName === hasUrl) throw new ValidationError(at, 'identify the endpoint by exactly one of name or url');
     return hasName ? { name: checkName(`${at}.name`, endpoint.name) } : { url: checkHttpUrl(`${at}.url`, endpoint.url) };
   });
-  await context.transport.request({ method: 'DELETE', path: ['v2', 'topics', group, 'endpoints'], json: { endpoints: body } });
+  await connection.requester.request({ method: 'DELETE', path: ['v2', 'topics', group, 'endpoints'], json: { endpoints: body } });
 }
 
 function checkList<T>(endpoints: readonly T[]): readonly T[] {

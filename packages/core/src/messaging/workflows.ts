@@ -1,7 +1,7 @@
 import { describeValue, expectObject, ValidationError } from '../errors';
 import { knownString, nilSafeArray, parseResponse } from '../schemas/primitives';
 import { z } from 'zod';
-import type { MessagingContext } from './context';
+import type { ServiceConnection } from './connection';
 import { checkId, checkIds, getResource, paginate, signalOf } from './listing';
 
 // Workflow runs as the service keeps them for the Workflow SDK: their logs (state and steps), and
@@ -82,7 +82,7 @@ const cancelledSchema = z.looseObject({ cancelled: z.number() });
 const FILTER_KEYS = new Set(['workflowRunId', 'workflowUrl', 'state', 'count', 'cursor', 'signal']);
 
 /** `GET /v2/workflows/events?groupBy=workflowRunId`: runs, newest first. */
-export async function listWorkflowRuns(context: MessagingContext, filter: WorkflowRunFilter = {}): Promise<WorkflowRunPage> {
+export async function listWorkflowRuns(connection: ServiceConnection, filter: WorkflowRunFilter = {}): Promise<WorkflowRunPage> {
   expectObject(filter, 'filter', 'an object of filters');
   for (const key of Object.keys(filter)) {
     if (!FILTER_KEYS.has(key)) throw new ValidationError(key, `unknown filter; known filters are ${[...FILTER_KEYS].join(', ')}`);
@@ -101,30 +101,30 @@ export async function listWorkflowRuns(context: MessagingContext, filter: Workfl
     count: filter.count,
     cursor: filter.cursor,
   };
-  const page = await getResource(context, ['v2', 'workflows', 'events'], runPageSchema, { query, ...signalOf(filter) });
+  const page = await getResource(connection, ['v2', 'workflows', 'events'], runPageSchema, { query, ...signalOf(filter) });
   return { runs: page.runs, cursor: page.cursor ? page.cursor : undefined };
 }
 
 /** Every run matching `filter`, page after page. */
 export function iterateWorkflowRuns(
-  context: MessagingContext,
+  connection: ServiceConnection,
   filter: WorkflowRunFilter = {},
 ): AsyncGenerator<WorkflowRun, void, undefined> {
   expectObject(filter, 'filter', 'an object of filters');
   return paginate(filter.cursor, async (cursor) => {
-    const page = await listWorkflowRuns(context, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
+    const page = await listWorkflowRuns(connection, { ...filter, ...(cursor !== undefined ? { cursor } : {}) });
     return { cursor: page.cursor, items: page.runs };
   });
 }
 
 /** `DELETE /v2/workflows/runs`: cancels runs still going (their pending steps too). */
 export function cancelWorkflowRuns(
-  context: MessagingContext,
+  connection: ServiceConnection,
   runIds: string | readonly string[],
   options: { signal?: AbortSignal } = {},
 ): Promise<{ cancelled: number }> {
   const ids = idList('runIds', runIds, 'workflow run id');
-  return context.transport.requestJson(
+  return connection.requester.requestJson(
     { method: 'DELETE', path: ['v2', 'workflows', 'runs'], query: { workflowRunIds: ids }, ...signalOf(options) },
     (value, url) => parseResponse(cancelledSchema, value, url),
   );
@@ -132,7 +132,7 @@ export function cancelWorkflowRuns(
 
 /** `POST /v2/notify/{eventId}` (or `/{runId}/{eventId}`): gives the event's data to the runs waiting for it. */
 export function notifyWorkflowEvent(
-  context: MessagingContext,
+  connection: ServiceConnection,
   eventId: string,
   data: unknown = '',
   options: { runId?: string; signal?: AbortSignal } = {},
@@ -141,14 +141,14 @@ export function notifyWorkflowEvent(
   const path =
     options.runId === undefined ? ['v2', 'notify', event] : ['v2', 'notify', checkId('runId', options.runId, 'workflow run id'), event];
   const body = typeof data === 'string' ? data : JSON.stringify(data);
-  return context.transport.requestJson({ method: 'POST', path, body, ...signalOf(options) }, (value, url) =>
+  return connection.requester.requestJson({ method: 'POST', path, body, ...signalOf(options) }, (value, url) =>
     parseResponse(notifyResultSchema, value, url),
   );
 }
 
 /** `GET /v2/waiters/{eventId}`: the runs waiting for an event. */
-export function listWaiters(context: MessagingContext, eventId: string, options: { signal?: AbortSignal } = {}): Promise<Waiter[]> {
-  return getResource(context, ['v2', 'waiters', checkId('eventId', eventId, 'event id')], nilSafeArray(waiterSchema), options);
+export function listWaiters(connection: ServiceConnection, eventId: string, options: { signal?: AbortSignal } = {}): Promise<Waiter[]> {
+  return getResource(connection, ['v2', 'waiters', checkId('eventId', eventId, 'event id')], nilSafeArray(waiterSchema), options);
 }
 
 /**
@@ -156,13 +156,13 @@ export function listWaiters(context: MessagingContext, eventId: string, options:
  * or starts over as a new run (restart). Answers the runs.
  */
 export async function restartWorkflowRuns(
-  context: MessagingContext,
+  connection: ServiceConnection,
   how: 'resume' | 'restart',
   dlqIds: string | readonly string[],
   options: { signal?: AbortSignal } = {},
 ): Promise<RestartedRun[]> {
   const ids = idList('dlqIds', dlqIds, 'dlqId');
-  const answer = await context.transport.requestJson(
+  const answer = await connection.requester.requestJson(
     { method: 'POST', path: ['v2', 'workflows', 'dlq', how], query: { dlqIds: ids }, ...signalOf(options) },
     (value, url) => parseResponse(restartedSchema, value, url),
   );
@@ -171,12 +171,12 @@ export async function restartWorkflowRuns(
 
 /** `DELETE /v2/workflows/dlq`: removes failed runs' entries. */
 export function deleteWorkflowDlqEntries(
-  context: MessagingContext,
+  connection: ServiceConnection,
   dlqIds: string | readonly string[],
   options: { signal?: AbortSignal } = {},
 ): Promise<{ deleted: number }> {
   const ids = idList('dlqIds', dlqIds, 'dlqId');
-  return context.transport.requestJson(
+  return connection.requester.requestJson(
     { method: 'DELETE', path: ['v2', 'workflows', 'dlq'], query: { dlqIds: ids }, ...signalOf(options) },
     (value, url) => parseResponse(deletedSchema, value, url),
   );

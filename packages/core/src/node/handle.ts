@@ -1,6 +1,6 @@
 import type { Endpoint } from '../receive/create-receiver';
 import type { InboundRequest, OutboundResponse } from '../receive/receiver-options';
-import type { MaybePromise } from '../receive/maybe-promise';
+import type { MaybePromise } from '../maybe-promise';
 import { readInboundNow } from './read';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

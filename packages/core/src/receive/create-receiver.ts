@@ -28,7 +28,7 @@ import {
 } from './received-messages';
 import { deliveryHeaderReader, type DeliveryFields, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
 import { errorResponse, textResponse, readWebRequest, toWebResponse } from './answers';
-import { isThenable, toPromise, whenReady, type MaybePromise } from './maybe-promise';
+import { isThenable, toPromise, whenReady, type MaybePromise } from '../maybe-promise';
 import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './receiver-options';
 
 /** One receiving endpoint, usable from any framework through plain data or Web `Request`/`Response`. */
@@ -39,7 +39,7 @@ export interface Endpoint {
    * schema and handler): the answer can then be written in the same tick the body arrived.
    */
   respond(input: InboundRequest): OutboundResponse | Promise<OutboundResponse>;
-  /** `context` is handed to the handler as its second argument (an adapter's framework context). */
+  /** `context` is handed to the handler as its second argument (an adapter's framework setup). */
   fetch(request: Request, context?: unknown): Promise<Response>;
   /** The body limit, so Node adapters can enforce it while streaming. */
   readonly maxBodyBytes: number;
@@ -92,13 +92,14 @@ export interface Receiver {
   errorResponse(error: unknown, request: InboundRequest): OutboundResponse;
   /** The pipeline for a verified-and-acknowledged endpoint without a handler. */
   handle(input: InboundRequest): Promise<OutboundResponse>;
-  /** `context` is handed to the handler as its second argument (an adapter's framework context). */
+  /** `context` is handed to the handler as its second argument (an adapter's framework setup). */
   fetch(request: Request, context?: unknown): Promise<Response>;
   readonly headerPrefix: string;
   readonly maxBodyBytes: number;
 }
 
-interface Context {
+/** A receiver's settings resolved once: the verifiers, the header reader, the URL a token must name. */
+interface ReceiverSetup {
   options: ReceiverOptions;
   headerPrefix: string;
   maxBodyBytes: number;
@@ -127,29 +128,28 @@ export const QUIET_START: unique symbol = Symbol('mailroom.quietStart');
  * export const POST = receiver.destination(orderPlaced, async (message) => save(message.body)).fetch;
  */
 export function createReceiver(options: ReceiverOptions = {}): Receiver {
-  const context = resolveContext(options);
+  const setup = resolveSetup(options);
   // Said once at start-up as well as on every refused delivery: an app that boots without keys
   // otherwise looks healthy until the service's retries run out.
-  if (context.verify instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START])
-    reportMissingKeys(context, context.verify);
+  if (setup.verify instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START]) reportMissingKeys(setup, setup.verify);
   // Synchronous where every step is (see whenReady); the public `receive` always answers with a promise.
-  const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(context, input, schema);
+  const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(setup, input, schema);
   const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => toPromise(() => receiveNow(input, schema));
   const makeEndpoint = (consume: (input: InboundRequest) => unknown): Endpoint => {
-    const respond = (input: InboundRequest) => runPipeline(context, input, consume);
+    const respond = (input: InboundRequest) => runPipeline(setup, input, consume);
     const handle = (input: InboundRequest) => Promise.resolve(respond(input));
     return {
       handle,
       respond,
-      fetch: (request, handlerContext) => fetchThrough(context, request, handle, handlerContext),
-      maxBodyBytes: context.maxBodyBytes,
-      errorResponse: (error, request) => reportAndMap(context, error, request).response,
+      fetch: (request, handlerContext) => fetchThrough(setup, request, handle, handlerContext),
+      maxBodyBytes: setup.maxBodyBytes,
+      errorResponse: (error, request) => reportAndMap(setup, error, request).response,
     };
   };
   const acknowledge = makeEndpoint((input) => whenReady(receiveNow(input), () => undefined));
   const receiveCallback = async (input: InboundRequest, callbackOptions: CallbackOptions<never, never> = {}, failure = false) => {
     const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
-    return toCallbackMessage(delivery.body, delivery, callbackOptions, failure, context.headerPrefix);
+    return toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
   };
   return {
     destination: (definition, handler) => {
@@ -182,17 +182,17 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     receiveFailureCallback: (input, callbackOptions) =>
       receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true) as never,
     assertConfigured: () => {
-      if (context.verify instanceof ConfigError) throw context.verify;
+      if (setup.verify instanceof ConfigError) throw setup.verify;
     },
-    errorResponse: (error, request) => reportAndMap(context, error, request).response,
+    errorResponse: (error, request) => reportAndMap(setup, error, request).response,
     handle: acknowledge.handle,
     fetch: acknowledge.fetch,
-    headerPrefix: context.headerPrefix,
-    maxBodyBytes: context.maxBodyBytes,
+    headerPrefix: setup.headerPrefix,
+    maxBodyBytes: setup.maxBodyBytes,
   };
 }
 
-function resolveContext(options: ReceiverOptions): Context {
+function resolveSetup(options: ReceiverOptions): ReceiverSetup {
   expectObject(options, 'options', 'an object of receiver options');
   const env = options.env ?? processEnvironment();
   const maxBodyBytes = resolveBodyLimit(options.maxBodyBytes);
@@ -228,23 +228,23 @@ function resolveContext(options: ReceiverOptions): Context {
  * to wait; callers turn that into a rejection where they promise one.
  */
 function receiveMessage<T>(
-  context: Context,
+  setup: ReceiverSetup,
   input: InboundRequest,
   schema?: StandardSchemaV1<unknown, T>,
 ): MaybePromise<ReceivedMessage<T>> {
   const method = (input.method ?? '').toUpperCase();
-  if (!context.methods.includes(method)) throw new MethodNotAllowedError(method, context.methods);
-  if (input.rawBody.byteLength > context.maxBodyBytes) throw new BodyTooLargeError(context.maxBodyBytes);
-  const delivery = context.readDelivery(input.headers);
+  if (!setup.methods.includes(method)) throw new MethodNotAllowedError(method, setup.methods);
+  if (input.rawBody.byteLength > setup.maxBodyBytes) throw new BodyTooLargeError(setup.maxBodyBytes);
+  const delivery = setup.readDelivery(input.headers);
   const { region } = delivery.fields;
-  const regional = region === undefined || !context.verify ? undefined : context.regional(region);
-  const verify = regional ?? context.verify;
+  const regional = region === undefined || !setup.verify ? undefined : setup.regional(region);
+  const verify = regional ?? setup.verify;
   if (verify instanceof ConfigError) throw verify;
   const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
   if (!verify) return finish(undefined);
-  const url = context.signedUrl(input.url);
+  const url = setup.signedUrl(input.url);
   const verified = verify({ signature: delivery.signature, rawBody: input.rawBody, url });
-  const { checkSignedPath } = context;
+  const { checkSignedPath } = setup;
   if (!checkSignedPath) return whenReady(verified, finish);
   return whenReady(verified, (signature) => {
     checkSignedPath(signature.claims.sub, input.url);
@@ -328,9 +328,13 @@ function receivedMessage<T>(
 }
 
 /** Never throws: every failure becomes its answer (a crashed handler's keeps the error for the adapter). */
-function runPipeline(context: Context, input: InboundRequest, consume: (input: InboundRequest) => unknown): MaybePromise<OutboundResponse> {
+function runPipeline(
+  setup: ReceiverSetup,
+  input: InboundRequest,
+  consume: (input: InboundRequest) => unknown,
+): MaybePromise<OutboundResponse> {
   const failed = (error: unknown): OutboundResponse => {
-    const { response, stage } = reportAndMap(context, error, input);
+    const { response, stage } = reportAndMap(setup, error, input);
     return stage === 'handler' && response.status === 500 ? { ...response, error } : response;
   };
   let result: unknown;
@@ -345,26 +349,26 @@ function runPipeline(context: Context, input: InboundRequest, consume: (input: I
 }
 
 async function fetchThrough(
-  context: Context,
+  setup: ReceiverSetup,
   request: Request,
   handle: (input: InboundRequest) => Promise<OutboundResponse>,
   handlerContext: unknown,
 ): Promise<Response> {
   let input: InboundRequest;
   try {
-    input = await readWebRequest(request, context.maxBodyBytes, handlerContext);
+    input = await readWebRequest(request, setup.maxBodyBytes, handlerContext);
   } catch (error) {
     const fallback: InboundRequest = { method: request.method, url: request.url, headers: request.headers, rawBody: new Uint8Array(0) };
-    return toWebResponse(reportAndMap(context, error, fallback).response);
+    return toWebResponse(reportAndMap(setup, error, fallback).response);
   }
   // toWebResponse reads only status, headers and body, so a handler's `error` is left behind as it is.
   return toWebResponse(await handle(input));
 }
 
-function reportAndMap(context: Context, error: unknown, request: InboundRequest): { response: OutboundResponse; stage: ReceiveStage } {
-  const cause = unsignedWithoutBody(context, error, request) ? unsignedRefusal(context) : error;
-  const mapped = errorResponse(cause, context.headerPrefix);
-  report(context, cause, { stage: mapped.stage, request });
+function reportAndMap(setup: ReceiverSetup, error: unknown, request: InboundRequest): { response: OutboundResponse; stage: ReceiveStage } {
+  const cause = unsignedWithoutBody(setup, error, request) ? unsignedRefusal(setup) : error;
+  const mapped = errorResponse(cause, setup.headerPrefix);
+  report(setup, cause, { stage: mapped.stage, request });
   return mapped;
 }
 
@@ -373,30 +377,30 @@ function reportAndMap(context: Context, error: unknown, request: InboundRequest)
  * (401), as it would be with its body, rather than with the fix-it 500 meant for real deliveries
  * (an app whose parser skips deliveries still parses everything else).
  */
-function unsignedWithoutBody(context: Context, error: unknown, request: InboundRequest): boolean {
-  return error instanceof RawBodyUnavailableError && context.verify !== undefined && !context.readDelivery(request.headers).signature;
+function unsignedWithoutBody(setup: ReceiverSetup, error: unknown, request: InboundRequest): boolean {
+  return error instanceof RawBodyUnavailableError && setup.verify !== undefined && !setup.readDelivery(request.headers).signature;
 }
 
 /** What an unsigned request gets: 401, or the missing keys' 500 when none are configured (fail closed). */
-function unsignedRefusal(context: Context): Error {
-  return context.verify instanceof ConfigError ? context.verify : new SignatureError('missing', 'the request carries no signature header');
+function unsignedRefusal(setup: ReceiverSetup): Error {
+  return setup.verify instanceof ConfigError ? setup.verify : new SignatureError('missing', 'the request carries no signature header');
 }
 
 // Start-up warnings already printed by the default onError in this process: an app with twenty
 // routes (or `next build`, which loads each one) says a key is missing once, not twenty times.
 const warnedAtStart = new Set<string>();
 
-function reportMissingKeys(context: Context, error: ConfigError): void {
-  if (!context.options.onError) {
+function reportMissingKeys(setup: ReceiverSetup, error: ConfigError): void {
+  if (!setup.options.onError) {
     if (warnedAtStart.has(error.message)) return;
     warnedAtStart.add(error.message);
   }
-  report(context, error, { stage: 'config' });
+  report(setup, error, { stage: 'config' });
 }
 
-function report(context: Context, error: unknown, where: { stage: ReceiveStage; request?: InboundRequest }): void {
+function report(setup: ReceiverSetup, error: unknown, where: { stage: ReceiveStage; request?: InboundRequest }): void {
   try {
-    (context.options.onError ?? defaultOnError)(error, where);
+    (setup.options.onError ?? defaultOnError)(error, where);
   } catch {
     // A failing logger must not turn a clear answer into a crash.
   }

@@ -4,7 +4,7 @@ import { isNonRetryableAnswer } from '../wire';
 import type { DeliveryFields } from './delivery-headers';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
-import type { MaybePromise } from './maybe-promise';
+import type { MaybePromise } from '../maybe-promise';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 const decoder = new TextDecoder();

@@ -164,7 +164,7 @@ export function toVerifyError(error: unknown): Error {
   return new SignatureError('malformed', `Signature rejected (malformed): the token could not be verified (${name})`);
 }
 
-export interface ClaimContext {
+export interface ClaimExpectations {
   readonly issuer: string;
   readonly url: string | undefined;
   readonly nowSeconds: number;
@@ -189,7 +189,7 @@ const TIME_CLAIMS = ['iat', 'nbf', 'exp'] as const;
  * `sub` is compared to the URL exactly: no trailing-slash, case or query normalisation, because the
  * service signs the URL it was given and any "equivalent" URL is a different destination.
  */
-export function checkClaims(payload: Readonly<Record<string, unknown>>, context: ClaimContext): SignatureClaims | Failure {
+export function checkClaims(payload: Readonly<Record<string, unknown>>, expected: ClaimExpectations): SignatureClaims | Failure {
   for (const name of STRING_CLAIMS) {
     if (typeof payload[name] !== 'string')
       return fail('claims', `the "${name}" claim must be a string, got ${describeValue(payload[name])}`);
@@ -201,15 +201,15 @@ export function checkClaims(payload: Readonly<Record<string, unknown>>, context:
     }
   }
   const claims = payload as unknown as SignatureClaims;
-  const { nowSeconds, toleranceSeconds } = context;
-  if (claims.iss !== context.issuer) {
+  const { nowSeconds, toleranceSeconds } = expected;
+  if (claims.iss !== expected.issuer) {
     return fail(
       'issuer',
-      `the token was issued by ${describeValue(claims.iss)}, expected ${describeValue(context.issuer)}; set the "issuer" option to match the service`,
+      `the token was issued by ${describeValue(claims.iss)}, expected ${describeValue(expected.issuer)}; set the "issuer" option to match the service`,
     );
   }
-  if (context.url !== undefined && claims.sub !== context.url) {
-    return fail('subject', `the token was signed for ${describeValue(claims.sub)}, but this request is for ${describeValue(context.url)}`);
+  if (expected.url !== undefined && claims.sub !== expected.url) {
+    return fail('subject', `the token was signed for ${describeValue(claims.sub)}, but this request is for ${describeValue(expected.url)}`);
   }
   if (claims.nbf > nowSeconds + toleranceSeconds) {
     return fail(

@@ -23,7 +23,7 @@ import {
   readVerifyInput,
   toVerifyError,
   type Attempt,
-  type ClaimContext,
+  type ClaimExpectations,
   type Failure,
   type NodeVerifier,
   type SignatureClaims,
@@ -182,8 +182,8 @@ export function createNodeVerifier(config: VerifierConfig, builtins: NodeBuiltin
     return bodyClaimMatches(claims.body, sha256(rawBody)) ? undefined : BODY_MISMATCH;
   }
 
-  function checkAfterSignature(token: ParsedToken, rawBody: Uint8Array | string, context: ClaimContext): SignatureClaims | Failure {
-    const claims = checkClaims(token.payload, context);
+  function checkAfterSignature(token: ParsedToken, rawBody: Uint8Array | string, expected: ClaimExpectations): SignatureClaims | Failure {
+    const claims = checkClaims(token.payload, expected);
     return isFailure(claims) ? claims : (checkBody(claims, rawBody) ?? claims);
   }
 
@@ -207,7 +207,7 @@ export function createNodeVerifier(config: VerifierConfig, builtins: NodeBuiltin
   function verifyOrFail(input: VerifyInput): VerifiedSignature | Error {
     const request = readVerifyInput(input, config);
     const token = parseToken(request.signature, decode);
-    const context = {
+    const expected = {
       issuer: config.issuer,
       url: request.url,
       nowSeconds: readClockSeconds(config.now),
@@ -216,7 +216,7 @@ export function createNodeVerifier(config: VerifierConfig, builtins: NodeBuiltin
     const matched = matchingKey(token);
     if (matched === -1) return rejection(keys.length);
     preferred = matched;
-    const outcome = checkAfterSignature(token, request.rawBody, context);
+    const outcome = checkAfterSignature(token, request.rawBody, expected);
     return isFailure(outcome) ? rejection(matched, outcome) : { claims: outcome, key: keys[matched]!.slot };
   }
 

@@ -8,7 +8,7 @@ import {
   rejectAttempts,
   toVerifyError,
   type Attempt,
-  type ClaimContext,
+  type ClaimExpectations,
   type Failure,
   type SignatureClaims,
   type SigningKeySlot,
@@ -42,15 +42,15 @@ interface JoseVerdict {
  * subject, and translates its error classes into our reasons. jose verifies the signature before it
  * looks at any claim, so a claim error also tells us the signature was valid.
  */
-async function joseVerdict(token: string, key: HmacKey, context: ClaimContext): Promise<JoseVerdict> {
+async function joseVerdict(token: string, key: HmacKey, expected: ClaimExpectations): Promise<JoseVerdict> {
   try {
     await jwtVerify(token, key, {
       algorithms: ['HS256'],
-      issuer: context.issuer,
-      subject: context.url,
+      issuer: expected.issuer,
+      subject: expected.url,
       // Whole seconds: jose floors currentDate itself, this makes the flooring visibly ours.
-      currentDate: new Date(context.nowSeconds * 1000),
-      clockTolerance: context.toleranceSeconds,
+      currentDate: new Date(expected.nowSeconds * 1000),
+      clockTolerance: expected.toleranceSeconds,
     });
     return { signatureValid: true, failure: undefined };
   } catch (error) {
@@ -125,11 +125,11 @@ export function createWebVerifier(config: VerifierConfig): Verifier {
     key: WebKey,
     token: ParsedToken,
     rawBody: Uint8Array | string,
-    context: ClaimContext,
+    expected: ClaimExpectations,
   ): Promise<SignatureClaims | Failure> {
-    const jose = await joseVerdict(token.compact, await key.cryptoKey(), context);
+    const jose = await joseVerdict(token.compact, await key.cryptoKey(), expected);
     if (!jose.signatureValid) return jose.failure ?? { reason: 'bad-signature', detail: 'the token signature does not match this key' };
-    const claims = checkClaims(token.payload, context);
+    const claims = checkClaims(token.payload, expected);
     if (isFailure(claims)) return claims;
     return jose.failure ?? (await checkBody(claims, rawBody)) ?? claims;
   }
@@ -137,7 +137,7 @@ export function createWebVerifier(config: VerifierConfig): Verifier {
   async function verifyOrThrow(input: VerifyInput): Promise<VerifiedSignature> {
     const request = readVerifyInput(input, config);
     const token = parseToken(request.signature);
-    const context = {
+    const expected = {
       issuer: config.issuer,
       url: request.url,
       nowSeconds: readClockSeconds(config.now),
@@ -145,7 +145,7 @@ export function createWebVerifier(config: VerifierConfig): Verifier {
     };
     const attempts: Attempt[] = [];
     for (const key of keys) {
-      const outcome = await tryKey(key, token, request.rawBody, context);
+      const outcome = await tryKey(key, token, request.rawBody, expected);
       if (!isFailure(outcome)) return { claims: outcome, key: key.slot };
       attempts.push({ key: key.slot, ...outcome });
       // Only a signature mismatch leaves a chance for the next key.
