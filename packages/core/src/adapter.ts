@@ -1,18 +1,16 @@
 /**
  * `@mailroom/core/adapter`: what a framework adapter needs, and nothing an application does. An
  * adapter moves bytes: it gets `{ method, url, headers, rawBody }` out of its framework, hands them
- * to an endpoint, and writes `{ status, headers, body }` back. Express, Next.js and NestJS are built
- * on exactly this; docs/adapters.md shows how to write another (Fastify, Hono, ...).
+ * to an endpoint, and writes `{ status, headers, body }` back. Every adapter of ours is built on
+ * exactly this; docs/adapters.md shows how to write another.
  */
 
 // One receiver, every endpoint through the adapter's own wrapper.
 export {
   bindReceiver,
   bindReceiverPerEnvironment,
-  standaloneHandlers,
   type AdapterHandlers,
   type EndpointFactories,
-  type StandaloneHandlers,
 } from './receive/adapter-handlers';
 export { defaultOnError, type Endpoint, type MessageHandler, type Receiver } from './receive/create-receiver';
 export type { InboundRequest, OutboundResponse } from './receive/receiver-options';

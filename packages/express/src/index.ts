@@ -7,7 +7,6 @@ import {
   defaultOnError,
   exceptDeliveries as skipDeliveries,
   serveNodeRequest,
-  standaloneHandlers,
   type AdapterHandlers,
   type Endpoint,
 } from '@mailroom/core/adapter';
@@ -155,11 +154,8 @@ export interface ExpressMailroom extends AdapterHandlers<MailroomRequestHandler>
  * Nothing is parsed, decompressed or refused by your parser before the signature is checked over the
  * bytes on the wire, so Mailroom's routes answer every refusal themselves (401, 413, 489 as small
  * text, never Express's HTML error page). Every other route still gets `req.body` from your parser.
- *
- * @example
- * app.use(exceptDeliveries(express.json()));
  */
-export function exceptDeliveries<P extends MailroomRequestHandler>(parser: P, options: { headerPrefix?: string } = {}): P {
+function exceptDeliveries<P extends MailroomRequestHandler>(parser: P, options: { headerPrefix?: string } = {}): P {
   const signed = skipDeliveries(parser, options) as MailroomRequestHandler;
   return ((req, res, next) => {
     const path = (req.originalUrl ?? req.url ?? '/').split('?')[0] ?? '/';
@@ -186,37 +182,3 @@ export function exceptDeliveries<P extends MailroomRequestHandler>(parser: P, op
 export function createMailroom(options: ExpressOptions = {}): ExpressMailroom {
   return { ...bindReceiver(receiverOptions(options), serveEndpoint), exceptDeliveries: (parser) => exceptDeliveries(parser, options) };
 }
-
-const standalone = standaloneHandlers<MailroomRequestHandler, ExpressOptions>(serveEndpoint);
-const handlers: typeof standalone = {
-  destination: (definition, handler, options) => standalone.destination(definition, handler, receiverOptions(options)),
-  callback: (handler, options) => standalone.callback(handler, receiverOptions(options)),
-  failureCallback: (handler, options) => standalone.failureCallback(handler, receiverOptions(options)),
-};
-
-/**
- * A route handler for one typed destination: verifies the signature over the exact bytes, validates
- * the body with the definition's schema and calls `handler` with the typed message. Keys come from
- * the options or `MAILROOM_CURRENT_SIGNING_KEY` / `MAILROOM_NEXT_SIGNING_KEY`.
- *
- * @example
- * app.post(orderPlaced.path, destination(orderPlaced, async (message) => orders.save(message.body)));
- */
-export const destination = handlers.destination;
-
-/**
- * A route handler for callbacks, called after every delivery attempt; `body` and `sourceBody` arrive
- * decoded (bytes, text and schema-checked data).
- *
- * @example
- * app.post('/callbacks', callback((m) => m.isFinalAttempt && metrics.count('final', m.status), { source: orderPlaced }));
- */
-export const callback = handlers.callback;
-
-/**
- * A route handler for failure callbacks, called once a message failed for good, with its DLQ id.
- *
- * @example
- * app.post('/failures', failureCallback((m) => alerts.send(`${m.sourceBody.data.orderId} -> DLQ ${m.dlqId}`), { source: orderPlaced }));
- */
-export const failureCallback = handlers.failureCallback;

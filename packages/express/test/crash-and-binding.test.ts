@@ -1,6 +1,6 @@
 import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMailroom, destination } from '../src';
+import { createMailroom } from '../src';
 import { delivery, order, orderPlaced, postBytes, receiverOptions } from '@mailroom/test-support';
 
 afterEach(() => vi.restoreAllMocks());
@@ -30,7 +30,7 @@ describe('a crashing handler', () => {
 
   it("never shows Express's default error page (which carries the stack) when nothing else is set up", async () => {
     const app = express();
-    app.post('/orders', destination(orderPlaced, crash, receiverOptions));
+    app.post('/orders', createMailroom(receiverOptions).destination(orderPlaced, crash));
     const response = await postBytes(app, '/orders', await delivery('http://127.0.0.1/orders', order));
     expect(response.text).not.toMatch(/<html|<pre|at .*\.(ts|js):\d+|hunter2/i);
   });
@@ -38,7 +38,7 @@ describe('a crashing handler', () => {
   it('hands the error to the app error middleware with forwardErrors: true', async () => {
     const appErrors = vi.fn();
     const app = express();
-    app.post('/orders', destination(orderPlaced, crash, { ...receiverOptions, forwardErrors: true }));
+    app.post('/orders', createMailroom({ ...receiverOptions, forwardErrors: true }).destination(orderPlaced, crash));
     app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       appErrors(error.message);
       res.status(503).json({ handled: true });

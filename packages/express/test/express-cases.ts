@@ -3,7 +3,7 @@ import { NonRetryableError } from '@mailroom/core';
 import type express from 'express';
 import type { ErrorRequestHandler } from 'express';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { callback, captureRawBody, createMailroom, destination, failureCallback } from '../src';
+import { captureRawBody, createMailroom } from '../src';
 import { base64, delivery, order, orderPlaced, postBytes, receiverOptions } from '@mailroom/test-support';
 
 type ExpressModule = typeof express;
@@ -22,14 +22,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         orderPlaced.path,
-        destination(
-          orderPlaced,
-          (message) => {
-            expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
-            seen(message.body, message.messageId, message.retried);
-          },
-          receiverOptions,
-        ),
+        createMailroom(receiverOptions).destination(orderPlaced, (message) => {
+          expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
+          seen(message.body, message.messageId, message.retried);
+        }),
       );
       const { headers, body } = await delivery(url('/orders'), order, { messageId: 'msg_1', retried: 2 });
       const res = await postBytes(app, '/orders', { headers, body });
@@ -40,7 +36,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
     it('accepts a message signed with the next key and refuses a bad signature with 401', async () => {
       const handler = vi.fn();
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, handler, receiverOptions));
+      app.post('/orders', createMailroom(receiverOptions).destination(orderPlaced, handler));
       const rotated = await delivery(url('/orders'), order, { signWith: 'next' });
       expect((await postBytes(app, '/orders', rotated)).status).toBe(200);
       const tampered = await delivery(url('/orders'), order, { tampered: true });
@@ -55,7 +51,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/orders',
-        destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), receiverOptions),
+        createMailroom(receiverOptions).destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders)),
       );
       const { headers, body } = await delivery(url('/orders'), order, {
         headers: { 'X-Tenant': 'acme', 'Service-Forward-X-Trace': 'trace-1' },
@@ -91,7 +87,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.use(expressModule.json({ verify: captureRawBody }));
       app.post(
         '/orders',
-        destination(orderPlaced, (message) => void (raw = message.text()), receiverOptions),
+        createMailroom(receiverOptions).destination(orderPlaced, (message) => void (raw = message.text())),
       );
       // Equal in meaning to `order` but not in bytes: only the captured bytes can match the signature.
       const text = '{ "total": 12.5,\n  "orderId": "o_1" }';
@@ -192,7 +188,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const handler = vi.fn();
       const app = expressModule();
       app.use(expressModule.json());
-      app.post('/orders', destination(orderPlaced, handler, receiverOptions));
+      app.post('/orders', createMailroom(receiverOptions).destination(orderPlaced, handler));
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await postBytes(app, '/orders', { headers, body });
       expect(res.status).toBe(500);
@@ -206,7 +202,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.use(expressModule.json());
       app.post(
         '/text',
-        destination(orderPlaced, () => {}, receiverOptions),
+        createMailroom(receiverOptions).destination(orderPlaced, () => {}),
       );
       const plain = await delivery(url('/text'), 'hello', { contentType: 'text/plain' });
       const res = await postBytes(app, '/text', plain);
@@ -221,7 +217,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.post(
         '/orders',
         expressModule.raw({ type: () => true }),
-        destination(orderPlaced, (m) => seen(m.body), receiverOptions),
+        createMailroom(receiverOptions).destination(orderPlaced, (m) => seen(m.body)),
       );
       const { headers, body } = await delivery(url('/orders'), order);
       expect((await postBytes(app, '/orders', { headers, body })).status).toBe(200);
@@ -235,7 +231,9 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/orders',
-        destination(orderPlaced, () => Promise.reject(failure), { ...receiverOptions, onError: reported, forwardErrors: true }),
+        createMailroom({ ...receiverOptions, onError: reported, forwardErrors: true }).destination(orderPlaced, () =>
+          Promise.reject(failure),
+        ),
       );
       const onError: ErrorRequestHandler = (error, _req, res, _next) => {
         caught(error);
@@ -278,13 +276,9 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       app.set('env', 'test'); // keeps finalhandler from logging the stack during tests
       app.post(
         '/orders',
-        destination(
-          orderPlaced,
-          () => {
-            throw new Error('boom');
-          },
-          receiverOptions,
-        ),
+        createMailroom(receiverOptions).destination(orderPlaced, () => {
+          throw new Error('boom');
+        }),
       );
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await postBytes(app, '/orders', { headers, body });
@@ -295,7 +289,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const text = JSON.stringify(order);
       const handler = vi.fn();
       const app = expressModule();
-      app.post('/orders', destination(orderPlaced, handler, { ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) }));
+      app.post('/orders', createMailroom({ ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) }).destination(orderPlaced, handler));
       const atLimit = await delivery(url('/orders'), text, { contentType: 'application/json' });
       expect((await postBytes(app, '/orders', atLimit)).status).toBe(200);
       const over = await delivery(url('/orders'), `${text} `, { contentType: 'application/json' });
@@ -308,13 +302,9 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/orders',
-        destination(
-          orderPlaced,
-          () => {
-            throw undefined;
-          },
-          receiverOptions,
-        ),
+        createMailroom(receiverOptions).destination(orderPlaced, () => {
+          throw undefined;
+        }),
       );
       const res = await postBytes(app, '/orders', await delivery(url('/orders'), order));
       expect(res.status).toBe(500);
@@ -325,13 +315,9 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/orders',
-        destination(
-          orderPlaced,
-          () => {
-            throw new NonRetryableError('unknown order');
-          },
-          receiverOptions,
-        ),
+        createMailroom(receiverOptions).destination(orderPlaced, () => {
+          throw new NonRetryableError('unknown order');
+        }),
       );
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await postBytes(app, '/orders', { headers, body });
@@ -343,7 +329,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/orders',
-        destination(orderPlaced, () => {}, { env: {}, onError: () => {} }),
+        createMailroom({ env: {}, onError: () => {} }).destination(orderPlaced, () => {}),
       );
       const { headers, body } = await delivery(url('/orders'), order);
       const res = await postBytes(app, '/orders', { headers, body });
@@ -357,17 +343,19 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       const app = expressModule();
       app.post(
         '/callback',
-        callback(
+        createMailroom(receiverOptions).callback(
           (message) => {
             if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
             callbacks(message.status, message.sourceBody.data, message.body.text, message.isFinalAttempt);
           },
-          { ...receiverOptions, source: orderPlaced },
+          { source: orderPlaced },
         ),
       );
       app.post(
         '/failure',
-        failureCallback((message) => failures(message.dlqId, message.sourceBody.data), { ...receiverOptions, source: orderPlaced }),
+        createMailroom(receiverOptions).failureCallback((message) => failures(message.dlqId, message.sourceBody.data), {
+          source: orderPlaced,
+        }),
       );
       const payload = {
         status: 200,

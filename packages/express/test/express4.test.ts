@@ -1,6 +1,6 @@
 import type express5 from 'express';
 import express4 from 'express4';
-import { captureRawBody, createMailroom, destination } from '../src';
+import { captureRawBody, createMailroom } from '../src';
 import { describeExpressAdapter } from './express-cases';
 import { orderPlaced, receiverOptions } from '@mailroom/test-support';
 
@@ -10,7 +10,7 @@ const app4: express4.Express = express4();
 app4.use(express4.json({ verify: captureRawBody }));
 app4.post(
   orderPlaced.path,
-  destination(orderPlaced, () => {}, receiverOptions),
+  createMailroom(receiverOptions).destination(orderPlaced, () => {}),
 );
 app4.use(
   '/hooks',
@@ -19,8 +19,8 @@ app4.use(
     createMailroom(receiverOptions).callback(() => {}),
   ),
 );
-const handler4: express4.RequestHandler = destination(orderPlaced, () => {}, receiverOptions);
-const handler5: express5.RequestHandler = destination(orderPlaced, () => {}, receiverOptions);
+const handler4: express4.RequestHandler = createMailroom(receiverOptions).destination(orderPlaced, () => {});
+const handler5: express5.RequestHandler = createMailroom(receiverOptions).destination(orderPlaced, () => {});
 void [app4, handler4, handler5];
 
 // The cases are written against Express 5's types; at runtime they only use what both majors share.

@@ -2,7 +2,7 @@
 // imports `next` or Node built-ins, so it also runs on the edge runtime; the Pages Router helpers
 // live in `@mailroom/next/pages` to keep Node's stream code out of these bundles.
 import { ValidationError, type ReceiverOptions } from '@mailroom/core';
-import { bindReceiver, standaloneHandlers, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
+import { bindReceiver, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
 
 // The schema option types live in core so every adapter names them alike.
 export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from '@mailroom/core';
@@ -45,30 +45,3 @@ export type NextMailroom = AdapterHandlers<RouteHandler>;
 export function createMailroom(options: ReceiverOptions = {}): NextMailroom {
   return bindReceiver(options, toRouteHandler);
 }
-
-const handlers = standaloneHandlers(toRouteHandler);
-
-/**
- * An App Router route handler for one typed destination.
- *
- * @example
- * // app/api/orders/route.ts
- * export const POST = destination(orderPlaced, async (message) => orders.save(message.body));
- */
-export const destination = handlers.destination;
-
-/**
- * An App Router route handler for callbacks, called after every delivery attempt.
- *
- * @example
- * export const POST = callback((m) => log(m.status, m.isFinalAttempt), { source: orderPlaced });
- */
-export const callback = handlers.callback;
-
-/**
- * An App Router route handler for failure callbacks, called once a message failed for good.
- *
- * @example
- * export const POST = failureCallback((m) => alert(m.dlqId), { source: orderPlaced });
- */
-export const failureCallback = handlers.failureCallback;

@@ -2,7 +2,7 @@
 // App Router entry (`@mailroom/next`) never pulls Node stream code into edge bundles.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError, type ReceiverOptions } from '@mailroom/core';
-import { bindReceiver, serveNodeRequest, standaloneHandlers, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
+import { bindReceiver, serveNodeRequest, type AdapterHandlers, type Endpoint } from '@mailroom/core/adapter';
 
 export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } from '@mailroom/core';
 
@@ -53,31 +53,3 @@ export type PagesMailroom = AdapterHandlers<ApiHandler>;
 export function createMailroom(options: ReceiverOptions = {}): PagesMailroom {
   return bindReceiver(options, serveEndpoint);
 }
-
-const handlers = standaloneHandlers(serveEndpoint);
-
-/**
- * A Pages Router API handler for one typed destination.
- *
- * @example
- * // pages/api/orders.ts
- * export const config = { api: { bodyParser: false } };
- * export default destination(orderPlaced, async (message) => orders.save(message.body));
- */
-export const destination = handlers.destination;
-
-/**
- * A Pages Router API handler for callbacks (with `bodyParser: false` in the route file).
- *
- * @example
- * export default callback((m) => log(m.status), { source: orderPlaced });
- */
-export const callback = handlers.callback;
-
-/**
- * A Pages Router API handler for failure callbacks (with `bodyParser: false` in the route file).
- *
- * @example
- * export default failureCallback((m) => alert(m.dlqId), { source: orderPlaced });
- */
-export const failureCallback = handlers.failureCallback;

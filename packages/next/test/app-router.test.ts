@@ -1,7 +1,7 @@
 import { NonRetryableError, ValidationError, type DestinationDefinition } from '@mailroom/core';
 import { createSignedRequest } from '@mailroom/core/testing';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { callback, createMailroom, destination, failureCallback } from '../src';
+import { createMailroom } from '../src';
 import { base64, keys, order, orderPlacedAt, receiverOptions } from '@mailroom/test-support';
 
 const orderPlaced = orderPlacedAt('/api/orders');
@@ -18,30 +18,26 @@ type NextRouteHandler = (request: NextRequestLike, context: { params: Promise<Re
 describe('App Router', () => {
   it('answers 200 to a valid signature and gives the handler the typed body', async () => {
     const seen = vi.fn();
-    const POST = destination(
-      orderPlaced,
-      (message) => {
-        expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
-        seen(message.body, message.messageId);
-      },
-      receiverOptions,
-    );
+    const POST = createMailroom(receiverOptions).destination(orderPlaced, (message) => {
+      expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
+      seen(message.body, message.messageId);
+    });
     const res = await POST(await signed({ messageId: 'msg_1' }), { params: Promise.resolve({}) });
     expect(res.status).toBe(200);
     expect(seen).toHaveBeenCalledWith(order, 'msg_1');
   });
 
   it('has the shape Next.js type-checks route exports against', () => {
-    const POST: NextRouteHandler = destination(orderPlaced, () => {}, receiverOptions);
+    const POST: NextRouteHandler = createMailroom(receiverOptions).destination(orderPlaced, () => {});
     expectTypeOf(POST).toBeFunction();
-    expectTypeOf(destination(orderPlaced, () => {}, receiverOptions))
+    expectTypeOf(createMailroom(receiverOptions).destination(orderPlaced, () => {}))
       .parameter(1)
       .toEqualTypeOf<unknown>();
   });
 
   it('accepts the next key, and refuses a tampered body with 401 without calling the handler', async () => {
     const handler = vi.fn();
-    const POST = destination(orderPlaced, handler, receiverOptions);
+    const POST = createMailroom(receiverOptions).destination(orderPlaced, handler);
     expect((await POST(await signed({ signWith: 'next' }))).status).toBe(200);
     const refused = await POST(await signed({ tampered: true }));
     expect(refused.status).toBe(401);
@@ -51,7 +47,7 @@ describe('App Router', () => {
 
   it('shows forwarded headers under their own names', async () => {
     let forwarded: Record<string, string> = {};
-    const POST = destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders), receiverOptions);
+    const POST = createMailroom(receiverOptions).destination(orderPlaced, (message) => void (forwarded = message.forwardedHeaders));
     await POST(await signed({ headers: { 'X-Tenant': 'acme', 'Service-Forward-X-Trace': 'trace-1' } }));
     expect(forwarded).toMatchObject({ 'x-tenant': 'acme', 'x-trace': 'trace-1' });
   });
@@ -78,36 +74,28 @@ describe('App Router', () => {
 
   it('answers 413 one byte over maxBodyBytes and 200 exactly at it', async () => {
     const text = JSON.stringify(order);
-    const POST = destination(orderPlaced, () => {}, { ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) });
+    const POST = createMailroom({ ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) }).destination(orderPlaced, () => {});
     expect((await POST(await signed({ body: text, contentType: 'application/json' }))).status).toBe(200);
     expect((await POST(await signed({ body: `${text} `, contentType: 'application/json' }))).status).toBe(413);
   });
 
   it('answers 500 when the handler throws, and 489 with the header for NonRetryableError', async () => {
-    const crash = destination(
-      orderPlaced,
-      () => {
-        throw new Error('database down');
-      },
-      receiverOptions,
-    );
+    const crash = createMailroom(receiverOptions).destination(orderPlaced, () => {
+      throw new Error('database down');
+    });
     const res = await crash(await signed());
     expect(res.status).toBe(500);
     expect(await res.text()).toBe('{"error":"handler failed"}'); // no internals leak to the caller
-    const permanent = destination(
-      orderPlaced,
-      () => {
-        throw new NonRetryableError('unknown order');
-      },
-      receiverOptions,
-    );
+    const permanent = createMailroom(receiverOptions).destination(orderPlaced, () => {
+      throw new NonRetryableError('unknown order');
+    });
     const refused = await permanent(await signed());
     expect(refused.status).toBe(489);
     expect(refused.headers.get('service-nonretryable-error')).toBe('true');
   });
 
   it('sends what the handler returns as JSON', async () => {
-    const POST = destination(orderPlaced, (message) => ({ saved: message.body.orderId }), receiverOptions);
+    const POST = createMailroom(receiverOptions).destination(orderPlaced, (message) => ({ saved: message.body.orderId }));
     const res = await POST(await signed());
     expect(await res.json()).toEqual({ saved: 'o_1' });
   });
@@ -115,17 +103,15 @@ describe('App Router', () => {
   it('decodes callback and failure-callback bodies with the given schemas', async () => {
     const callbacks = vi.fn();
     const failures = vi.fn();
-    const onCallback = callback(
+    const mailroom = createMailroom(receiverOptions);
+    const onCallback = mailroom.callback(
       (message) => {
         if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ orderId: string; total: number }>();
         callbacks(message.status, message.sourceBody.data, message.body.text);
       },
-      { ...receiverOptions, source: orderPlaced },
+      { source: orderPlaced },
     );
-    const onFailure = failureCallback((message) => failures(message.dlqId, message.sourceBody.data), {
-      ...receiverOptions,
-      source: orderPlaced,
-    });
+    const onFailure = mailroom.failureCallback((message) => failures(message.dlqId, message.sourceBody.data), { source: orderPlaced });
     const payload = { status: 500, sourceMessageId: 'msg_1', sourceBody: base64(order), body: base64('nope'), unknownField: true };
     expect((await onCallback(await signed({ body: payload }))).status).toBe(200);
     expect(callbacks).toHaveBeenCalledWith(500, order, 'nope');
@@ -134,15 +120,17 @@ describe('App Router', () => {
   });
 
   it('rejects with a pointer to @mailroom/next/pages when called the Pages Router way', async () => {
-    const POST = destination(orderPlaced, () => {}, receiverOptions);
+    const POST = createMailroom(receiverOptions).destination(orderPlaced, () => {});
     const pagesCall = POST as unknown as (req: unknown, res: unknown) => Promise<Response>;
     await expect(pagesCall({ headers: {}, on() {} }, {})).rejects.toThrow(/@mailroom\/next\/pages/);
   });
 
   it('refuses bad definitions, handlers and settings when the route module loads', () => {
-    expect(() => destination({ name: 'x' } as unknown as DestinationDefinition, () => {}, receiverOptions)).toThrow(ValidationError);
-    expect(() => destination(orderPlaced, null as unknown as () => void, receiverOptions)).toThrow(ValidationError);
-    expect(() => callback('x' as unknown as () => void, receiverOptions)).toThrow(ValidationError);
+    expect(() => createMailroom(receiverOptions).destination({ name: 'x' } as unknown as DestinationDefinition, () => {})).toThrow(
+      ValidationError,
+    );
+    expect(() => createMailroom(receiverOptions).destination(orderPlaced, null as unknown as () => void)).toThrow(ValidationError);
+    expect(() => createMailroom(receiverOptions).callback('x' as unknown as () => void)).toThrow(ValidationError);
     expect(() => createMailroom({ ...receiverOptions, maxBodyBytes: 1.5 })).toThrow(/maxBodyBytes/);
   });
 });

@@ -3,7 +3,7 @@ import { signRequest } from '@mailroom/core/testing';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { callback, createMailroom, destination } from '../src/pages';
+import { createMailroom } from '../src/pages';
 import { base64, keys, order, orderPlacedAt, receiverOptions } from '@mailroom/test-support';
 
 const orderPlaced = orderPlacedAt('/api/orders');
@@ -45,14 +45,10 @@ async function send(origin: string, path: string, body: unknown, extra: Partial<
 describe('Pages Router', () => {
   it('reads the stream, verifies and gives the handler the typed body', async () => {
     const seen = vi.fn();
-    const route = destination(
-      orderPlaced,
-      (message) => {
-        expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
-        seen(message.body, message.url);
-      },
-      receiverOptions,
-    );
+    const route = createMailroom(receiverOptions).destination(orderPlaced, (message) => {
+      expectTypeOf(message.body).toEqualTypeOf<{ orderId: string; total: number }>();
+      seen(message.body, message.url);
+    });
     const origin = await serve(route);
     const res = await send(origin, '/api/orders?x=1', order);
     expect(res.status).toBe(200);
@@ -61,7 +57,7 @@ describe('Pages Router', () => {
 
   it('answers 500 explaining bodyParser: false when Next.js parsed the body, and never calls the handler', async () => {
     const handler = vi.fn();
-    const origin = await serve(withNextBodyParser(destination(orderPlaced, handler, receiverOptions)));
+    const origin = await serve(withNextBodyParser(createMailroom(receiverOptions).destination(orderPlaced, handler)));
     const res = await send(origin, '/api/orders', order);
     expect(res.status).toBe(500);
     expect(await res.text()).toContain('export const config = { api: { bodyParser: false } }');
@@ -81,7 +77,9 @@ describe('Pages Router', () => {
   it('answers 413 over maxBodyBytes, also for a chunked body with no Content-Length', async () => {
     const text = JSON.stringify(order);
     const handler = vi.fn();
-    const origin = await serve(destination(orderPlaced, handler, { ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) }));
+    const origin = await serve(
+      createMailroom({ ...receiverOptions, maxBodyBytes: Buffer.byteLength(text) }).destination(orderPlaced, handler),
+    );
     expect((await send(origin, '/api/orders', text, { contentType: 'application/json' })).status).toBe(200);
     expect((await send(origin, '/api/orders', `${text} `, { contentType: 'application/json' })).status).toBe(413);
     const big = await signRequest({
@@ -102,23 +100,15 @@ describe('Pages Router', () => {
 
   it('answers 500 when the handler throws, and 489 with the header for NonRetryableError', async () => {
     const crash = await serve(
-      destination(
-        orderPlaced,
-        () => {
-          throw new Error('database down');
-        },
-        receiverOptions,
-      ),
+      createMailroom(receiverOptions).destination(orderPlaced, () => {
+        throw new Error('database down');
+      }),
     );
     expect((await send(crash, '/api/orders', order)).status).toBe(500);
     const permanent = await serve(
-      destination(
-        orderPlaced,
-        () => {
-          throw new NonRetryableError('unknown order');
-        },
-        receiverOptions,
-      ),
+      createMailroom(receiverOptions).destination(orderPlaced, () => {
+        throw new NonRetryableError('unknown order');
+      }),
     );
     const res = await send(permanent, '/api/orders', order);
     expect(res.status).toBe(489);
@@ -128,7 +118,7 @@ describe('Pages Router', () => {
   it('decodes a callback body', async () => {
     const seen = vi.fn();
     const origin = await serve(
-      callback((message) => seen(message.sourceBody.data, message.body.text), { ...receiverOptions, source: orderPlaced }),
+      createMailroom(receiverOptions).callback((message) => seen(message.sourceBody.data, message.body.text), { source: orderPlaced }),
     );
     const res = await send(origin, '/api/callback', {
       status: 200,
@@ -141,7 +131,10 @@ describe('Pages Router', () => {
   });
 
   it('rejects with a pointer to @mailroom/next when called the App Router way', async () => {
-    const route = destination(orderPlaced, () => {}, receiverOptions) as unknown as (request: Request, context: unknown) => Promise<void>;
+    const route = createMailroom(receiverOptions).destination(orderPlaced, () => {}) as unknown as (
+      request: Request,
+      context: unknown,
+    ) => Promise<void>;
     await expect(route(new Request('http://localhost/api/orders', { method: 'POST' }), { params: Promise.resolve({}) })).rejects.toThrow(
       ValidationError,
     );

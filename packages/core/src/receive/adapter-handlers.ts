@@ -3,7 +3,7 @@ import { isDestinationDefinition, type BodyOf, type DestinationDefinition } from
 import { ValidationError } from '../errors';
 import type { CallbackMessage, CallbackOptions, FailureCallbackMessage, SchemaOutput } from './received-messages';
 import { QUIET_START, checkHandler, createReceiver, type Endpoint, type MessageHandler, type Receiver } from './create-receiver';
-import type { ReceiverOptions, CallbackHandlerOptions, ResponseSchema, SourceSchema } from './receiver-options';
+import type { ReceiverOptions, ResponseSchema, SourceSchema } from './receiver-options';
 
 /**
  * The three handler factories every adapter offers, returning the adapter's own handler type `H`
@@ -29,19 +29,6 @@ export interface EndpointFactories<H, C = unknown> {
 export interface AdapterHandlers<H, C = unknown> extends EndpointFactories<H, C> {
   /** The core receiver behind them, for custom glue. */
   readonly receiver: Receiver;
-}
-
-/** The same factories as one-call functions: receiver settings (and callback schemas) come last. */
-export interface StandaloneHandlers<H, O extends ReceiverOptions = ReceiverOptions> {
-  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>>, options?: O): H;
-  callback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
-    handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-    options?: O & CallbackHandlerOptions<S, R>,
-  ): H;
-  failureCallback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
-    handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>) => unknown,
-    options?: O & CallbackHandlerOptions<S, R>,
-  ): H;
 }
 
 /**
@@ -142,26 +129,6 @@ function factories<H, C>(build: (make: (receiver: Receiver) => Endpoint) => H): 
     failureCallback: (handler, callbackOptions) => {
       checkHandler(handler);
       return build((receiver) => receiver.failureCallback(handler as never, callbackOptions));
-    },
-  };
-}
-
-/**
- * Builds an adapter's one-call `destination` / `callback` / `failureCallback`, each with its own
- * receiver settings.
- */
-export function standaloneHandlers<H, O extends ReceiverOptions = ReceiverOptions>(
-  wrap: (endpoint: Endpoint, options: O) => H,
-): StandaloneHandlers<H, O> {
-  return {
-    destination: (definition, handler, options) => bindReceiver(options, wrap).destination(definition, handler),
-    callback: (handler, options) => {
-      const { source, response, ...receiverOptions } = options ?? ({} as NonNullable<typeof options>);
-      return bindReceiver(receiverOptions as unknown as O, wrap).callback(handler, { source, response });
-    },
-    failureCallback: (handler, options) => {
-      const { source, response, ...receiverOptions } = options ?? ({} as NonNullable<typeof options>);
-      return bindReceiver(receiverOptions as unknown as O, wrap).failureCallback(handler, { source, response });
     },
   };
 }

@@ -243,7 +243,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         flow.parked.clear();
       }
       const state = entry?.queue === undefined ? undefined : queues.get(entry.queue);
-      if (state && state.holders.has(id)) {
+      if (state?.holders.has(id)) {
         if (settled) {
           state.holders.delete(id);
           due.delete(id);

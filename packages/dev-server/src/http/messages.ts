@@ -47,7 +47,7 @@ export function messageRoutes(service: Service): Route[] {
 
 function pending(service: Service, id: string | undefined): MessageRecord {
   const found = service.store.state.messages.get(id ?? '');
-  if (!found || found.record.kind !== 'message') throw notFound(`message ${id ?? ''} not found`);
+  if (found?.record.kind !== 'message') throw notFound(`message ${id ?? ''} not found`);
   return found.record;
 }
 

@@ -146,7 +146,7 @@ function attemptView(
   // The headers as sent: every one follows from the message and the attempt; the token was kept.
   const sent = buildDeliveryRequest(message, attempt.retried, config, () => attempt.signature ?? '').headers;
   const redact = message.redact?.headers;
-  const hidden = (name: string) => redact === true || (redact !== undefined && redact.includes(name.toLowerCase()));
+  const hidden = (name: string) => redact === true || redact?.includes(name.toLowerCase());
   const headers = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, hidden(name) ? redacted(value) : value]));
   return {
     retried: attempt.retried,

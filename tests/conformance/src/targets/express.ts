@@ -1,4 +1,4 @@
-import { captureRawBody, createMailroom, exceptDeliveries, type MailroomRequestHandler } from '@mailroom/express';
+import { captureRawBody, createMailroom, type MailroomRequestHandler } from '@mailroom/express';
 import express5 from 'express';
 import express4 from 'express4';
 import type { RequestListener } from 'node:http';
@@ -37,7 +37,7 @@ function expressTarget(name: string, expressModule: ExpressModule, parser: Globa
     ...(parser === 'json-verify' ? { quirks: { frameworkParsesJson: true } } : {}),
     start: async (setup) => {
       const app = expressModule();
-      if (parser === 'json-except-deliveries') app.use(exceptDeliveries(expressModule.json(), setup.options));
+      if (parser === 'json-except-deliveries') app.use(createMailroom(setup.options).exceptDeliveries(expressModule.json()));
       if (parser === 'json-verify') app.use(expressModule.json({ verify: captureRawBody }));
       if (parser === 'json') app.use(expressModule.json());
       mount(app, setup);
