@@ -33,8 +33,8 @@ module.exports = {
     {
       name: 'leaves-below-everything',
       severity: 'error',
-      comment: 'Settings, events, errors, ids, plans, credentials and the logger are what every layer shares.',
-      from: { path: '^packages/dev-server/src/(errors|events|ids|plans|settings|log|credentials)\\.ts$' },
+      comment: 'Settings (and plans), events (and their log), errors, ids and credentials are what every layer shares.',
+      from: { path: '^packages/dev-server/src/(errors|events|ids|settings|credentials)\\.ts$' },
       to: {
         path: '^packages/dev-server/src/(engine|http|workflows|management|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$',
       },

@@ -1,3 +1,7 @@
+import { RESOURCE_NAME, RESOURCE_NAME_RULE, unsignableUrl } from '@mailroom/core/protocol';
+
+// The service's refusals, and the checks every layer shares that refuse a request.
+
 /**
  * An answer other than success, as the service gives it: `{"error": "<message>"}` with the status
  * of service-facts (400, 401, 403, 404, 412, 413, 429). Thrown from any layer that decides a request
@@ -21,3 +25,23 @@ export const badRequest = (message: string): ServiceError => new ServiceError(40
 export const notFound = (message: string): ServiceError => new ServiceError(404, message);
 /** 412: a plan limit is exceeded. */
 export const planLimit = (message: string): ServiceError => new ServiceError(412, message);
+
+/** Callback and workflow URLs follow the destination's rule: http:// or https://, and parseable. */
+export function checkUrl(url: string, what: string): void {
+  if (!/^https?:\/\//i.test(url)) throw badRequest(`invalid ${what} url: endpoint has invalid scheme, add http:// or https://`);
+  try {
+    new URL(url);
+  } catch {
+    throw badRequest(`invalid ${what} url: ${JSON.stringify(url)} is not a valid URL`);
+  }
+  const unsignable = unsignableUrl(url);
+  if (unsignable) throw badRequest(`invalid ${what} url: it ${unsignable}`);
+}
+
+/** A name the service puts in a URL path (queue, schedule id, flow-control key, URL group), or 400 naming it. */
+export function resourceName(what: string, value: unknown): string {
+  if (typeof value !== 'string' || !RESOURCE_NAME.test(value)) {
+    throw badRequest(`invalid ${what} ${JSON.stringify(value ?? '')}: use ${RESOURCE_NAME_RULE}`);
+  }
+  return value;
+}

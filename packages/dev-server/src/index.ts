@@ -18,9 +18,9 @@
 export { startDevServer, type DevServer } from './start-dev-server';
 export { DEFAULT_PORT, type DevServerOptions } from './settings';
 export type { DevServerEvent, DevServerEventListener } from './events';
-export type { LogOption } from './log';
-export { formatEvent } from './log';
-export { PLANS, type PlanLimits, type PlanName } from './plans';
+export type { LogOption } from './events';
+export { formatEvent } from './events';
+export { PLANS, type PlanLimits, type PlanName } from './settings';
 export {
   DEFAULT_CREDENTIALS,
   DEV_CURRENT_SIGNING_KEY,
@@ -32,4 +32,4 @@ export {
   DEV_USER_ID,
   type DevCredentials,
 } from './credentials';
-export { environmentLines } from './cli/banner';
+export { environmentLines } from './cli/run-cli';

@@ -5,8 +5,7 @@ import { createEngine, type Engine, type EngineDeps } from './engine/create-engi
 import { createScheduler, type Scheduler } from './engine/scheduler';
 import { createWaits, type Waits } from './engine/waits';
 import type { EventBus } from './events';
-import type { PlanLimits } from './plans';
-import type { EngineConfig } from './settings';
+import type { EngineConfig, PlanLimits } from './settings';
 import type { Store } from './state/store';
 
 /**

@@ -1,17 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { keysInForce, loadCredentials } from './credentials';
-import { type EngineConfig, resolveOptions, type DevServerOptions } from './settings';
-import { createEventBus, type EventBus } from './events';
+import { type DevServerOptions, type EngineConfig, PLANS, type PlanName, resolveOptions } from './settings';
+import { createEventBus, createLogger, type DevServerEventListener, type EventBus } from './events';
 import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/node-server';
 import { allRoutes } from './http/routes';
-import { createLogger } from './log';
 import { MANAGEMENT_BASE_PATH } from './management/routes';
-import { PLANS, type PlanName } from './plans';
 import { closeService, createService, startService, webhookSecrets } from './service';
 import { openStore, type Store } from './state/store';
-import type { DevServerEventListener } from './events';
 
 /** A running dev server. */
 export interface DevServer {

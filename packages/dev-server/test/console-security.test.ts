@@ -3,9 +3,9 @@ import { type AddressInfo, connect } from 'node:net';
 import { DEFAULT_CREDENTIALS } from '../src/credentials';
 import { createEventBus } from '../src/events';
 import { createHttpServer } from '../src/http/node-server';
-import { readJson } from '../src/http/request';
+import { readJson } from '../src/http/router';
 import type { Route } from '../src/http/router';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/events';
 import { describe, expect, it } from 'vitest';
 import { startTestServer, t, useTestServer } from './helpers/test-server';
 

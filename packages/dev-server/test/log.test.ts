@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startDevServer } from '../src/index';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/events';
 import { always, startDestination } from './helpers/destination';
 import { waitUntil } from './helpers/wait';
 import { createMessagingClient } from '@mailroom/core';

@@ -1,6 +1,5 @@
 import { ValidationError } from '../errors';
-import type { NodeVerifier, Verifier, VerifierOptions } from './claims';
-import { resolveVerifierConfig } from './claims';
+import { type NodeVerifier, type Verifier, type VerifierOptions, resolveVerifierConfig } from './claims';
 import { createNodeVerifier, loadNodeBuiltins } from './node';
 import { createWebVerifier } from './web';
 

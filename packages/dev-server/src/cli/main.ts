@@ -1,7 +1,7 @@
 // `mailroom dev`: starts the dev server until SIGINT/SIGTERM, then closes it cleanly (the journal is
 // compacted and every accepted message is kept for the next start).
 import { runCli } from './run-cli';
-import { lineWriter } from '../log';
+import { lineWriter } from '../events';
 
 const out = lineWriter(process.stdout);
 const err = lineWriter(process.stderr);

@@ -6,14 +6,11 @@ import {
   headerNames,
   type CallbackHeaders,
   type ProtocolHeaderNames,
-  RESOURCE_NAME,
-  RESOURCE_NAME_RULE,
-  unsignableUrl,
 } from '@mailroom/core/protocol';
-import type { PlanLimits } from '../plans';
+import type { PlanLimits } from '../settings';
 import type { CallbackSettings, FlowControlSettings, MessageRecord, RedactSettings, WorkflowInfo } from '../state/records';
 import { headerValuesFromRaw, type HeaderSource } from '../state/header-values';
-import { badRequest, planLimit } from '../errors';
+import { badRequest, checkUrl, planLimit, resourceName } from '../errors';
 
 /**
  * Every setting an enqueue request carries in its headers (spec endpoint 8), validated: the message
@@ -352,8 +349,7 @@ function readFlowControl(key: string | undefined, value: string | undefined, wir
     if (value !== undefined && value.trim() !== '') throw badRequest(`${wire.flowControlValue} needs ${wire.flowControlKey}`);
     return undefined;
   }
-  if (!RESOURCE_NAME.test(key.trim())) throw badRequest(`invalid ${wire.flowControlKey} ${JSON.stringify(key)}: use ${RESOURCE_NAME_RULE}`);
-  const settings: FlowControlSettings = { key: key.trim() };
+  const settings: FlowControlSettings = { key: resourceName(wire.flowControlKey, key.trim()) };
   for (const part of (value ?? '').split(',')) {
     if (part.trim() === '') continue;
     const [name, raw] = part.split('=').map((side) => side.trim());
@@ -392,24 +388,4 @@ function readRedact(value: string | undefined, wire: ProtocolHeaderNames): Redac
     } else throw badRequest(`invalid ${wire.redactFields} field ${JSON.stringify(field)}: use body, header or header[Name]`);
   }
   return settings;
-}
-
-/** Callback and workflow URLs follow the destination's rule: http:// or https://, and parseable. */
-export function checkUrl(url: string, what: string): void {
-  if (!/^https?:\/\//i.test(url)) throw badRequest(`invalid ${what} url: endpoint has invalid scheme, add http:// or https://`);
-  try {
-    new URL(url);
-  } catch {
-    throw badRequest(`invalid ${what} url: ${JSON.stringify(url)} is not a valid URL`);
-  }
-  const unsignable = unsignableUrl(url);
-  if (unsignable) throw badRequest(`invalid ${what} url: it ${unsignable}`);
-}
-
-/** A name the service puts in a URL path (queue, schedule id, flow-control key, URL group), or 400 naming it. */
-export function resourceName(what: string, value: unknown): string {
-  if (typeof value !== 'string' || !RESOURCE_NAME.test(value)) {
-    throw badRequest(`invalid ${what} ${JSON.stringify(value ?? '')}: use ${RESOURCE_NAME_RULE}`);
-  }
-  return value;
 }

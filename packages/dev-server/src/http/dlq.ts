@@ -1,10 +1,9 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
-import type { Route } from './router';
+import { type Route, empty, json, type Reply } from './router';
 import type { DlqEntry } from '../state/records';
 import type { Service } from '../service';
 import { dlqLive } from '../state/dev-state';
 import { badRequest, notFound } from '../errors';
-import { empty, json, type Reply } from './reply';
 import { readCount, readCursor, readMessageFilter } from './messages';
 import { dlqView } from './views';
 

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { keysInForce } from '../credentials';
 import type { Service } from '../service';
-import { json } from './reply';
-import type { Route } from './router';
+import { json, type Route } from './router';
 
 /**
  * `GET /v2/keys` and `POST /v2/keys/rotate`: rotation makes the next key current and a new next key,

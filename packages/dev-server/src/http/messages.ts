@@ -1,10 +1,9 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import type { Service } from '../service';
-import type { Route } from './router';
+import { type Route, json, type Reply } from './router';
 import { logBefore } from '../state/reduce';
 import type { LogRecord, MessageRecord } from '../state/records';
 import { badRequest, notFound } from '../errors';
-import { json, type Reply } from './reply';
 import { logView, messageFields } from './views';
 
 // Pending messages (get, cancel one, cancel many) and the logs: every state change of every message.

@@ -1,10 +1,8 @@
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { ServiceError } from '../errors';
 import type { EventBus } from '../events';
 import { type ConsoleSettings, serveConsole, type RequestGuard } from './console';
-import { errorReply, writeReply } from './reply';
-import { fromNode } from './request';
-import { type Answering, answerRequest } from './router';
+import { type Answering, answerRequest, errorReply, type Reply, replyBody, replyHeaders, type ServiceRequest } from './router';
 
 /** What the server needs beyond answering requests: the guard of a local page, and the console's settings. */
 export interface HttpServerOptions extends Answering {
@@ -66,4 +64,52 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
     if ((reply.status ?? 200) >= 400) req.resume();
     writeReply(res, reply);
   }
+}
+
+/** A request that came over a socket. */
+function fromNode(req: IncomingMessage): ServiceRequest {
+  return {
+    method: req.method ?? 'GET',
+    target: req.url ?? '/',
+    headers: req.headers,
+    rawHeaders: req.rawHeaders,
+    callerIp: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
+    body: (limit, tooLarge) => readNodeBody(req, limit, tooLarge),
+  };
+}
+
+function readNodeBody(req: IncomingMessage, limit: number, tooLarge: () => ServiceError): Promise<Buffer> {
+  if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    // A client that goes away mid-upload is its own failure, not the server's: a 400 nobody reads.
+    const cutShort = () => {
+      if (!failed) reject(new ServiceError(400, 'request body cut short: the client closed the connection'));
+      failed = true;
+    };
+    req.on('error', cutShort);
+    req.on('aborted', cutShort);
+  });
+}
+
+/** Writes a reply to a socket. */
+function writeReply(res: ServerResponse, reply: Reply): void {
+  const body = replyBody(reply);
+  res.writeHead(reply.status ?? 200, replyHeaders(reply, body));
+  res.end(body);
 }

@@ -1,11 +1,8 @@
-import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
-import type { Route, RouteRequest } from './router';
+import { type Route, type RouteRequest, readJson, empty, json, type Reply } from './router';
 import type { FlowKeyRecord, QueueRecord } from '../state/records';
-import { badRequest, notFound } from '../errors';
+import { badRequest, notFound, resourceName } from '../errors';
 import { queueLimit } from '../engine/acceptance';
 import type { Service } from '../service';
-import { readJson } from './request';
-import { empty, json, type Reply } from './reply';
 
 // How fast messages go out: queues (parallelism, pause/resume, delete) and flow-control keys (their
 // limits and counters, pause/resume, pin/unpin, resetRate), and the account's global parallelism.
@@ -65,10 +62,8 @@ async function upsert(service: Service, request: RouteRequest): Promise<Reply> {
   const body = await readJson(request);
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw badRequest('body must be {"queueName": "...", "parallelism": n}');
-  const { queueName, parallelism, paused } = body as Record<string, unknown>;
-  if (typeof queueName !== 'string' || !RESOURCE_NAME.test(queueName)) {
-    throw badRequest(`invalid queueName ${JSON.stringify(queueName)}: use ${RESOURCE_NAME_RULE}`);
-  }
+  const { parallelism, paused } = body as Record<string, unknown>;
+  const queueName = resourceName('queueName', (body as Record<string, unknown>).queueName);
   if (parallelism !== undefined && (!Number.isSafeInteger(parallelism) || (parallelism as number) < 1)) {
     throw badRequest(`invalid parallelism ${JSON.stringify(parallelism)}: expected a whole number >= 1`);
   }
@@ -131,8 +126,8 @@ function flowKeys(service: Service): string[] {
   return [...new Set([...service.store.state.flowKeys.keys(), ...service.engine.flowKeys()])].sort();
 }
 
-function knownKey(service: Service, key: string | undefined): string {
-  if (key === undefined || !RESOURCE_NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key ?? '')}`);
+function knownKey(service: Service, given: string | undefined): string {
+  const key = resourceName('flow-control key', given);
   if (!service.engine.flow(key).known) throw notFound(`flow control key ${key} not found`);
   return key;
 }
@@ -159,7 +154,7 @@ function flowView(service: Service, key: string): Record<string, unknown> {
 /** `POST /v2/flowControl/{key}/pause | resume | pin | unpin | resetRate`. */
 async function changeFlow(service: Service, request: RouteRequest): Promise<Reply> {
   const key = request.params.key ?? '';
-  if (!RESOURCE_NAME.test(key)) throw badRequest(`invalid flow-control key ${JSON.stringify(key)}`);
+  resourceName('flow-control key', key);
   const current: FlowKeyRecord = service.store.state.flowKeys.get(key) ?? { key, paused: false, pinned: {} };
   const action = request.params.action;
   let next: FlowKeyRecord;

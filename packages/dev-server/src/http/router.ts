@@ -1,8 +1,71 @@
-import { ServiceError } from '../errors';
+// The neutral edge of the service: a request whatever carried it (a socket, or an in-process
+// client), the route table's matching and access rules, and the reply a route answers.
+import { badRequest, ServiceError } from '../errors';
 import type { DevCredentials } from '../credentials';
 import { checkManagementAuth, checkMessagingAuth, type MessagingAccess, redactSecrets } from './auth';
-import { errorReply, type Reply } from './reply';
-import type { ServiceRequest } from './request';
+
+/** One request to the service. */
+export interface ServiceRequest {
+  method: string;
+  /** Path and query exactly as sent. */
+  target: string;
+  /** Lower-case names; a repeated header's values joined with `, ` (Node's rule). */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** `[name, value, ...]` as sent. */
+  rawHeaders: readonly string[];
+  /** The sender's address, without the IPv4-mapped IPv6 prefix Node reports on dual-stack sockets. */
+  callerIp: string;
+  /**
+   * The whole body, refused beyond `limit` bytes with `tooLarge()`: a declared length over it before a
+   * byte is read, and reading stops at the limit, so a huge body cannot exhaust memory.
+   */
+  body(limit: number, tooLarge: () => ServiceError): Promise<Buffer>;
+}
+
+/** A JSON body (1 MiB at most), `undefined` when empty, or 400 naming what is wrong. */
+export async function readJson(request: ServiceRequest): Promise<unknown> {
+  const body = await request.body(1_048_576, () => badRequest('request body too large'));
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badRequest('request body is not valid JSON');
+  }
+}
+
+/** A JSON value, or nothing (200 with an empty body, as the service does for writes). */
+export interface Reply {
+  status?: number;
+  json?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A 200 with a JSON body. */
+export const json = (value: unknown): Reply => ({ json: value });
+/** A 200 with an empty body. */
+export const empty = (): Reply => ({});
+
+/** The bytes of a reply: what a socket gets, and what an in-process client gets. */
+export function replyBody(reply: Reply): string {
+  return reply.json === undefined ? '' : JSON.stringify(reply.json);
+}
+
+/** A reply's headers, `Content-Type` and `Content-Length` included. */
+export function replyHeaders(reply: Reply, body: string): Record<string, string> {
+  // Built by assignment rather than spreads: this runs for every enqueue.
+  const headers: Record<string, string> = {};
+  if (reply.json !== undefined) headers['Content-Type'] = 'application/json';
+  headers['Content-Length'] = String(Buffer.byteLength(body));
+  if (reply.headers) Object.assign(headers, reply.headers);
+  return headers;
+}
+
+/** `{"error": message}` with `status`. */
+export const errorReply = (status: number, message: string, headers: Record<string, string> = {}): Reply => ({
+  status,
+  json: { error: message },
+  headers,
+});
 
 /**
  * Who may call a route: `messaging` takes either token (the read-only one for GETs only),

@@ -1,8 +1,7 @@
 import { managementRoutes } from '../management/routes';
 import type { Service } from '../service';
-import { workflowDlqRoutes } from '../workflows/dlq-actions';
 import { runLogRoutes } from '../workflows/run-logs';
-import { workflowRunRoutes } from '../workflows/routes';
+import { workflowDlqRoutes, workflowRunRoutes } from '../workflows/run-routes';
 import { waiterRoutes } from '../workflows/waiters';
 import { dlqRoutes } from './dlq';
 import { signingKeyRoutes } from './keys';

@@ -1,14 +1,13 @@
 import { headerNames, parseCron } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
-import type { Route, RouteRequest } from './router';
+import { type Route, type RouteRequest, empty, json, type Reply } from './router';
 import type { Service } from '../service';
 import type { ScheduleRecord } from '../state/records';
 import { parseDestination } from '../engine/enqueue-target';
-import { readEnqueueSettings, resourceName } from '../engine/enqueue-settings';
+import { readEnqueueSettings } from '../engine/enqueue-settings';
+import { resourceName, badRequest, notFound, planLimit } from '../errors';
 import { deliveredHeaderValues, headerSource } from '../state/header-values';
-import { badRequest, notFound, planLimit } from '../errors';
 import { deliverable } from '../engine/acceptance';
-import { empty, json, type Reply } from './reply';
 import { bodyFields, flowFields, labelFields, redacted, redactHeaders } from './views';
 
 // Schedules: `POST /v2/schedules/{destination}` with `<P>-Cron` (and `<P>-Schedule-Id` to replace

@@ -1,12 +1,10 @@
-import { badRequest, planLimit } from '../errors';
-import type { AcceptRequest, Accepted } from '../engine/acceptance';
-import { deliverable, queueLimit } from '../engine/acceptance';
-import { readEnqueueSettings, resourceName } from '../engine/enqueue-settings';
+import { type AcceptRequest, type Accepted, deliverable, queueLimit } from '../engine/acceptance';
+import { badRequest, planLimit, resourceName } from '../errors';
+import { readEnqueueSettings } from '../engine/enqueue-settings';
 import { type Destination, parseDestination } from '../engine/enqueue-target';
 import type { Service } from '../service';
 import { headerSource } from '../state/header-values';
-import { json, type Reply } from './reply';
-import type { Route, RouteRequest } from './router';
+import { json, type Reply, type Route, type RouteRequest } from './router';
 
 // The routes that turn a request into messages: enqueue (spec endpoint 8), publish, batch. Reading
 // the request is theirs; accepting it is the engine's.

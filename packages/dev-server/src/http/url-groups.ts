@@ -1,11 +1,7 @@
-import { RESOURCE_NAME, RESOURCE_NAME_RULE } from '@mailroom/core/protocol';
-import type { Route, RouteRequest } from './router';
+import { type Route, type RouteRequest, readJson, empty, json, type Reply } from './router';
 import type { UrlGroupRecord } from '../state/records';
-import { checkUrl } from '../engine/enqueue-settings';
-import { badRequest, notFound, planLimit } from '../errors';
+import { checkUrl, resourceName, badRequest, notFound, planLimit } from '../errors';
 import type { Service } from '../service';
-import { readJson } from './request';
-import { empty, json, type Reply } from './reply';
 
 /** URL groups, the service's `topics`: list (spec 5), add endpoints (creates the group), remove endpoints (spec 6). */
 export function urlGroupRoutes(service: Service): Route[] {
@@ -39,10 +35,8 @@ async function addEndpoints(service: Service, request: RouteRequest): Promise<Re
     if (typeof url !== 'string') throw badRequest(`endpoints[${index}].url is required`);
     checkUrl(url, `endpoints[${index}]`);
     // An empty name is no name, as the service lists unnamed endpoints with `"name": ""`.
-    if (endpoint.name !== undefined && endpoint.name !== '' && (typeof endpoint.name !== 'string' || !RESOURCE_NAME.test(endpoint.name))) {
-      throw badRequest(`endpoints[${index}].name must use ${RESOURCE_NAME_RULE}`);
-    }
-    return { url, ...(endpoint.name ? { name: endpoint.name as string } : {}) };
+    if (endpoint.name === undefined || endpoint.name === '') return { url };
+    return { url, name: resourceName(`endpoints[${index}].name`, endpoint.name) };
   });
   const { state } = service.store;
   const now = service.config.now();
@@ -90,9 +84,7 @@ function existing(service: Service, name: string | undefined): UrlGroupRecord {
 }
 
 function groupName(name: string | undefined): string {
-  if (name === undefined || !RESOURCE_NAME.test(name))
-    throw badRequest(`invalid topic name ${JSON.stringify(name ?? '')}: use ${RESOURCE_NAME_RULE}`);
-  return name;
+  return resourceName('topic name', name);
 }
 
 function readEndpoints(body: unknown): Array<{ url?: unknown; name?: unknown }> {

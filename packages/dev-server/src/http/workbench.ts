@@ -1,6 +1,5 @@
 import type { Service } from '../service';
-import { json } from './reply';
-import type { Route } from './router';
+import { json, type Route } from './router';
 
 // What only a local server offers, for the console and scripts: not part of the service's interface,
 // under `/dev/` so no client of the service ever calls it by mistake. Each one that writes takes the

@@ -3,8 +3,9 @@ import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
 /**
- * Applies one record to the state. The only place state changes, so replaying the journal on start
- * gives exactly the state the server had. Records arrive as JSON round trips: nothing here relies on
+ * Applies one record to the state. Every change a reader can see happens here (the only other is the
+ * store's pruning of what has expired, which readers already ignore), so replaying the journal on
+ * start gives exactly the state the server had. Records arrive as JSON round trips: nothing here relies on
  * object identity. The logs are derived here too, so they can never disagree with what happened.
  */
 export function reduce(state: DevState, record: DevRecord): void {

@@ -1,8 +1,7 @@
 import { headerNames, QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import { readCount, readMessageFilter } from '../http/messages';
 import { badRequest } from '../errors';
-import { json, type Reply } from '../http/reply';
-import type { Route } from '../http/router';
+import { json, type Reply, type Route } from '../http/router';
 import type { Service } from '../service';
 import type { DevState } from '../state/dev-state';
 import type { DlqEntry, RunStepRecord, WorkflowRunRecord } from '../state/records';

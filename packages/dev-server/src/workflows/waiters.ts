@@ -1,9 +1,6 @@
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
-import { checkUrl } from '../engine/enqueue-settings';
-import { badRequest, notFound, ServiceError } from '../errors';
-import { json, type Reply } from '../http/reply';
-import { readJson } from '../http/request';
-import type { Route, RouteRequest } from '../http/router';
+import { checkUrl, badRequest, notFound, ServiceError } from '../errors';
+import { json, type Reply, readJson, type Route, type RouteRequest } from '../http/router';
 import type { Service } from '../service';
 import { headerValuesFromRaw } from '../state/header-values';
 import type { WaiterRecord } from '../state/records';
