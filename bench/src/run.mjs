@@ -2,7 +2,7 @@
 // prints one table, writes bench/results/latest.json and docs/benchmarks.md.
 //   --smoke             a second or so per case, correctness checks included, targets not enforced;
 //                       writes bench/results/smoke.json only. `npm test` runs this.
-//   --only=a,b          run some measurements (verification, express, fastify, hono, next, sending, dev-server, workflow)
+//   --only=a,b          run some measurements (verification, express, fastify, hono, next, sending, dev-server, workflow, scale)
 //   --enforce-targets   exit 2 when a target is missed (full runs only)
 // Exit 1 when a correctness check fails or a measurement breaks: a broken path never reports a speed.
 import { spawnSync } from 'node:child_process';
@@ -32,6 +32,8 @@ const MEASUREMENTS = [
   // Last: it needs a colleague's package, and must not hold up the others.
   { id: 'dev-server', file: 'dev-server.mjs', needsDevServer: true },
   { id: 'workflow', file: 'workflow.mjs', needsDevServer: true },
+  // The scale section (`npm run bench:scale` runs it alone): several minutes by itself.
+  { id: 'scale', file: 'scale.mjs', needsDevServer: true, timeoutMs: 1_200_000 },
 ];
 
 /** The dev server package is built and exports startDevServer, or why not. */
@@ -98,7 +100,7 @@ for (const m of MEASUREMENTS) {
   }
   try {
     const result = await runChild(here(m.file).pathname, [...(smoke ? ['--smoke'] : []), ...(m.args ?? [])], {
-      timeoutMs: smoke ? 90_000 : 420_000,
+      timeoutMs: smoke ? 90_000 : (m.timeoutMs ?? 420_000),
       execArgv: m.execArgv ?? [],
     });
     rows.push(...result.rows);

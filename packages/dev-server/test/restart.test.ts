@@ -170,7 +170,7 @@ describe('a damaged journal', () => {
   it('refuses to start on a damaged record in the middle, then keeps every intact record with repairJournal', async () => {
     const ids = await threePendingMessages();
     const lines = (await readFile(journalFile(), 'utf8')).split('\n');
-    const damagedAt = lines.findIndex((line) => line.includes('"body') && line.includes(ids[1]!));
+    const damagedAt = lines.findIndex((line) => line.includes('"message.restored"') && line.includes(ids[1]!));
     expect(damagedAt).toBeGreaterThan(0);
     lines[damagedAt] = lines[damagedAt]!.replace(
       ids[1]!,

@@ -3,6 +3,7 @@ import { createEmptyState, type DevState, LOG_LIMIT, pruneExpired } from '../src
 import type { DevRecord, MessageRecord } from '../src/state/records';
 import { reduce } from '../src/state/reduce';
 import { snapshotRecords } from '../src/state/store';
+import { decodeRecord, type EncodedRecord, encodeRecord } from '../src/state/message-codec';
 
 const NOW = 1_800_000_000_000;
 const RETENTION = 259_200_000;
@@ -15,7 +16,7 @@ function message(id: string, seq: number, extra: Partial<MessageRecord> = {}): M
     queue: 'q',
     url: 'https://app.test/hook',
     method: 'POST',
-    bodyBase64: Buffer.from('x').toString('base64'),
+    body: 'x',
     forwardHeaders: {},
     sourceHeader: {},
     maxRetries: 3,
@@ -28,9 +29,16 @@ function message(id: string, seq: number, extra: Partial<MessageRecord> = {}): M
   };
 }
 
-function replay(records: DevRecord[]): DevState {
+/** Replays records as a restart does: through their journal form, JSON and back. */
+function replay(records: DevRecord[], pending: DevState | undefined = undefined): DevState {
   const state = createEmptyState();
-  for (const record of JSON.parse(JSON.stringify(records)) as DevRecord[]) reduce(state, record);
+  const encoded = records.map((record) => encodeRecord(record, (id) => pending?.messages.has(id) ?? false));
+  for (const line of JSON.parse(JSON.stringify(encoded)) as EncodedRecord[]) {
+    reduce(
+      state,
+      decodeRecord(line, (id) => state.messages.get(id)?.record),
+    );
+  }
   return state;
 }
 
@@ -105,7 +113,7 @@ describe('state', () => {
 
   it('rebuilds the same state from its snapshot', () => {
     const state = replay(history);
-    const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }));
+    const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }), state);
     expect(again.messages).toEqual(state.messages);
     expect(again.dlq).toEqual(state.dlq);
     expect(again.groups).toEqual(state.groups);
@@ -143,7 +151,7 @@ describe('state', () => {
       expect.stringMatching(/^msg_\S+ DELIVERED$/),
     ]);
     expect(state.logMessages.map((message) => message.id)).toEqual(state.logs.map((entry) => entry.messageId));
-    const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }));
+    const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }), state);
     expect(again.logs).toEqual(state.logs);
     expect(again.logMessages).toEqual(state.logMessages);
     expect(again.nextLogOrder).toBe(state.nextLogOrder);

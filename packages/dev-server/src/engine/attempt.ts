@@ -86,7 +86,7 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
     at,
     retried,
     outcome: classified.outcome,
-    bytes: Buffer.byteLength(message.bodyBase64, 'base64') + (result.ok ? result.bytesReceived : 0),
+    bytes: message.body.length + (result.ok ? result.bytesReceived : 0),
     spawned,
   };
   if (input.startedAt !== undefined) record.startedAt = input.startedAt;

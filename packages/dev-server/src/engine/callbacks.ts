@@ -1,5 +1,5 @@
 import { newMessageId } from '../ids';
-import type { CallbackSettings, MessageKind, MessageRecord, ResponseRecord } from '../state/records';
+import { bodyBase64, type CallbackSettings, type MessageKind, type MessageRecord, type ResponseRecord } from '../state/records';
 import type { EngineConfig } from '../settings';
 import type { DevState } from '../state/dev-state';
 import { runHistory } from '../state/runs';
@@ -26,7 +26,7 @@ export function callbackBody(source: MessageRecord, retried: number, response: R
     url: source.url,
     method: source.method,
     sourceHeader: deliveredHeaderValues(source.contentType, source.forwardHeaders),
-    sourceBody: source.bodyBase64,
+    sourceBody: bodyBase64(source),
     notBefore: source.notBefore,
     createdAt: source.createdAt,
     callerIP: source.callerIp,
@@ -74,8 +74,8 @@ export function failureCallbackBody(
  */
 export function failureSourceBody(state: DevState, message: MessageRecord): string {
   const run = message.workflow && state.runs.get(message.workflow.runId);
-  if (!run) return message.bodyBase64;
-  if (run.trigger.workflow?.initialBody) return run.trigger.bodyBase64;
+  if (!run) return bodyBase64(message);
+  if (run.trigger.workflow?.initialBody) return bodyBase64(run.trigger);
   return Buffer.from(JSON.stringify(runHistory(state, run.runId, message.id))).toString('base64');
 }
 
@@ -105,7 +105,7 @@ export function callbackMessage(input: CallbackMessageInput, config: EngineConfi
     kind: input.kind,
     url: settings.url,
     method: settings.method,
-    bodyBase64: Buffer.from(JSON.stringify(input.body)).toString('base64'),
+    body: Buffer.from(JSON.stringify(input.body)).toString('latin1'),
     contentType: 'application/json',
     forwardHeaders: settings.headers,
     sourceHeader: {},

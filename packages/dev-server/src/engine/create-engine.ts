@@ -55,7 +55,13 @@ export interface EngineDeps {
  * made again.
  */
 export function createEngine(store: Store, config: EngineConfig, events: EventBus, deps: EngineDeps = {}): Engine {
-  const timers = deps.timers ?? createTimers(config.now, config.unrefTimers);
+  // A message's timer fires once it is due. One cancelled meanwhile is no longer pending, and one whose
+  // time moved later is not due yet (its new timer fires then).
+  const onDue = (id: string): void => {
+    const pending = store.state.messages.get(id);
+    if (!closing && pending && pending.dueAt <= config.now()) dispatcher.ready(id);
+  };
+  const timers = deps.timers ?? createTimers(config.now, onDue, config.unrefTimers);
   const sender = deps.sender ?? createRequestSender();
   // One signer per key: a rotation switches every later delivery to the new current key.
   const signers = new Map<string, TokenSigner>();
@@ -113,7 +119,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   });
 
   const schedule = (id: string, dueAt: number): void => {
-    if (!closing) timers.at(id, dueAt, () => dispatcher.ready(id));
+    if (!closing) timers.due(id, dueAt);
   };
 
   async function attempt(id: string): Promise<void> {
@@ -196,10 +202,8 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       }
     },
     cancel(ids) {
-      for (const id of ids) {
-        timers.cancel(id);
-        dispatcher.forget(id);
-      }
+      // Their timers stay armed and find them gone when they fire.
+      for (const id of ids) dispatcher.forget(id);
     },
     refresh: () => dispatcher.refresh(),
     flow: (key) => ({

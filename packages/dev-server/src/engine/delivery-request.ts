@@ -1,11 +1,11 @@
 // One attempt on the wire: the request it sends (signed for its URL, forwarded headers, the
 // service's own headers) and the sender that sends it over keep-alive pools and reads the answer.
-import type { MessageRecord } from '../state/records';
+import { bodyBytes, type MessageRecord } from '../state/records';
 import type { DevState } from '../state/dev-state';
 import { runHistory } from '../state/runs';
 import { dispatchOnce, headerNames, type TokenSigner } from '@mailroom/core/protocol';
 import type { EngineConfig } from '../settings';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { setMaxListeners } from 'node:events';
 import { appendHeaderValue, type HeaderValues } from '../state/header-values';
 
@@ -35,7 +35,7 @@ export function buildDeliveryRequest(
   /** What to send instead of the message's own body (a workflow run's history). */
   bodyOverride?: Buffer,
 ): DeliveryRequest {
-  const body = bodyOverride ?? Buffer.from(message.bodyBase64, 'base64');
+  const body = bodyOverride ?? bodyBytes(message);
   const names = headerNames(config.headerPrefix);
   const headers: Record<string, string> = { 'User-Agent': DELIVERY_USER_AGENT };
   if (message.contentType !== undefined) headers['Content-Type'] = message.contentType;
@@ -142,7 +142,8 @@ interface Target {
 }
 
 interface SenderState {
-  agent: Agent;
+  /** Made on the first attempt: loading undici takes a tenth of a second, which a start need not wait for. */
+  agent: Promise<Agent> | undefined;
   targets: Map<string, Target>;
   /** Aborts every running request at once: one listener each on a shared signal, no controller per attempt. */
   stopAll: AbortController;
@@ -155,8 +156,7 @@ interface SenderState {
  */
 export function createRequestSender(): RequestSender {
   const state: SenderState = {
-    // undici's own header and body timeouts are off: an attempt's timeout is the one deadline.
-    agent: new Agent({ keepAliveTimeout: 4_000, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 }),
+    agent: undefined,
     targets: new Map(),
     stopAll: unlimitedController(),
   };
@@ -168,7 +168,7 @@ export function createRequestSender(): RequestSender {
       running.abort(new Error('aborted: the dev server is closing'));
     },
     close() {
-      void state.agent.destroy().catch(() => {});
+      void state.agent?.then((agent) => agent.destroy()).catch(() => {});
     },
   };
 }
@@ -210,14 +210,19 @@ async function sendRequest(request: OutgoingRequest, state: SenderState): Promis
   } catch (error) {
     return { ok: false, error: messageOf(error), aborted: false };
   }
-  const result = await dispatchOnce(state.agent, {
+  const stop = state.stopAll.signal;
+  state.agent ??= import('undici').then(
+    // undici's own header and body timeouts are off: an attempt's timeout is the one deadline.
+    ({ Agent }) => new Agent({ keepAliveTimeout: 4_000, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 }),
+  );
+  const result = await dispatchOnce(await state.agent, {
     origin: target.origin,
     path: target.path,
     method: request.method,
     headers: requestHeaders(request.headers, target.authorization),
     body: request.body,
     timeoutMs: request.timeoutMs,
-    signal: state.stopAll.signal,
+    signal: stop,
     keepBytes: MAX_KEPT_RESPONSE_BYTES,
   });
   if (!result.ok) return { ok: false, error: messageOf(result.error), aborted: result.aborted };

@@ -3,6 +3,7 @@
 import { RESOURCE_NAME, unsignableUrl } from '@mailroom/core/protocol';
 import { badRequest } from '../errors';
 import { newMessageId } from '../ids';
+import { isSharedString, sharedHeaders, sharedString } from '../state/message-codec';
 import type { MessageRecord } from '../state/records';
 import type { EnqueueSettings } from './enqueue-settings';
 
@@ -11,10 +12,6 @@ export type Destination =
   | { kind: 'url'; url: string }
   | { kind: 'api'; name: string }
   | { kind: 'group'; name: string; looksLikeHost: boolean };
-
-/** Destination URLs already parsed once: most enqueues repeat a handful of URLs. */
-const validUrls = new Set<string>();
-const MAX_REMEMBERED_URLS = 1024;
 
 /**
  * Reads the destination from the raw rest of the path (`/v2/enqueue/{queue}/` stripped), exactly as
@@ -28,7 +25,8 @@ export function parseDestination(rest: string): Destination {
   const merged = /^(https?):\/(?!\/)/i.exec(raw);
   const candidate = merged ? `${merged[1]}://${raw.slice(merged[0].length)}` : raw;
   if (/^https?:\/\//i.test(candidate)) {
-    if (!validUrls.has(candidate)) {
+    // A URL already shared was validated when it first came.
+    if (!isSharedString(candidate)) {
       try {
         new URL(candidate);
       } catch {
@@ -36,11 +34,8 @@ export function parseDestination(rest: string): Destination {
       }
       const unsignable = unsignableUrl(candidate);
       if (unsignable) throw badRequest(`invalid destination url: it ${unsignable}`);
-      // Bounded: a client sending to ever-new URLs only loses the shortcut.
-      if (validUrls.size >= MAX_REMEMBERED_URLS) validUrls.clear();
-      validUrls.add(candidate);
     }
-    return { kind: 'url', url: candidate };
+    return { kind: 'url', url: sharedString(candidate) };
   }
   const queryAt = raw.indexOf('?');
   const name = safeDecode(queryAt === -1 ? raw : raw.slice(0, queryAt));
@@ -95,19 +90,19 @@ export function enqueueMessage(input: EnqueueMessageInput): MessageRecord {
     kind: 'message',
     url: target.url,
     method: settings.method,
-    bodyBase64: input.body.toString('base64'),
-    forwardHeaders: settings.forwardHeaders,
-    sourceHeader: settings.sourceHeader,
+    body: input.body.toString('latin1'),
+    forwardHeaders: sharedHeaders(settings.forwardHeaders),
+    sourceHeader: sharedHeaders(settings.sourceHeader),
     maxRetries: settings.maxRetries,
     timeoutSeconds: settings.timeoutSeconds,
     notBefore: settings.notBefore,
     // Only the wait is scaled; the reported `notBefore` stays what the service would show.
     dueAt: now + (settings.notBefore - now) * input.timeScale,
     createdAt: now,
-    callerIp: input.callerIp,
+    callerIp: sharedString(input.callerIp),
   };
   if (input.queue !== undefined) message.queue = input.queue;
-  if (settings.contentType !== undefined) message.contentType = settings.contentType;
+  if (settings.contentType !== undefined) message.contentType = sharedString(settings.contentType);
   if (settings.retryDelay !== undefined) message.retryDelay = settings.retryDelay;
   if (target.topicName !== undefined) message.topicName = target.topicName;
   if (target.endpointName) message.endpointName = target.endpointName;

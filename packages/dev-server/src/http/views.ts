@@ -1,4 +1,13 @@
-import type { AttemptDetail, DlqEntry, FlowControlSettings, LogRecord, MessageRecord, RedactSettings } from '../state/records';
+import {
+  type AttemptDetail,
+  bodyBase64,
+  bodyBytes,
+  type DlqEntry,
+  type FlowControlSettings,
+  type LogRecord,
+  type MessageRecord,
+  type RedactSettings,
+} from '../state/records';
 import { createHash } from 'node:crypto';
 import { type HeaderValues, canonicalHeaderName, deliveredHeaderValues } from '../state/header-values';
 import { buildDeliveryRequest } from '../engine/delivery-request';
@@ -32,7 +41,7 @@ export function messageFields(message: MessageRecord): Record<string, unknown> {
     ...(message.endpointName !== undefined ? { endpointName: message.endpointName } : {}),
     method: message.method,
     header: shownHeaders(message),
-    ...redactBody('body', message.bodyBase64, message.redact),
+    ...redactBody('body', bodyBase64(message), message.redact),
     maxRetries: message.maxRetries,
     ...(message.retryDelay !== undefined ? { retryDelayExpression: message.retryDelay } : {}),
     notBefore: message.notBefore,
@@ -131,7 +140,7 @@ export function logView(
           ...(message.scheduleId !== undefined ? { scheduleId: message.scheduleId } : {}),
           ...(message.flowControl ? { flowControlKey: message.flowControl.key } : {}),
           header: shownHeaders(message),
-          body: message.redact?.body ? redacted(Buffer.from(message.bodyBase64, 'base64')) : message.bodyBase64,
+          body: message.redact?.body ? redacted(bodyBytes(message)) : bodyBase64(message),
           ...labelFields(message.label),
         }
       : {}),

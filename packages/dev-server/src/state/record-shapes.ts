@@ -1,9 +1,11 @@
+import { type EncodedRecord, isEncodedMessage as isMessage } from './message-codec';
 import type { DevRecord } from './records';
 
 // What a journal record must look like to be replayed: every field the reducer reads, of its type.
 // A record that passed its checksum but not this (a broken writer, a hand edit) is damage, reported
 // with its file, line and byte like a bad checksum, instead of a TypeError deep in the reducer.
 // Cheap on purpose: a replay checks every record, and a start with 100,000 pending messages must stay fast.
+// Messages are checked in their journal form (message-codec).
 
 type Shape = Record<string, unknown>;
 
@@ -13,27 +15,6 @@ const isNumber = (value: unknown): value is number => typeof value === 'number' 
 const isStrings = (value: unknown): boolean => Array.isArray(value) && value.every(isString);
 const optional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value);
 const listOf = (value: unknown, check: (value: unknown) => boolean): boolean => Array.isArray(value) && value.every(check);
-
-function isMessage(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  return (
-    isString(value.id) &&
-    isNumber(value.seq) &&
-    isString(value.kind) &&
-    isString(value.url) &&
-    isString(value.method) &&
-    isString(value.bodyBase64) &&
-    isObject(value.forwardHeaders) &&
-    isObject(value.sourceHeader) &&
-    isNumber(value.maxRetries) &&
-    isNumber(value.timeoutSeconds) &&
-    isNumber(value.notBefore) &&
-    isNumber(value.dueAt) &&
-    isNumber(value.createdAt) &&
-    isString(value.callerIp) &&
-    optional(value.workflow, (workflow) => isObject(workflow) && isString(workflow.runId) && isString(workflow.url))
-  );
-}
 
 const isResponse = (value: unknown): boolean =>
   isObject(value) && isNumber(value.status) && isObject(value.headers) && isString(value.bodyBase64);
@@ -70,12 +51,15 @@ const isWaiter = (value: unknown): boolean =>
 const isLog = (value: unknown): boolean =>
   isObject(value) && isNumber(value.order) && isNumber(value.time) && isString(value.state) && isString(value.messageId);
 
-const SHAPES: { [T in DevRecord['type']]: (record: Shape) => boolean } = {
-  'messages.accepted': (r) =>
-    isNumber(r.at) &&
-    listOf(r.messages, isMessage) &&
-    optional(r.dedupKeys, isStrings) &&
-    optional(r.schedule, (schedule) => isObject(schedule) && isString(schedule.id) && isNumber(schedule.time)),
+const isAccepted = (r: Shape, messages: unknown): boolean =>
+  isNumber(r.at) &&
+  listOf(messages, isMessage) &&
+  optional(r.dedupKeys, isStrings) &&
+  optional(r.schedule, (schedule) => isObject(schedule) && isString(schedule.id) && isNumber(schedule.time));
+
+const SHAPES: { [T in EncodedRecord['type']]: (record: Shape) => boolean } = {
+  accepted: (r) => isAccepted(r, r.m),
+  'messages.accepted': (r) => isAccepted(r, r.messages),
   attempt: (r) =>
     isString(r.id) &&
     isNumber(r.at) &&
@@ -107,19 +91,23 @@ const SHAPES: { [T in DevRecord['type']]: (record: Shape) => boolean } = {
   'run.ended': (r) => isString(r.runId) && isNumber(r.at) && isString(r.state),
   'waiter.added': (r) => isWaiter(r.waiter),
   'waiter.removed': (r) => isString(r.id),
-  'message.restored': (r) => isMessage(r.message) && isNumber(r.retried) && isNumber(r.dueAt) && typeof r.started === 'boolean',
+  'message.restored': (r) =>
+    isMessage(r.message) &&
+    optional(r.retried, isNumber) &&
+    optional(r.dueAt, isNumber) &&
+    optional(r.started, (v) => typeof v === 'boolean'),
   'dlq.restored': (r) => isDlqEntry(r.entry),
   'dedup.restored': (r) => isString(r.key) && isNumber(r.at) && Array.isArray(r.results),
   'stats.restored': (r) => listOf(r.buckets, (bucket) => Array.isArray(bucket) && isNumber(bucket[0]) && isObject(bucket[1])),
   'run.restored': (r) => isRun(r.run),
   'run.event-stored': (r) => isString(r.runId) && isString(r.eventId) && isString(r.dataBase64),
   'run.event-taken': (r) => isString(r.runId) && isString(r.eventId),
-  'logs.restored': (r) => listOf(r.logs, isLog) && listOf(r.messages, isMessage),
+  'logs.restored': (r) => listOf(r.logs, isLog) && listOf(r.messages, (message) => isString(message) || isMessage(message)),
   'counters.restored': (r) => isNumber(r.nextSeq) && isNumber(r.nextDlqOrder) && optional(r.nextLogOrder, isNumber),
 };
 
-/** Whether a decoded journal line is a record the reducer can apply. */
-export function isDevRecord(value: unknown): value is DevRecord {
+/** Whether a decoded journal line is a record the reducer can apply once its messages are decoded. */
+export function isEncodedRecord(value: unknown): value is EncodedRecord {
   if (!isObject(value) || !isString(value.type) || !Object.hasOwn(SHAPES, value.type)) return false;
-  return SHAPES[value.type as DevRecord['type']](value);
+  return SHAPES[value.type as EncodedRecord['type']](value);
 }

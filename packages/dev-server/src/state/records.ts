@@ -120,6 +120,12 @@ interface CallRecord {
   bodyBase64: string;
 }
 
+/** A message's body as bytes. */
+export const bodyBytes = (message: MessageRecord): Buffer => Buffer.from(message.body, 'latin1');
+
+/** A message's body in base64, as the interface shows bodies. */
+export const bodyBase64 = (message: MessageRecord): string => bodyBytes(message).toString('base64');
+
 /** One accepted message, with everything needed to deliver it and to report on it. Immutable. */
 export interface MessageRecord {
   /** `msg_...` */
@@ -131,7 +137,11 @@ export interface MessageRecord {
   queue?: string;
   url: string;
   method: string;
-  bodyBase64: string;
+  /**
+   * The body's exact bytes as a latin1 string, one character per byte: half the memory of base64
+   * and as cheap to turn back into bytes ({@link bodyBytes}).
+   */
+  body: string;
   contentType?: string;
   /** Sent to the destination as they are (already stripped of `<P>-Forward-`). */
   forwardHeaders: Record<string, string>;

@@ -1,6 +1,6 @@
 import type { DevState } from './dev-state';
 import { deliveredHeaderValues } from './header-values';
-import type { MessageRecord, RunStepRecord, WorkflowRunRecord } from './records';
+import { bodyBase64, type MessageRecord, type RunStepRecord, type WorkflowRunRecord } from './records';
 
 // Workflow runs as the reducer derives them: a trigger message (`<P>-Workflow-Init: true`) starts a
 // run, and every later message it publishes for that run id is one of its steps. Derived from
@@ -38,20 +38,20 @@ export function noteWorkflowMessage(state: DevState, message: MessageRecord): vo
         url: message.url,
         method: message.method,
         headers: deliveredHeaderValues(message.contentType, message.forwardHeaders),
-        bodyBase64: message.bodyBase64,
+        bodyBase64: bodyBase64(message),
       };
     }
     return;
   }
   run.steps.push(stepRecord(message));
-  const webhook = issuedWebhook(message.bodyBase64);
+  const webhook = issuedWebhook(message.body);
   if (webhook !== undefined) (run.webhooks ??= []).push(webhook);
 }
 
 function stepRecord(message: MessageRecord): RunStepRecord {
   const step: RunStepRecord = {
     messageId: message.id,
-    bodyBase64: message.bodyBase64,
+    bodyBase64: bodyBase64(message),
     createdAt: message.createdAt,
     retries: message.maxRetries,
     headers: deliveredHeaderValues(message.contentType, message.forwardHeaders),
@@ -71,10 +71,10 @@ function callStepId(message: MessageRecord): string | undefined {
  * The event id a `createWebhook` step issued (the SDK makes the URL itself and publishes it as the
  * step's result), or `undefined` for any other step.
  */
-function issuedWebhook(bodyBase64: string): string | undefined {
-  const text = Buffer.from(bodyBase64, 'base64').toString('utf8');
-  // Most steps are not webhooks: a substring test spares them a parse.
-  if (!text.includes('CreateWebhook')) return undefined;
+function issuedWebhook(body: string): string | undefined {
+  // Most steps are not webhooks: a substring test spares them a decode and a parse.
+  if (!body.includes('CreateWebhook')) return undefined;
+  const text = Buffer.from(body, 'latin1').toString('utf8');
   try {
     const step = JSON.parse(text) as { stepType?: unknown; out?: unknown };
     if (step.stepType !== 'CreateWebhook' || typeof step.out !== 'string') return undefined;

@@ -2,7 +2,8 @@ import { openJournal, openMemoryJournal, type Journal, type JournalRecovery } fr
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { DevRecord, LogRecord, MessageRecord } from './records';
 import { reduce } from './reduce';
-import { isDevRecord } from './record-shapes';
+import { isEncodedRecord } from './record-shapes';
+import { decodeRecord, type EncodedRecord, encodeRecord } from './message-codec';
 
 /** The state and the journal behind it: the one way state changes. */
 export interface Store {
@@ -44,23 +45,26 @@ const PRUNE_EVERY_MS = 60_000;
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const state = createEmptyState();
   const expiry = (): Expiry => ({ now: options.now(), dlqRetentionMs: options.dlqRetentionMs });
-  const snapshot = () => snapshotRecords(state, expiry());
+  const isPending = (id: string) => state.messages.has(id);
+  const snapshot = () => snapshotRecords(state, expiry()).map((record) => encodeRecord(record, isPending));
   const journalOptions = { compactAfterBytes: COMPACT_AFTER_BYTES, snapshot, onCompactionError: options.onCompactionError };
   const opened =
     options.dataDir === undefined
-      ? await openMemoryJournal<DevRecord>()
-      : await openJournal<DevRecord>({
+      ? await openMemoryJournal<EncodedRecord>()
+      : await openJournal<EncodedRecord>({
           dir: options.dataDir,
           name: 'mailroom',
           skipDamaged: options.repairJournal === true,
-          isRecord: isDevRecord,
+          isRecord: isEncodedRecord,
           ...journalOptions,
         });
   const { recovery } = opened;
   if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
-  const journal: Journal<DevRecord> = opened.journal;
+  const journal: Journal<EncodedRecord> = opened.journal;
+  const inMemory = options.dataDir === undefined;
+  const pendingMessage = (id: string) => state.messages.get(id)?.record;
   try {
-    for (const record of opened.records) reduce(state, record);
+    for (const encoded of opened.records) reduce(state, decodeRecord(encoded, pendingMessage));
   } catch (error) {
     // Whatever a replay meets, the lock must not outlive this failed start.
     await journal.close();
@@ -76,7 +80,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         pruneExpired(state, expiry());
         lastPrune = options.now();
       }
-      return journal.append(record);
+      // The in-memory journal keeps nothing: encoding for it would be work for nothing.
+      return journal.append(inMemory ? (record as unknown as EncodedRecord) : encodeRecord(record));
     },
     async close() {
       if (closed) return;
@@ -113,15 +118,7 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   for (const [key, entry] of state.dedup) {
     if (dedupLive(entry.at, expiry.now)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
   }
-  // Before the pending messages: their own CREATED entries are in here, and replaying a message must not log it again.
-  // One record per message, with its entries: a line stays small enough to decode on its own.
-  const byMessage = new Map<string, { logs: LogRecord[]; messages: [MessageRecord] }>();
-  state.logs.forEach((entry, index) => {
-    const group = byMessage.get(entry.messageId);
-    if (group) group.logs.push(entry);
-    else byMessage.set(entry.messageId, { logs: [entry], messages: [state.logMessages[index]!] });
-  });
-  for (const group of byMessage.values()) records.push({ type: 'logs.restored', ...group });
+  // Pending messages before the logs: a log entry of a pending message then names it instead of copying it.
   for (const pending of state.messages.values()) {
     records.push({
       type: 'message.restored',
@@ -131,5 +128,13 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
       started: pending.started,
     });
   }
+  // One record per message, with its entries: a line stays small enough to decode on its own.
+  const byMessage = new Map<string, { logs: LogRecord[]; messages: [MessageRecord] }>();
+  state.logs.forEach((entry, index) => {
+    const group = byMessage.get(entry.messageId);
+    if (group) group.logs.push(entry);
+    else byMessage.set(entry.messageId, { logs: [entry], messages: [state.logMessages[index]!] });
+  });
+  for (const group of byMessage.values()) records.push({ type: 'logs.restored', ...group });
   return records;
 }

@@ -145,7 +145,8 @@ function runLog(run: WorkflowRunRecord, index: RunIndex): Record<string, unknown
     if (parallel && previous?.type === 'parallel') previous.steps.push(log);
     else groups.push({ type: parallel ? 'parallel' : 'sequential', steps: [log] });
   });
-  const next = run.steps.flatMap((step) => nextStep(index, step));
+  // A run that returned or was cancelled has no next step, even while the delivery that ended it settles.
+  const next = run.state === 'RUN_SUCCESS' || run.state === 'RUN_CANCELED' ? [] : run.steps.flatMap((step) => nextStep(index, step));
   if (next.length > 0) groups.push({ type: 'next', steps: next });
   const invoker = run.trigger.workflow?.invoker;
   const waiting = index.waitingByRun.get(run.runId) ?? [];

@@ -1,0 +1,33 @@
+// Runs @mailroom/dev-server in its own process for the scale measurements (--expose-gc), and reports
+// its memory after a full collection on request.
+// env: BENCH_DATA_DIR (optional) -> --data-dir
+import { startDevServer } from '@mailroom/dev-server';
+
+const server = await startDevServer({
+  port: 0,
+  host: '127.0.0.1',
+  headerPrefix: 'Upstash',
+  issuer: 'Upstash',
+  plan: 'paid',
+  log: 'silent',
+  ...(process.env.BENCH_DATA_DIR ? { dataDir: process.env.BENCH_DATA_DIR } : {}),
+});
+process.send({
+  ready: true,
+  url: server.url,
+  token: server.token,
+  currentSigningKey: server.currentSigningKey,
+  nextSigningKey: server.nextSigningKey,
+});
+process.on('message', (message) => {
+  if (message.cmd === 'memory') {
+    global.gc();
+    const { rss, heapUsed, external } = process.memoryUsage();
+    const cpu = process.cpuUsage();
+    process.send({ id: message.id, ok: true, result: { rss, heapUsed, external, cpuMs: (cpu.user + cpu.system) / 1000 } });
+  }
+});
+process.on('SIGTERM', async () => {
+  await server.close();
+  process.exit(0);
+});
