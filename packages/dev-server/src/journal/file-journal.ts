@@ -1,8 +1,9 @@
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalUnavailableError, type Journal, type JournalStats } from './types';
 import { releaseLock, type HeldLock } from './lock-file';
 import { encodeRecordLine, JOURNAL_HEADER_LINE } from './record-line';
+import { type BackgroundCompaction, readRange, startBackgroundCompaction, syncDirectory, writeAndRename, writeAt } from './compaction';
 
 /** Automatic compaction settings, both present or neither. */
 export interface AutoCompaction<R> {
@@ -34,6 +35,8 @@ interface FileState {
   stats: JournalStats;
   /** Set after an I/O failure; every later operation is refused with it. */
   failure: JournalUnavailableError | undefined;
+  /** The automatic compaction writing its snapshot in the background, if one is. */
+  background: BackgroundCompaction | undefined;
 }
 
 /**
@@ -51,6 +54,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     keptByLastCompaction: 0,
     stats: { appends: 0, batches: 0, syncs: 0, compactions: 0, recordsInFile: init.recordsInFile, bytesInFile: init.size },
     failure: undefined,
+    background: undefined,
   };
   const queue: JournalOperation[] = [];
   let draining: Promise<void> | undefined;
@@ -68,7 +72,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     // setImmediate, not a microtask: every append made in the current tick joins the first batch.
     return (
       new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => drain(state, queue, queueAutoCompaction))
+        .then(() => drain(state, queue, queueAutoCompaction, startCompaction))
         // Only a bug gets here (I/O errors are handled per operation); still, never strand a caller.
         .catch((error: unknown) => fail(state, error, [], queue))
         .finally(() => {
@@ -78,29 +82,48 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     );
   }
 
+  const compactionSettled = () => {
+    autoCompactionQueued = false;
+  };
+  const compactionFailed = (error: unknown) => {
+    compactionSettled();
+    init.autoCompaction?.onError(error);
+  };
+
   /**
-   * Queues a compaction after a batch once enough records piled up. It goes to the end of the queue
-   * with a snapshot taken now, exactly like a `compact()` call: appends already queued land in the old
-   * file, which the snapshot (already reflecting them, by the `snapshot` contract) then replaces.
+   * Queues a compaction after a batch once enough records piled up, with a snapshot taken now. At its
+   * turn (the appends already queued, which the snapshot reflects by the `snapshot` contract, are then
+   * in the file) it starts writing the snapshot in the background; appends go on meanwhile.
    */
   function queueAutoCompaction(): void {
     const auto = init.autoCompaction;
     if (!auto || autoCompactionQueued || closing || state.failure || !compactionDue(state, auto.afterBytes)) return;
-    let lines: string[];
+    let records: readonly R[];
     try {
-      lines = auto.snapshot().map(encodeRecordLine);
+      // The list copied: a caller that keeps adding to its own array must not add to the snapshot.
+      records = [...auto.snapshot()];
     } catch (error) {
       return auto.onError(error);
     }
     autoCompactionQueued = true;
-    const settled = () => {
-      autoCompactionQueued = false;
-    };
-    const failed = (error: unknown) => {
-      settled();
-      auto.onError(error);
-    };
-    enqueue({ kind: 'compact', lines, resolve: settled, reject: failed });
+    enqueue({ kind: 'start-compaction', records, resolve: () => {}, reject: compactionFailed });
+  }
+
+  /** Starts the background write; once it is written, its finish takes a turn among the appends. */
+  function startCompaction(records: readonly unknown[]): void {
+    const job = startBackgroundCompaction(state.paths.tmp, records, state.size, state.stats.appends);
+    state.background = job;
+    job.written.then(
+      () => {
+        if (state.background === job) enqueue({ kind: 'finish-compaction', resolve: compactionSettled, reject: compactionFailed });
+      },
+      (error: unknown) => {
+        if (state.background !== job) return;
+        state.background = undefined;
+        void job.cancel();
+        compactionFailed(error);
+      },
+    );
   }
 
   return {
@@ -118,7 +141,13 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     stats: () => ({ ...state.stats }),
     close() {
       closing ??= (async () => {
-        while (draining) await draining;
+        // A background compaction finishes first: its finish takes a turn in the queue once written.
+        while (draining || state.background) {
+          if (draining) await draining;
+          else await state.background?.written.catch(() => undefined);
+          // Let its settlement queue the finish (or clear it) before looking again.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         try {
           await state.handle.close();
         } finally {
@@ -131,12 +160,27 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
 }
 
 /** Runs queued operations in order until the queue is empty. */
-async function drain(state: FileState, queue: JournalOperation[], afterBatch: () => void): Promise<void> {
+async function drain(
+  state: FileState,
+  queue: JournalOperation[],
+  afterBatch: () => void,
+  startCompaction: (records: readonly unknown[]) => void,
+): Promise<void> {
   while (queue.length > 0 && !state.failure) {
     const next = queue[0];
     if (next?.kind === 'compact') {
       queue.shift();
+      // An explicit compaction replaces whatever the background one was writing.
+      await state.background?.cancel();
+      state.background = undefined;
       await compact(state, next, queue);
+    } else if (next?.kind === 'start-compaction') {
+      queue.shift();
+      startCompaction(next.records);
+      next.resolve();
+    } else if (next?.kind === 'finish-compaction') {
+      queue.shift();
+      await finishCompaction(state, next, queue);
     } else {
       await commitBatch(state, takeAppendBatch(queue), queue);
       afterBatch();
@@ -148,7 +192,7 @@ async function drain(state: FileState, queue: JournalOperation[], afterBatch: ()
 async function commitBatch(state: FileState, batch: AppendOperation[], queue: JournalOperation[]): Promise<void> {
   const buffer = Buffer.from(batch.map((operation) => operation.line).join(''), 'utf8');
   try {
-    await writeFully(state.handle, buffer, state.size);
+    await writeAt(state.handle, buffer, state.size);
     await syncData(state, state.handle);
   } catch (error) {
     // Best effort: keep records whose append is rejected from being replayed after a restart.
@@ -198,6 +242,47 @@ async function compact(
   state.keptByLastCompaction = content.length;
   state.stats.compactions += 1;
   state.stats.recordsInFile = operation.lines.length;
+  state.stats.bytesInFile = state.size;
+  operation.resolve();
+}
+
+/**
+ * Ends a background compaction at its turn: the lines appended since its snapshot are copied after
+ * it, then the file is synced and renamed over the journal, and appends continue on it.
+ */
+async function finishCompaction(
+  state: FileState,
+  operation: Extract<JournalOperation, { kind: 'finish-compaction' }>,
+  queue: JournalOperation[],
+): Promise<void> {
+  const job = state.background;
+  state.background = undefined;
+  // Cancelled by an explicit compaction meanwhile: that one already did the work.
+  if (!job) return operation.resolve();
+  let finished: Awaited<ReturnType<BackgroundCompaction['finish']>>;
+  try {
+    const tail = await readRange(state.paths.file, job.tailStart, state.size);
+    finished = await job.finish(tail, state.paths.file, state.fsync);
+  } catch (error) {
+    // Nothing was replaced: the journal is intact and keeps working; only this compaction failed.
+    return operation.reject(error);
+  }
+  if (state.fsync) state.stats.syncs += 1;
+  const previous = state.handle;
+  state.handle = finished.handle;
+  state.size = finished.size;
+  await previous.close().catch(() => undefined);
+  try {
+    if (state.fsync) {
+      await syncDirectory(state.paths.dir);
+      state.stats.syncs += 1;
+    }
+  } catch (error) {
+    return fail(state, error, [operation], queue);
+  }
+  state.keptByLastCompaction = finished.snapshotBytes;
+  state.stats.compactions += 1;
+  state.stats.recordsInFile = job.records + (state.stats.appends - job.appendsAtStart);
   state.stats.bytesInFile = state.size;
   operation.resolve();
 }
@@ -268,8 +353,16 @@ export function journalPaths(dir: string, name: string): JournalPaths {
   };
 }
 
-/** What a caller waits for: one append or one compaction, settled when it is durable or failed. */
-type JournalOperation = ({ kind: 'append'; line: string } | { kind: 'compact'; lines: string[] }) & {
+/**
+ * What a caller waits for: one append or one compaction, settled when it is durable or failed; and
+ * the two turns of an automatic compaction (its start, then its finish once the snapshot is written).
+ */
+type JournalOperation = (
+  | { kind: 'append'; line: string }
+  | { kind: 'compact'; lines: string[] }
+  | { kind: 'start-compaction'; records: readonly unknown[] }
+  | { kind: 'finish-compaction' }
+) & {
   resolve: () => void;
   reject: (error: unknown) => void;
 };
@@ -296,55 +389,4 @@ function takeAppendBatch(queue: JournalOperation[]): AppendOperation[] {
   }
   // One splice, not a shift per record: a large batch would make that quadratic.
   return queue.splice(0, count) as AppendOperation[];
-}
-
-/**
- * Syncs a directory, so a file created, renamed or removed in it survives a power loss: the
- * file's own fsync covers its content, not the directory entry that names it.
- */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } catch (error) {
-    // Some platforms (Windows, a few network filesystems) cannot sync a directory; their rename is
-    // as durable as it gets there, so only a real I/O error is worth failing on.
-    if (!isUnsupported(error)) throw error;
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Writes the whole buffer at `position`; a single write may be short (a signal, a full disk). */
-async function writeFully(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
-  let written = 0;
-  while (written < buffer.length) {
-    const { bytesWritten } = await handle.write(buffer, written, buffer.length - written, position + written);
-    if (bytesWritten === 0) throw new Error(`Writing the journal made no progress at byte ${position + written}.`);
-    written += bytesWritten;
-  }
-}
-
-/**
- * Writes `content` to `tmp`, syncs it (when `sync`) and renames it over `target`: a crash leaves the
- * old `target` or the new one, each complete. Returns the new file's handle, still open, so appends
- * continue on it. The caller syncs the directory to make the rename itself durable.
- */
-export async function writeAndRename(tmp: string, target: string, content: Buffer, sync: boolean): Promise<FileHandle> {
-  const handle = await open(tmp, 'w');
-  try {
-    await writeFully(handle, content, 0);
-    if (sync) await handle.sync();
-    await rename(tmp, target);
-    return handle;
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw error;
-  }
-}
-
-function isUnsupported(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'EISDIR' || code === 'EINVAL' || code === 'EPERM' || code === 'ENOTSUP';
 }

@@ -16,7 +16,8 @@
  */
 import { appendFile, mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createFileJournal, journalPaths, syncDirectory, writeAndRename, type AutoCompaction, type JournalPaths } from './file-journal';
+import { createFileJournal, journalPaths, type AutoCompaction, type JournalPaths } from './file-journal';
+import { syncDirectory, writeAndRename } from './compaction';
 import { acquireLock, releaseLock } from './lock-file';
 import { decodeJournal, JOURNAL_HEADER_LINE, type DecodedJournal } from './record-line';
 import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal, type OpenJournalOptions } from './types';

@@ -23,7 +23,8 @@ export interface OpenJournalOptions<R> {
    * The caller's current minimal state as records, for automatic compaction; called right after a
    * batch was committed. Like a `compact()` argument it must reflect every record passed to `append`
    * so far, resolved or not: apply a record to your state before (or as) you append it, not when the
-   * append resolves, or a compaction could drop it.
+   * append resolves, or a compaction could drop it. The records are written in the background, so
+   * nothing in them may change afterwards: hand over copies of what you change in place.
    */
   snapshot?: () => readonly R[];
   /** Where a failed automatic compaction is reported. Default: a process warning. */

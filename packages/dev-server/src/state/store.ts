@@ -1,6 +1,6 @@
 import { openJournal, openMemoryJournal, type Journal, type JournalRecovery } from '../journal';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
-import type { DevRecord, LogRecord, MessageRecord } from './records';
+import type { DevRecord, LogRecord, MessageRecord, StatsBucket } from './records';
 import { reduce } from './reduce';
 import { isEncodedRecord } from './record-shapes';
 import { decodeRecord, type EncodedRecord, encodeRecord } from './message-codec';
@@ -98,6 +98,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 /**
  * The state as the fewest records that rebuild it, for journal compaction. Expired deduplication
  * keys, DLQ entries past retention and old statistics are left out: compaction is where they go.
+ * What the reducer changes in place (runs, schedules' last firing, DLQ entries, statistics) is copied:
+ * the journal writes a snapshot in the background, while the state moves on.
  */
 export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   const records: DevRecord[] = [
@@ -105,16 +107,21 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   ];
   if (state.signingKeys) records.push({ type: 'keys.rotated', ...state.signingKeys });
   for (const queue of state.queues.values()) records.push({ type: 'queue.updated', name: queue.name, queue });
-  for (const schedule of state.schedules.values()) records.push({ type: 'schedule.updated', id: schedule.scheduleId, schedule });
+  for (const schedule of state.schedules.values()) {
+    const copy = schedule.lastScheduleStates ? { ...schedule, lastScheduleStates: { ...schedule.lastScheduleStates } } : { ...schedule };
+    records.push({ type: 'schedule.updated', id: schedule.scheduleId, schedule: copy });
+  }
   for (const flow of state.flowKeys.values()) records.push({ type: 'flow.updated', key: flow.key, flow });
-  const buckets = [...state.stats].filter(([minute]) => statsLive(minute, expiry));
+  const buckets = [...state.stats]
+    .filter(([minute]) => statsLive(minute, expiry))
+    .map(([minute, bucket]) => [minute, { ...bucket }] as [number, StatsBucket]);
   if (buckets.length > 0) records.push({ type: 'stats.restored', buckets });
   for (const group of state.groups.values()) records.push({ type: 'group.updated', name: group.name, group });
   for (const index of state.indexes.values()) records.push({ type: 'index.created', index });
   // Before the pending messages: a restored step must find its run.
-  for (const run of state.runs.values()) records.push({ type: 'run.restored', run });
+  for (const run of state.runs.values()) records.push({ type: 'run.restored', run: structuredClone(run) });
   for (const waiter of state.waiters.values()) records.push({ type: 'waiter.added', waiter });
-  for (const entry of state.dlq.values()) if (dlqLive(entry.at, expiry)) records.push({ type: 'dlq.restored', entry });
+  for (const entry of state.dlq.values()) if (dlqLive(entry.at, expiry)) records.push({ type: 'dlq.restored', entry: { ...entry } });
   for (const [key, entry] of state.dedup) {
     if (dedupLive(entry.at, expiry.now)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
   }

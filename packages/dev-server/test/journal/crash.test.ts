@@ -27,7 +27,7 @@ const state = [];
 const { journal, records, recovery } = await openJournal({
   dir,
   compactAfterBytes: 8 * 1024,
-  snapshot: () => state,
+  snapshot: () => [...state], // a copy: the snapshot is written while appends go on
   onCompactionError: (error) => { console.error(error); process.exit(3); },
 });
 state.push(...records);

@@ -350,6 +350,32 @@ describe('compaction', () => {
     await journal.close();
   });
 
+  it('writes an automatic snapshot in the background: appends made meanwhile resolve before it ends, and are kept after it', async () => {
+    // A snapshot of 20,000 records takes many slices to write; appends keep resolving while it does.
+    const live = Array.from({ length: 20_000 }, (_, id) => ({ id, text: 'live record '.repeat(4) }));
+    let takeSnapshot = false;
+    const { journal } = await open({ compactAfterBytes: 1, snapshot: () => (takeSnapshot ? live : []) });
+    await journal.append({ id: -1 });
+    takeSnapshot = true;
+    // This append's batch crosses the threshold: the compaction is queued with the 20,000 records.
+    await journal.append({ id: -2 });
+    takeSnapshot = false;
+    const during: number[] = [];
+    for (let n = 0; n < 20; n += 1) {
+      await journal.append({ id: 100_000 + n });
+      during.push(journal.stats().compactions);
+    }
+    // Appends resolved while the snapshot was still being written (no compaction ended yet).
+    expect(during[0]).toBe(0);
+    await waitUntil(() => journal.stats().compactions >= 1, 'the background compaction', 20_000);
+    const { records } = await reopen(journal);
+    const ids = records.map((record) => (record as { id: number }).id);
+    // The snapshot, then every append made since it was taken, each once.
+    expect(ids.slice(0, 20_000)).toEqual(live.map((record) => record.id));
+    expect(ids.slice(20_000).filter((id) => id >= 100_000)).toEqual(Array.from({ length: 20 }, (_, n) => 100_000 + n));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('reports a failing automatic snapshot instead of throwing it at an append', async () => {
     const errors: unknown[] = [];
     const { journal } = await open({
