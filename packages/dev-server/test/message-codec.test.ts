@@ -79,7 +79,7 @@ describe('a message in the journal', () => {
     );
   });
 
-  it('restores a pending message with its progress, and a log entry names a pending message instead of copying it', () => {
+  it('restores a pending message with its progress, and log entries name a pending message instead of copying it', () => {
     fc.assert(
       fc.property(messageArbitrary, fc.nat(5), fc.boolean(), (message, retried, started) => {
         const restored: DevRecord = { type: 'message.restored', message, retried, dueAt: message.dueAt + retried, started };
@@ -92,6 +92,9 @@ describe('a message in the journal', () => {
         const named = encodeRecord(logs, (id) => id === message.id);
         expect(JSON.stringify(named)).not.toContain(JSON.stringify(message.body));
         expect(throughJournal(logs, (id) => (id === message.id ? message : undefined))).toEqual(logs);
+        // Journals written before named the pending message by its id.
+        const legacy = { type: 'logs.restored', logs: logs.logs, messages: [message.id] } as unknown as EncodedRecord;
+        expect(decodeRecord(legacy, (id) => (id === message.id ? message : undefined))).toEqual(logs);
       }),
       { seed: 7, numRuns: 100 },
     );

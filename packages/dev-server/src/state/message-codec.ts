@@ -181,8 +181,8 @@ const encodeRun = (run: WorkflowRunRecord) => ({ ...run, trigger: encodeMessage(
 
 /**
  * The record as the journal keeps it. `message.restored` drops what is its default (no attempt yet,
- * due when the message said); `logs.restored` names a message that is still pending instead of
- * copying it (the snapshot restores pending messages first).
+ * due when the message said); `logs.restored` leaves out a message that is still pending (its entries
+ * name it) (the snapshot restores pending messages first).
  */
 export function encodeRecord(record: DevRecord, isPending: (id: string) => boolean = () => false): EncodedRecord {
   switch (record.type) {
@@ -215,7 +215,8 @@ export function encodeRecord(record: DevRecord, isPending: (id: string) => boole
       };
     }
     case 'logs.restored':
-      return { ...record, messages: record.messages.map((message) => (isPending(message.id) ? message.id : encodeMessage(message))) };
+      // A pending message is found again by its entries' `messageId`: the snapshot restores it first.
+      return { ...record, messages: record.messages.filter((message) => !isPending(message.id)).map((message) => encodeMessage(message)) };
     default:
       return record;
   }
@@ -255,14 +256,21 @@ export function decodeRecord(encoded: EncodedRecord, pending: (id: string) => Me
         started: (encoded.started as boolean | undefined) ?? false,
       };
     }
-    case 'logs.restored':
-      return {
-        ...record,
-        messages: (record.messages as unknown[]).flatMap((value) => {
-          const found = typeof value === 'string' ? pending(value) : message(value);
-          return found ? [found] : [];
-        }),
-      };
+    case 'logs.restored': {
+      // Journals written before named a pending message by its id; now its entries name it.
+      const messages = (record.messages as unknown[]).flatMap((value) => {
+        const found = typeof value === 'string' ? pending(value) : message(value);
+        return found ? [found] : [];
+      });
+      const copied = new Set(messages.map((found) => found.id));
+      for (const entry of record.logs) {
+        if (copied.has(entry.messageId)) continue;
+        const found = pending(entry.messageId);
+        if (found) messages.push(found);
+        copied.add(entry.messageId);
+      }
+      return { ...record, messages };
+    }
     default:
       return record;
   }

@@ -95,6 +95,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   };
 }
 
+/** Messages whose log entries share one `logs.restored` record of a snapshot. */
+const LOG_GROUP = 64;
+
 /**
  * The state as the fewest records that rebuild it, for journal compaction. Expired deduplication
  * keys, DLQ entries past retention and old statistics are left out: compaction is where they go.
@@ -135,13 +138,18 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
       started: pending.started,
     });
   }
-  // One record per message, with its entries: a line stays small enough to decode on its own.
-  const byMessage = new Map<string, { logs: LogRecord[]; messages: [MessageRecord] }>();
+  // Up to LOG_GROUP messages per record, with their entries: a line stays small enough to decode on
+  // its own, and a pending message's CREATED entry costs its entry, not a line.
+  const byMessage = new Map<string, { logs: LogRecord[]; message: MessageRecord }>();
   state.logs.forEach((entry, index) => {
     const group = byMessage.get(entry.messageId);
     if (group) group.logs.push(entry);
-    else byMessage.set(entry.messageId, { logs: [entry], messages: [state.logMessages[index]!] });
+    else byMessage.set(entry.messageId, { logs: [entry], message: state.logMessages[index]! });
   });
-  for (const group of byMessage.values()) records.push({ type: 'logs.restored', ...group });
+  const groups = [...byMessage.values()];
+  for (let start = 0; start < groups.length; start += LOG_GROUP) {
+    const slice = groups.slice(start, start + LOG_GROUP);
+    records.push({ type: 'logs.restored', logs: slice.flatMap((group) => group.logs), messages: slice.map((group) => group.message) });
+  }
   return records;
 }
