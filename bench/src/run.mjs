@@ -31,7 +31,12 @@ const MEASUREMENTS = [
   { id: 'sending', file: 'sending.mjs' },
   // Last: it needs a colleague's package, and must not hold up the others.
   { id: 'dev-server', file: 'dev-server.mjs', needsDevServer: true },
-  { id: 'workflow', file: 'workflow.mjs', needsDevServer: true },
+  {
+    id: 'workflow',
+    file: 'workflow.mjs',
+    needsDevServer: true,
+    execArgv: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
+  },
   // The scale section (`npm run bench:scale` runs it alone): several minutes by itself.
   { id: 'scale', file: 'scale.mjs', needsDevServer: true, timeoutMs: 1_200_000 },
 ];

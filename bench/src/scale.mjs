@@ -144,7 +144,11 @@ async function startSink() {
   return {
     url: `http://127.0.0.1:${server.address().port}/hook`,
     received: () => received,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
   };
 }
 

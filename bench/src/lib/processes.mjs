@@ -1,5 +1,6 @@
 // Long-lived helper processes (servers under test, the load generator) driven over IPC.
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
+import os from 'node:os';
 
 /**
  * Starts `file` as a child and waits for its `{ ready: true, ... }` message. Returns
@@ -63,3 +64,18 @@ export function startProcess(file, { args = [], env = {}, execArgv = [], readyTi
 }
 
 export const LOAD_WORKER = new URL('./load-worker.mjs', import.meta.url).pathname;
+
+/**
+ * Pins a process (every thread of it) to one CPU with `taskset`, so a server and its load generator
+ * do not take turns on the same core. Answers whether it could: a machine without taskset or with
+ * one core runs unpinned, and the report says so.
+ */
+export function pinToCpu(pid, cpu) {
+  if (os.availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-a', '-c', '-p', String(cpu), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}

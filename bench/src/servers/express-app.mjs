@@ -10,6 +10,7 @@ import { Receiver } from '@upstash/qstash';
 import express from 'express';
 import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
 import { createFloorVerifier } from '../lib/floor-verifier.mjs';
+import { answerCommands } from './commands.mjs';
 
 let handled = 0;
 const handle = (order) => {
@@ -75,7 +76,4 @@ const server = app.listen(0, '127.0.0.1', () => {
   process.send({ ready: true, port: server.address().port });
 });
 server.keepAliveTimeout = 30_000;
-process.on('message', (message) => {
-  if (message.cmd === 'handled') process.send({ id: message.id, ok: true, result: handled });
-});
-process.on('SIGTERM', () => process.exit(0));
+answerCommands(() => handled);

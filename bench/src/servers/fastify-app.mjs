@@ -9,6 +9,7 @@ import { Receiver } from '@upstash/qstash';
 import Fastify from 'fastify';
 import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
 import { createFloorVerifier } from '../lib/floor-verifier.mjs';
+import { answerCommands } from './commands.mjs';
 
 let handled = 0;
 const handle = (order) => {
@@ -67,7 +68,4 @@ await app.register(async (raw) => {
 
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.send({ ready: true, port: app.server.address().port });
-process.on('message', (message) => {
-  if (message.cmd === 'handled') process.send({ id: message.id, ok: true, result: handled });
-});
-process.on('SIGTERM', () => process.exit(0));
+answerCommands(() => handled);

@@ -11,6 +11,7 @@ import { Receiver } from '@upstash/qstash';
 import { Hono } from 'hono';
 import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';
 import { createFloorVerifier } from '../lib/floor-verifier.mjs';
+import { answerCommands } from './commands.mjs';
 
 let handled = 0;
 const handle = (order) => {
@@ -62,7 +63,4 @@ const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info
   process.send({ ready: true, port: info.port });
 });
 server.keepAliveTimeout = 30_000;
-process.on('message', (message) => {
-  if (message.cmd === 'handled') process.send({ id: message.id, ok: true, result: handled });
-});
-process.on('SIGTERM', () => process.exit(0));
+answerCommands(() => handled);
