@@ -72,7 +72,7 @@ export async function loadCredentials(dataDir: string | undefined, now: () => nu
   return fresh;
 }
 
-function generateCredentials(now: () => number): DevCredentials {
+export function generateCredentials(now: () => number): DevCredentials {
   const secret = (bytes: number) => randomBytes(bytes).toString('base64url');
   const userId = randomUUID();
   // The service's shape: the Workflow SDK reads the user id from the token for webhook URLs.

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTimers } from '../src/engine/timers';
+import { createTimers, nodeClock } from '../src/engine/timers';
 
 const START = 1_800_000_000_000;
 
@@ -12,7 +12,7 @@ describe('the engine timers', () => {
   });
 
   it('fires everything already due in one batch, in the order it was armed, after the current task', () => {
-    const timers = createTimers(Date.now, () => {});
+    const timers = createTimers(nodeClock(Date.now), () => {});
     const fired: string[] = [];
     for (const key of ['c', 'a', 'b']) timers.at(key, START - 5, () => fired.push(key));
     expect(fired).toEqual([]);
@@ -21,7 +21,7 @@ describe('the engine timers', () => {
   });
 
   it('fires a later time at that time, and lets a key be re-armed or cancelled', () => {
-    const timers = createTimers(Date.now, () => {});
+    const timers = createTimers(nodeClock(Date.now), () => {});
     const fired: string[] = [];
     timers.at('later', START + 1000, () => fired.push('later'));
     timers.at('moved', START, () => fired.push('moved-early'));
@@ -37,7 +37,7 @@ describe('the engine timers', () => {
   });
 
   it('fires what a firing timer arms for now in the same batch, and nothing after clear', () => {
-    const timers = createTimers(Date.now, () => {});
+    const timers = createTimers(nodeClock(Date.now), () => {});
     const fired: string[] = [];
     timers.at('first', START, () => {
       fired.push('first');
@@ -55,7 +55,7 @@ describe('the engine timers', () => {
   it("never fires before its time by the clock it was given, even when Node's timer clock runs ahead of it", () => {
     let lag = 0;
     const timers = createTimers(
-      () => Date.now() - lag,
+      nodeClock(() => Date.now() - lag),
       () => {},
     );
     const fired: number[] = [];
@@ -68,7 +68,7 @@ describe('the engine timers', () => {
   });
 
   it('fires many timers in time order (equal times in arming order) through one Node timer, skipping cancelled ones', () => {
-    const timers = createTimers(Date.now, () => {});
+    const timers = createTimers(nodeClock(Date.now), () => {});
     const fired: string[] = [];
     // A seeded shuffle of 500 times, 5 keys per time, a third of them cancelled or moved.
     let seed = 7;
@@ -97,7 +97,7 @@ describe('the engine timers', () => {
   });
 
   it("re-arms for an earlier timer armed after a later one, and arms beyond Node's 24.8-day limit", () => {
-    const timers = createTimers(Date.now, () => {});
+    const timers = createTimers(nodeClock(Date.now), () => {});
     const fired: string[] = [];
     const year = 365 * 24 * 3600 * 1000;
     timers.at('year', START + year, () => fired.push('year'));
@@ -112,7 +112,7 @@ describe('the engine timers', () => {
 
   it('fires message due times in time order (ties in arming order), those due now in one batch, and nothing after clear', () => {
     const fired: string[] = [];
-    const timers = createTimers(Date.now, (id) => fired.push(id));
+    const timers = createTimers(nodeClock(Date.now), (id) => fired.push(id));
     let seed = 11;
     const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     const armed: Array<[number, number, string]> = [];

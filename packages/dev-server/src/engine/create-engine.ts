@@ -13,7 +13,7 @@ import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
 import type { EngineConfig } from '../settings';
-import { createTimers, type Timers } from './timers';
+import { createTimers, nodeClock, type TimerClock } from './timers';
 
 /** Delivers what the store holds: timers, queues, attempts, retries, callbacks, the DLQ. */
 export interface Engine {
@@ -33,6 +33,8 @@ export interface Engine {
   resetRate(key: string): void;
   /** Attempts running now. */
   inFlight(): number;
+  /** Whether nothing runs: no attempt, and nothing already due waiting for its turn (a test's clock waits for this). */
+  settled(): boolean;
   /** Runs `fire` at real time `at` under `key` (schedules), replacing any earlier timer of that key. */
   timer(key: string, at: number, fire: () => void): void;
   cancelTimer(key: string): void;
@@ -42,8 +44,10 @@ export interface Engine {
 
 /** What an engine runs on, when not real time and real sockets (an in-process test service). */
 export interface EngineDeps {
-  /** When things fall due. Default: Node's timers on `config.now`. */
-  timers?: Timers;
+  /** The clock timers run on. Default: Node's timers on `config.now`. */
+  clock?: TimerClock;
+  /** The time a token for `url` is signed at (a test's skewed clock). Default: `config.now`. */
+  signingNow?: (url: string) => number;
   /** How an attempt reaches its destination. Default: undici over keep-alive pools. */
   sender?: RequestSender;
 }
@@ -61,16 +65,18 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     const pending = store.state.messages.get(id);
     if (!closing && pending && pending.dueAt <= config.now()) dispatcher.ready(id);
   };
-  const timers = deps.timers ?? createTimers(config.now, onDue, config.unrefTimers);
+  const timers = createTimers(deps.clock ?? nodeClock(config.now, config.unrefTimers), onDue);
   const sender = deps.sender ?? createRequestSender();
   // One signer per key: a rotation switches every later delivery to the new current key.
   const signers = new Map<string, TokenSigner>();
+  let signingUrl = '';
+  const signingNow = deps.signingNow ? () => deps.signingNow!(signingUrl) : config.now;
   const signer = (): TokenSigner => {
     const key = store.state.signingKeys?.current ?? config.currentSigningKey;
     let sign = signers.get(key);
     if (!sign) {
       // Token ids from the pooled random source the message ids use.
-      sign = createTokenSigner({ key, issuer: config.issuer, now: config.now, jti: () => `jwt_${randomHex(16)}` });
+      sign = createTokenSigner({ key, issuer: config.issuer, now: signingNow, jti: () => `jwt_${randomHex(16)}` });
       signers.set(key, sign);
     }
     return sign;
@@ -144,7 +150,17 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       const sign = signer();
       // A run's message carries the run's history (or nothing, for the SDK to fetch it), not its own body.
       const body = message.workflow ? workflowDeliveryBody(store.state, message) : undefined;
-      const request = buildDeliveryRequest(message, retried, config, (url, signed) => (sent.signature = sign(url, signed)), body);
+      const request = buildDeliveryRequest(
+        message,
+        retried,
+        config,
+        (url, signed) => {
+          signingUrl = url;
+          sent.signature = sign(url, signed);
+          return sent.signature;
+        },
+        body,
+      );
       return sender.send({
         url: request.url,
         method: request.method,
@@ -214,6 +230,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     flowKeys: () => [...carried.keys()],
     resetRate: (key) => dispatcher.resetRate(key),
     inFlight: () => dispatcher.inFlight(),
+    settled: () => running.size === 0 && !timers.firing(),
     timer: (key, at, fire) => {
       if (!closing) timers.at(key, at, fire);
     },

@@ -104,7 +104,7 @@ function withForwarded(own: Record<string, string>, forwarded: Record<string, st
 }
 
 /** One outgoing request of an attempt. */
-interface OutgoingRequest {
+export interface OutgoingRequest {
   url: string;
   method: string;
   /** Sent as they are; for a URL with `user:password@`, `Authorization` is added unless present. */
@@ -247,7 +247,7 @@ function requestHeaders(headers: Record<string, string>, authorization: string |
 }
 
 /** undici's parsed answer headers (lower-case names, arrays for repeats) under the service's names. */
-function headerValuesOf(parsed: Readonly<Record<string, string | string[] | undefined>>): HeaderValues {
+export function headerValuesOf(parsed: Readonly<Record<string, string | string[] | undefined>>): HeaderValues {
   const out: HeaderValues = {};
   for (const name of Object.keys(parsed)) {
     const value = parsed[name];

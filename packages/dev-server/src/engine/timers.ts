@@ -15,8 +15,44 @@ export interface Timers {
    */
   at(key: string, at: number, fire: (key: string) => void): void;
   cancel(key: string): void;
+  /** Whether something already due waits to fire (after the current task). */
+  firing(): boolean;
   /** Cancels every timer (on close). */
   clear(): void;
+}
+
+/**
+ * The clock timers run on: the service's time, and one alarm for the earliest entry. Node's own
+ * timers by default; an in-process test service sets the alarm on a virtual clock it advances.
+ */
+export interface TimerClock {
+  now(): number;
+  /** Calls `ring` once the clock reaches `at`, replacing the alarm set before. */
+  setAlarm(at: number, ring: () => void): void;
+  clearAlarm(): void;
+}
+
+/**
+ * Node's timers against `now`: waits are computed from it when set and re-checked when they fire, so
+ * a paid plan's year-long delay works despite Node's 24.8-day limit. With `unref`, a waiting alarm
+ * does not keep the process alive by itself.
+ */
+export function nodeClock(now: () => number, unref = false): TimerClock {
+  let alarm: NodeJS.Timeout | undefined;
+  const clearAlarm = (): void => {
+    if (alarm) clearTimeout(alarm);
+    alarm = undefined;
+  };
+  return {
+    now,
+    setAlarm(at, ring) {
+      clearAlarm();
+      // Node may fire a millisecond early by the wall clock: the timers then find nothing due and re-arm.
+      alarm = setTimeout(ring, Math.min(Math.max(0, at - now()), MAX_TIMEOUT_MS));
+      if (unref) alarm.unref();
+    },
+    clearAlarm,
+  };
 }
 
 /** One armed timer. `order` breaks ties: equal times fire in the order they were armed. */
@@ -201,23 +237,20 @@ class DueHeap {
 }
 
 /**
- * Timers against an injectable clock, on one Node timer for the earliest of them: a timer object per
- * delayed message cost several hundred bytes each (100,000 pending messages held 30 MB in timers).
- * Waits are computed from the clock when armed and re-checked when the Node timer fires, so a paid
- * plan's year-long delay works despite Node's 24.8-day limit, and nothing fires before its time by
- * the server's own clock (Node's timers run on a monotonic clock that drifts from it).
+ * Timers on one alarm for the earliest of them: a timer object per delayed message cost several
+ * hundred bytes each (100,000 pending messages held 30 MB in timers). Nothing fires before its time
+ * by the service's own clock (Node's timers run on a monotonic clock that drifts from it).
  *
  * What is already due (most messages: no delay) goes to one batch that a single `setImmediate` fires
- * in the order it was armed, so it still fires only after the current request was answered. With
- * `unref`, a waiting timer does not keep the process alive by itself.
+ * in the order it was armed, so it still fires only after the current request was answered.
  */
-export function createTimers(now: () => number, onDue: (id: string) => void, unref = false): Timers {
+export function createTimers(clock: TimerClock, onDue: (id: string) => void): Timers {
+  const now = clock.now;
   const later = new TimerHeap();
   const messages = new DueHeap();
   const dueNow: string[] = [];
   const soon = new Map<string, (key: string) => void>();
   let flush: NodeJS.Immediate | undefined;
-  let wake: NodeJS.Timeout | undefined;
   let wakeAt = Number.POSITIVE_INFINITY;
 
   const fireSoon = (): void => {
@@ -236,7 +269,6 @@ export function createTimers(now: () => number, onDue: (id: string) => void, unr
   };
 
   const fireLater = (): void => {
-    wake = undefined;
     wakeAt = Number.POSITIVE_INFINITY;
     try {
       const time = now();
@@ -250,21 +282,17 @@ export function createTimers(now: () => number, onDue: (id: string) => void, unr
     }
   };
 
-  /** Sets the one Node timer for the earliest entry, unless it is already set for that time. */
+  /** Sets the alarm for the earliest entry, unless it is already set for that time or earlier. */
   const arm = (): void => {
     const next = Math.min(later.peek()?.at ?? Number.POSITIVE_INFINITY, messages.peekTime());
     if (next === Number.POSITIVE_INFINITY) {
-      if (wake) clearTimeout(wake);
-      wake = undefined;
+      clock.clearAlarm();
       wakeAt = Number.POSITIVE_INFINITY;
       return;
     }
-    if (wake && wakeAt <= next) return;
-    if (wake) clearTimeout(wake);
+    if (wakeAt <= next) return;
     wakeAt = next;
-    // Node may fire a millisecond early by the wall clock: fireLater then finds nothing due and re-arms.
-    wake = setTimeout(fireLater, Math.min(Math.max(0, next - now()), MAX_TIMEOUT_MS));
-    if (unref) wake.unref();
+    clock.setAlarm(next, fireLater);
   };
 
   const cancel = (key: string): void => {
@@ -293,13 +321,13 @@ export function createTimers(now: () => number, onDue: (id: string) => void, unr
       flush ??= setImmediate(fireSoon);
     },
     cancel,
+    firing: () => flush !== undefined,
     clear() {
       later.clear();
       messages.clear();
       dueNow.length = 0;
       soon.clear();
-      if (wake) clearTimeout(wake);
-      wake = undefined;
+      clock.clearAlarm();
       wakeAt = Number.POSITIVE_INFINITY;
       if (flush) clearImmediate(flush);
       flush = undefined;

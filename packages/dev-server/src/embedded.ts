@@ -1,0 +1,249 @@
+// The service embedded in another process: the same service as `mailroom dev` (engine, acceptance,
+// routes, views), on a clock and a sender the embedder provides, answering requests in-process.
+// `@mailroom/testing` is built on it; it is an internal entry point, not part of the public surface.
+import type { AddressInfo } from 'node:net';
+import { generateCredentials, keysInForce, type DevCredentials } from './credentials';
+import { createEventBus, type DevServerEventListener } from './events';
+import { createRequestGuard } from './http/console';
+import { createHttpServer } from './http/node-server';
+import { allRoutes } from './http/routes';
+import { type Answering, answerRequest, errorReply, replyBody, replyHeaders, type Route, type ServiceRequest } from './http/router';
+import { createRequestSender, headerValuesOf, type OutgoingRequest, type RequestSender } from './engine/delivery-request';
+import type { TimerClock } from './engine/timers';
+import { closeService, createService, startService, webhookSecrets } from './service';
+import { type EngineConfig, PLANS, type PlanName } from './settings';
+import { openStore } from './state/store';
+import type { MessageKind } from './state/records';
+
+export type { TimerClock } from './engine/timers';
+export type { OutgoingRequest } from './engine/delivery-request';
+export type { DevServerEvent, DevServerEventListener } from './events';
+export type { DevCredentials } from './credentials';
+export type { PlanName } from './settings';
+export type { MessageKind } from './state/records';
+
+/** How the embedded service runs. */
+export interface EmbeddedServiceOptions {
+  /** The service's clock: message times, schedules, retention. */
+  now: () => number;
+  /** When timers fall due on that clock. */
+  clock: TimerClock;
+  /**
+   * Delivers an attempt in-process, or answers `undefined` for a URL left to the network. A rejection
+   * is a failed attempt with its message (no answer, as after a timeout).
+   */
+  deliver: (request: OutgoingRequest) => Promise<InProcessAnswer> | undefined;
+  /** The time a delivery to `url` is signed at. Default: `now`. */
+  signingNow?: (url: string) => number;
+  headerPrefix: string;
+  issuer: string;
+  plan: PlanName;
+  region?: string;
+  /** Also serve on 127.0.0.1, port 0, for code that can only reach the service by URL. */
+  listen: boolean;
+  /** Consulted for every request that comes over HTTP: a refusal to answer instead (a test's throttling fault). */
+  throttle?: () => { status: number; retryAfterSeconds: number } | undefined;
+  onEvent?: DevServerEventListener;
+}
+
+/** What the app answered to an attempt delivered in-process. */
+export interface InProcessAnswer {
+  status: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: Buffer;
+}
+
+/** One request answered in-process. */
+export interface EmbeddedRequest {
+  method: string;
+  /** Path and query. */
+  target: string;
+  /** Lower-case names. */
+  headers: Readonly<Record<string, string>>;
+  body: Buffer;
+}
+
+/** Its answer. */
+export interface EmbeddedReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A running embedded service. */
+export interface EmbeddedService {
+  /** Where it listens (`listen`), else `undefined`. */
+  url: string | undefined;
+  credentials: DevCredentials;
+  /** The signing keys in force (a rotation changes them). */
+  keys(): { current: string; next: string };
+  answer(request: EmbeddedRequest): Promise<EmbeddedReply>;
+  /** Whether nothing runs: no attempt, nothing due now, no request being answered. */
+  settled(): boolean;
+  /** What a pending message is: a message, or the callback or failure callback of another. */
+  messageKind(id: string): MessageKind | undefined;
+  close(): Promise<void>;
+}
+
+/** Starts a service in memory with fresh credentials of its own. */
+export async function startEmbeddedService(options: EmbeddedServiceOptions): Promise<EmbeddedService> {
+  const events = createEventBus();
+  if (options.onEvent) events.subscribe(options.onEvent);
+  const plan = PLANS[options.plan];
+  const credentials = generateCredentials(options.now);
+  const config: EngineConfig = {
+    headerPrefix: options.headerPrefix,
+    issuer: options.issuer,
+    currentSigningKey: credentials.currentSigningKey,
+    timeScale: 1,
+    maxInFlight: plan.max_global_parallelism,
+    planTimeoutSeconds: plan.timeout,
+    region: options.region,
+    now: options.now,
+    unrefTimers: true,
+  };
+  const store = await openStore({
+    dataDir: undefined,
+    now: options.now,
+    dlqRetentionMs: plan.max_dlq_retention_time_milis,
+    onCompactionError: () => {},
+  });
+  const service = createService({
+    store,
+    events,
+    credentials,
+    plan,
+    config,
+    engine: {
+      clock: options.clock,
+      sender: inProcessSender(options.deliver),
+      ...(options.signingNow ? { signingNow: options.signingNow } : {}),
+    },
+  });
+  const answering: Answering = { routes: allRoutes(service), credentials, readOnlySecrets: () => webhookSecrets(service) };
+  let requestsInFlight = 0;
+  const overHttp: Answering = options.throttle
+    ? { ...answering, routes: answering.routes.map((route) => throttled(route, options.throttle!)) }
+    : answering;
+  const server = options.listen
+    ? await listen(
+        overHttp,
+        events,
+        () => requestsInFlight++,
+        () => requestsInFlight--,
+      )
+    : undefined;
+  startService(service);
+  const url = server ? `http://127.0.0.1:${(server.address() as AddressInfo).port}` : undefined;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    credentials,
+    keys: () => keysInForce(store.state, credentials),
+    async answer(request) {
+      requestsInFlight++;
+      try {
+        const reply = await answerRequest(answering, inProcess(request));
+        const body = replyBody(reply);
+        return { status: reply.status ?? 200, headers: lowerCase(replyHeaders(reply, body)), body };
+      } finally {
+        requestsInFlight--;
+      }
+    },
+    settled: () => requestsInFlight === 0 && service.engine.settled(),
+    messageKind: (id) => store.state.messages.get(id)?.record.kind,
+    close() {
+      closing ??= (async () => {
+        if (server) {
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          });
+        }
+        await closeService(service);
+      })();
+      return closing;
+    },
+  };
+}
+
+async function listen(answering: Answering, events: ReturnType<typeof createEventBus>, started: () => void, ended: () => void) {
+  let port = 0;
+  const server = createHttpServer({
+    ...answering,
+    events,
+    guard: createRequestGuard(() => port, []),
+    consoleSettings: () => {
+      throw new Error('the embedded service has no console');
+    },
+  });
+  server.on('request', (_req, res) => {
+    started();
+    res.once('close', ended);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  // A test runner exits by itself: an idle connection or the listening socket never holds it.
+  server.unref();
+  server.on('connection', (socket) => socket.unref());
+  return server;
+}
+
+/** The route, answering the throttle's refusal instead while one is in force. */
+function throttled(route: Route, throttle: NonNullable<EmbeddedServiceOptions['throttle']>): Route {
+  return {
+    ...route,
+    handler(request) {
+      const refused = route.auth === 'public' ? undefined : throttle();
+      if (!refused) return route.handler(request);
+      return errorReply(refused.status, 'throttled by a fault of the test service', { 'Retry-After': String(refused.retryAfterSeconds) });
+    },
+  };
+}
+
+/** Attempts go to `deliver`, and to the network (undici) where it declines them. */
+function inProcessSender(deliver: EmbeddedServiceOptions['deliver']): RequestSender {
+  const network = createRequestSender();
+  return {
+    async send(request) {
+      const answering = deliver(request);
+      if (!answering) return network.send(request);
+      try {
+        const answer = await answering;
+        return {
+          ok: true,
+          status: answer.status,
+          headers: headerValuesOf(answer.headers),
+          body: answer.body,
+          bytesReceived: answer.body.length,
+        };
+      } catch (error) {
+        return { ok: false, error: error instanceof Error ? error.message : String(error), aborted: false };
+      }
+    },
+    abortAll: () => network.abortAll(),
+    close: () => network.close(),
+  };
+}
+
+function inProcess(request: EmbeddedRequest): ServiceRequest {
+  const rawHeaders = Object.entries(request.headers).flat();
+  return {
+    method: request.method,
+    target: request.target,
+    headers: request.headers,
+    rawHeaders,
+    callerIp: '127.0.0.1',
+    body: async (limit, tooLarge) => {
+      if (request.body.length > limit) throw tooLarge();
+      return request.body;
+    },
+  };
+}
+
+function lowerCase(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}

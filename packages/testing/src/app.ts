@@ -1,0 +1,126 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ValidationError } from '@mailroom/core';
+import type { InProcessAnswer, OutgoingRequest } from '@mailroom/dev-server/embedded';
+import { inject } from 'light-my-request';
+
+// Where deliveries go, and how they get there without a port: a Node request listener (an Express
+// app) through light-my-request, a Fastify instance through its own `inject`, a fetch handler (Hono,
+// Next route handlers, Workers) with a Web Request, a NestJS application through its HTTP adapter's
+// instance. A base URL is delivered to over the network, like `mailroom dev` does.
+
+/** A Node request listener: an Express app, `http.createServer`'s callback, a Connect app. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+/** A fetch handler: a Next route handler, a Workers `fetch`, a Hono app's `fetch`. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/**
+ * The app under test. Deliveries to URLs under `appUrl` reach it in-process; a string is the base URL
+ * of an app already listening, reached over the network.
+ */
+export type TestApp =
+  | NodeListener
+  | FetchHandler
+  | { fetch: FetchHandler }
+  | { inject: (...args: never[]) => unknown }
+  | { getHttpAdapter(): { getInstance(): unknown } }
+  | string;
+
+/** Delivers one attempt in-process. */
+export type InProcessDelivery = (request: OutgoingRequest) => Promise<InProcessAnswer>;
+
+interface InjectResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  rawPayload: Buffer;
+}
+
+type Injector = (options: {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  payload: Buffer;
+  remoteAddress: string;
+}) => Promise<InjectResponse>;
+
+/** How the app is reached: in-process, or `undefined` for a base URL (the network). */
+export async function inProcessDelivery(app: TestApp): Promise<InProcessDelivery | undefined> {
+  if (typeof app === 'string') return undefined;
+  if (app === null || (typeof app !== 'object' && typeof app !== 'function')) {
+    throw new ValidationError('app', `expected the app under test or its base URL, got ${String(app)}`);
+  }
+  const reach = await reachOf(app);
+  return (request) => {
+    const url = new URL(request.url);
+    const headers: Record<string, string> = { host: url.host };
+    for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
+    return reach(request, url, headers);
+  };
+}
+
+type Reach = (request: OutgoingRequest, url: URL, headers: Record<string, string>) => Promise<InProcessAnswer>;
+
+async function reachOf(app: Exclude<TestApp, string>): Promise<Reach> {
+  if (typeof app === 'function') return app.length >= 2 ? byInjection(listenerInjector(app as NodeListener)) : byFetch(app as FetchHandler);
+  if (hasFunction(app, 'getHttpAdapter')) {
+    // A Nest application: initialised once (idempotent), then its Express or Fastify instance.
+    if (hasFunction(app, 'init')) await (app as unknown as { init(): Promise<unknown> }).init();
+    const instance = (app as { getHttpAdapter(): { getInstance(): unknown } }).getHttpAdapter().getInstance();
+    if (typeof instance === 'function') return byInjection(listenerInjector(instance as NodeListener));
+    if (hasFunction(instance, 'inject')) return byInjection(fastifyInjector(instance));
+    throw new ValidationError(
+      'app',
+      'the Nest application has neither an Express nor a Fastify instance: pass its HTTP server, or a base URL',
+    );
+  }
+  if (hasFunction(app, 'inject')) return byInjection(fastifyInjector(app));
+  if (hasFunction(app, 'fetch')) {
+    const target = app as { fetch: FetchHandler };
+    return byFetch((request) => target.fetch(request));
+  }
+  throw new ValidationError(
+    'app',
+    'expected an Express app or Node request listener, a Fastify instance, a fetch handler or Hono app, a Nest application, or a base URL',
+  );
+}
+
+function hasFunction(value: unknown, name: string): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[name] === 'function';
+}
+
+function listenerInjector(listener: NodeListener): Injector {
+  return (options) => inject(listener, options) as Promise<InjectResponse>;
+}
+
+function fastifyInjector(instance: unknown): Injector {
+  return (options) => (instance as { inject(options: unknown): Promise<InjectResponse> }).inject(options);
+}
+
+function byInjection(injector: Injector): Reach {
+  return async (request, url, headers) => {
+    const response = await injector({
+      method: request.method,
+      url: `${url.pathname}${url.search}`,
+      headers,
+      payload: request.body,
+      remoteAddress: '127.0.0.1',
+    });
+    const answerHeaders: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined) answerHeaders[name] = typeof value === 'number' ? String(value) : value;
+    }
+    return { status: response.statusCode, headers: answerHeaders, body: response.rawPayload };
+  };
+}
+
+function byFetch(handler: FetchHandler): Reach {
+  return async (request, url, headers) => {
+    const method = request.method.toUpperCase();
+    const hasBody = method !== 'GET' && method !== 'HEAD';
+    const response = await handler(new Request(url, { method, headers, ...(hasBody ? { body: new Uint8Array(request.body) } : {}) }));
+    const answerHeaders: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      answerHeaders[name] = value;
+    });
+    return { status: response.status, headers: answerHeaders, body: Buffer.from(await response.arrayBuffer()) };
+  };
+}

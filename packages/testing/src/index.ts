@@ -1,0 +1,7 @@
+// @mailroom/testing: the service in-process for tests. The same engine as `mailroom dev` (retries,
+// callbacks, the DLQ, queues, flow control, schedules, workflows), on a clock the test moves, with
+// deliveries made to the app under test in-process and faults on demand.
+
+export { createTestService, type Attempt, type TestService, type TestServiceOptions } from './test-service';
+export type { FetchHandler, NodeListener, TestApp } from './app';
+export type { Fault, FaultScope, FaultTarget, Faults } from './faults';
