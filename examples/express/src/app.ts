@@ -81,7 +81,7 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
   let client: MessagingClient | undefined;
   app.post('/send', async (req, res, next) => {
     try {
-      client ??= createMessagingClient();
+      client ??= createMessagingClient({ env: options.env });
       res.json(await client.send(orderPlaced, req.body));
     } catch (error) {
       next(error);

@@ -35,6 +35,8 @@ export interface EmbeddedServiceOptions {
   deliver: (request: OutgoingRequest) => Promise<InProcessAnswer> | undefined;
   /** The time a delivery to `url` is signed at. Default: `now`. */
   signingNow?: (url: string) => number;
+  /** Signing keys to use instead of fresh ones (an app that reads its keys when its modules load). */
+  signingKeys?: { current: string; next: string };
   headerPrefix: string;
   issuer: string;
   plan: PlanName;
@@ -90,7 +92,10 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
   const events = createEventBus();
   if (options.onEvent) events.subscribe(options.onEvent);
   const plan = PLANS[options.plan];
-  const credentials = generateCredentials(options.now);
+  const fresh = generateCredentials(options.now);
+  const credentials = options.signingKeys
+    ? { ...fresh, currentSigningKey: options.signingKeys.current, nextSigningKey: options.signingKeys.next }
+    : fresh;
   const config: EngineConfig = {
     headerPrefix: options.headerPrefix,
     issuer: options.issuer,

@@ -1,12 +1,13 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { Duplex } from 'node:stream';
 import { ValidationError } from '@mailroom/core';
 import type { InProcessAnswer, OutgoingRequest } from '@mailroom/dev-server/embedded';
-import { inject } from 'light-my-request';
 
 // Where deliveries go, and how they get there without a port: a Node request listener (an Express
-// app) through light-my-request, a Fastify instance through its own `inject`, a fetch handler (Hono,
-// Next route handlers, Workers) with a Web Request, a NestJS application through its HTTP adapter's
-// instance. A base URL is delivered to over the network, like `mailroom dev` does.
+// app) through Node's own HTTP server and client joined by an in-memory socket, a Fastify instance
+// through its `inject`, a fetch handler (Hono, Next route handlers, Workers) with a Web Request, a
+// NestJS application through its HTTP adapter's instance. A base URL is delivered to over the
+// network, like `mailroom dev` does.
 
 /** A Node request listener: an Express app, `http.createServer`'s callback, a Connect app. */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -30,7 +31,7 @@ export type InProcessDelivery = (request: OutgoingRequest) => Promise<InProcessA
 
 interface InjectResponse {
   statusCode: number;
-  headers: Record<string, string | string[] | number | undefined>;
+  headers: Readonly<Record<string, string | string[] | number | undefined>>;
   rawPayload: Buffer;
 }
 
@@ -87,8 +88,72 @@ function hasFunction(value: unknown, name: string): boolean {
   return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[name] === 'function';
 }
 
+/**
+ * Node's HTTP server (never listening) and client, joined by a pair of in-memory sockets: the app gets
+ * a real `IncomingMessage` and `ServerResponse`, as behind a port. (Injection with fake request objects
+ * broke Express, which swaps their prototypes, while a real request to the same app was running.)
+ */
 function listenerInjector(listener: NodeListener): Injector {
-  return (options) => inject(listener, options) as Promise<InjectResponse>;
+  const server = http.createServer(listener);
+  return (options) =>
+    new Promise((resolve, reject) => {
+      const [client, serverSide] = socketPair(options.remoteAddress);
+      server.emit('connection', serverSide);
+      const request = http.request(
+        {
+          method: options.method,
+          path: options.url,
+          headers: { ...options.headers, 'content-length': String(options.payload.length), connection: 'close' },
+          createConnection: () => client as never,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            client.destroy();
+            resolve({ statusCode: response.statusCode ?? 0, headers: response.headersDistinct, rawPayload: Buffer.concat(chunks) });
+          });
+          response.on('error', reject);
+        },
+      );
+      request.on('error', reject);
+      request.end(options.payload);
+    });
+}
+
+/** Two connected in-memory sockets, with the few socket members Node's HTTP code calls. */
+function socketPair(remoteAddress: string): [Duplex, Duplex] {
+  const ends: Duplex[] = [];
+  const make = (index: number): Duplex =>
+    Object.assign(
+      new Duplex({
+        read() {},
+        write(chunk: Buffer, _encoding, done) {
+          ends[1 - index]!.push(chunk);
+          done();
+        },
+        final(done) {
+          ends[1 - index]!.push(null);
+          done();
+        },
+      }),
+      {
+        remoteAddress,
+        remoteFamily: 'IPv4',
+        encrypted: false,
+        setTimeout() {
+          return this;
+        },
+        setNoDelay() {
+          return this;
+        },
+        setKeepAlive() {
+          return this;
+        },
+      },
+    );
+  ends.push(make(0), make(1));
+  return [ends[0]!, ends[1]!];
 }
 
 function fastifyInjector(instance: unknown): Injector {

@@ -36,6 +36,11 @@ export interface TestServiceOptions {
   clock?: 'virtual' | 'real';
   /** Where virtual time starts. Default: now. */
   startAt?: Date | number;
+  /**
+   * Signing keys to sign with instead of the service's own fresh pair: for an app that reads its keys
+   * when its modules load (a Next route module), give the ones it reads.
+   */
+  signingKeys?: { current: string; next: string };
   /** Default `'Service'`, as Mailroom's own default; `'Upstash'` for the vendor's SDKs. */
   headerPrefix?: string;
   /** The signing tokens' issuer. Default: the header prefix. */
@@ -146,6 +151,7 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     issuer: settings.issuer,
     plan: settings.plan,
     listen: settings.listen,
+    ...(settings.signingKeys ? { signingKeys: settings.signingKeys } : {}),
     throttle: () => faults.throttled(),
     deliver(request) {
       if (!deliverToApp || new URL(request.url).origin !== appOrigin) return undefined;
@@ -292,6 +298,7 @@ interface Settings {
   plan: PlanName;
   listen: boolean;
   settleTimeoutMs: number;
+  signingKeys: { current: string; next: string } | undefined;
 }
 
 function resolve(options: TestServiceOptions): Settings {
@@ -324,6 +331,13 @@ function resolve(options: TestServiceOptions): Settings {
   const settleTimeoutMs = options.settleTimeoutMs ?? 10_000;
   if (!Number.isFinite(settleTimeoutMs) || settleTimeoutMs <= 0)
     throw new ValidationError('settleTimeoutMs', 'expected a number of milliseconds > 0');
+  const keys = options.signingKeys;
+  if (
+    keys !== undefined &&
+    (typeof keys?.current !== 'string' || typeof keys.next !== 'string' || keys.current === '' || keys.next === '')
+  ) {
+    throw new ValidationError('signingKeys', 'expected { current, next }, two non-empty keys');
+  }
   return {
     appUrl: appUrl.replace(/\/+$/, ''),
     virtual: clock === 'virtual',
@@ -333,6 +347,7 @@ function resolve(options: TestServiceOptions): Settings {
     plan,
     listen: options.listen !== false,
     settleTimeoutMs,
+    signingKeys: keys,
   };
 }
 
