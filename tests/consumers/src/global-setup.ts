@@ -11,7 +11,7 @@ declare module 'vitest' {
   }
 }
 
-/** Packs the five published packages once, as `npm publish` would, for every app to install. */
+/** Packs every published package once, as `npm publish` would, for every app to install. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'mailroom-tarballs-'));
   await packPublished(dir);

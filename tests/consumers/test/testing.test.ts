@@ -1,0 +1,35 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cleanEnv, createApp, lockedVersion, run, tarball, type App } from '../src/harness';
+
+// @mailroom/testing from its tarball in a fresh ESM project run by vitest (the Jest and CommonJS
+// side is the Nest app's suite): retries into the DLQ, a delay, a schedule, a duplicate delivery.
+let app: App;
+
+beforeAll(async () => {
+  const packed = inject('tarballs');
+  app = await createApp('testing-vitest', [
+    await tarball(packed, 'core'),
+    await tarball(packed, 'hono'),
+    await tarball(packed, 'dev-server'),
+    await tarball(packed, 'testing'),
+    ...(await Promise.all(['hono', 'zod', 'vitest'].map(async (name) => `${name}@${await lockedVersion(name)}`))),
+  ]);
+});
+
+afterAll(async () => {
+  await app?.remove();
+});
+
+describe('@mailroom/testing in a fresh vitest project', () => {
+  it('runs its tests, and vitest exits by itself (nothing left open)', async () => {
+    const result = await run(process.execPath, [join(app.dir, 'node_modules/vitest/vitest.mjs'), 'run'], {
+      cwd: app.dir,
+      env: cleanEnv({ NO_COLOR: '1' }),
+      allowFailure: true,
+      timeoutMs: 180_000,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Tests\s+4 passed \(4\)/);
+  });
+});
