@@ -13,48 +13,11 @@ import {
   type WorkflowRun,
 } from '@mailroom/core';
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
-import { type EmbeddedService, type MessageKind, type PlanName, startEmbeddedService } from '@mailroom/dev-server/embedded';
-import { type InProcessDelivery, inProcessDelivery, type TestApp } from './app';
+import { type EmbeddedService, type MessageKind, startEmbeddedService } from '@mailroom/dev-server/embedded';
+import { type InProcessDelivery, inProcessDelivery } from './app';
 import { realClock, settle, type TestClock, virtualClock } from './clock';
 import { createFaultTable, type Faults } from './faults';
-
-/** How a test service runs. */
-export interface TestServiceOptions {
-  /** Where deliveries go: the app under test, or the base URL of one already listening. */
-  app?: TestApp;
-  /**
-   * Instead of `app`: builds the app with the service's settings (`env`: its signing keys, token and
-   * URLs), for apps that read them when they are created.
-   */
-  createApp?: (env: Readonly<Record<string, string>>) => TestApp | Promise<TestApp>;
-  /**
-   * The base URL the code under test sends to (`appUrl` of its client, `publicUrl` of its receiver):
-   * deliveries to it reach `app` in-process. Default: `app` when it is a URL, else `http://app.test`.
-   */
-  appUrl?: string;
-  /** `'virtual'` (default): time moves only with `advance` and `runUntilIdle`. `'real'`: Node's timers. */
-  clock?: 'virtual' | 'real';
-  /** Where virtual time starts. Default: now. */
-  startAt?: Date | number;
-  /**
-   * Signing keys to sign with instead of the service's own fresh pair: for an app that reads its keys
-   * when its modules load (a Next route module), give the ones it reads.
-   */
-  signingKeys?: { current: string; next: string };
-  /** Default `'Service'`, as Mailroom's own default; `'Upstash'` for the vendor's SDKs. */
-  headerPrefix?: string;
-  /** The signing tokens' issuer. Default: the header prefix. */
-  issuer?: string;
-  /** Default `'paid'`: its limits stay out of a test's way. */
-  plan?: PlanName;
-  /**
-   * Also serve on 127.0.0.1, port 0, for code that can only reach the service by URL (the vendor's
-   * Workflow SDK); `env` then says where. Default: true.
-   */
-  listen?: boolean;
-  /** Real time to wait for a delivery still being handled before failing the step. Default: 10 s. */
-  settleTimeoutMs?: number;
-}
+import { resolveSettings, type Settings, type TestServiceOptions } from './settings';
 
 /** One attempt delivered to the app (or, for a URL not under `appUrl`, over the network), with its answer. */
 export interface Attempt<B = unknown> {
@@ -108,12 +71,10 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-const DEFAULT_APP_URL = 'http://app.test';
-
 /** Starts the service in-process, its deliveries going to `options.app`. */
 export async function createTestService(options: TestServiceOptions): Promise<TestService> {
   if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected { app }');
-  const settings = resolve(options);
+  const settings = resolveSettings(options);
   const clock: TestClock = settings.virtual ? virtualClock(settings.startAt) : realClock();
   const faults = createFaultTable();
   let deliverToApp: InProcessDelivery | undefined;
@@ -286,68 +247,6 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
       faults.clear();
       await service.close();
     },
-  };
-}
-
-interface Settings {
-  appUrl: string;
-  virtual: boolean;
-  startAt: number;
-  headerPrefix: string;
-  issuer: string;
-  plan: PlanName;
-  listen: boolean;
-  settleTimeoutMs: number;
-  signingKeys: { current: string; next: string } | undefined;
-}
-
-function resolve(options: TestServiceOptions): Settings {
-  if ((options.app === undefined) === (options.createApp === undefined)) {
-    throw new ValidationError('app', 'give either app (the app under test, or its base URL) or createApp (env => app), not both');
-  }
-  if (options.createApp !== undefined && typeof options.createApp !== 'function')
-    throw new ValidationError('createApp', 'expected a function (env) => app');
-  const appUrl = options.appUrl ?? (typeof options.app === 'string' ? options.app : DEFAULT_APP_URL);
-  if (typeof appUrl !== 'string' || !/^https?:\/\//.test(appUrl) || !URL.canParse(appUrl)) {
-    throw new ValidationError('appUrl', `expected an http(s) base URL such as "http://app.test", got ${JSON.stringify(appUrl)}`);
-  }
-  const clock = options.clock ?? 'virtual';
-  if (clock !== 'virtual' && clock !== 'real')
-    throw new ValidationError('clock', `expected "virtual" or "real", got ${JSON.stringify(clock)}`);
-  const startAt = options.startAt === undefined ? Date.now() : new Date(options.startAt).getTime();
-  if (!Number.isFinite(startAt))
-    throw new ValidationError('startAt', `expected a Date or ms since the epoch, got ${String(options.startAt)}`);
-  const headerPrefix = options.headerPrefix ?? 'Service';
-  if (typeof headerPrefix !== 'string' || !/^[A-Za-z][A-Za-z0-9]*$/.test(headerPrefix)) {
-    throw new ValidationError(
-      'headerPrefix',
-      `expected letters and digits such as "Service" or "Upstash", got ${JSON.stringify(headerPrefix)}`,
-    );
-  }
-  const issuer = options.issuer ?? headerPrefix;
-  if (typeof issuer !== 'string' || issuer === '') throw new ValidationError('issuer', 'expected a non-empty string');
-  const plan = options.plan ?? 'paid';
-  if (plan !== 'free' && plan !== 'paid') throw new ValidationError('plan', `expected "free" or "paid", got ${JSON.stringify(plan)}`);
-  const settleTimeoutMs = options.settleTimeoutMs ?? 10_000;
-  if (!Number.isFinite(settleTimeoutMs) || settleTimeoutMs <= 0)
-    throw new ValidationError('settleTimeoutMs', 'expected a number of milliseconds > 0');
-  const keys = options.signingKeys;
-  if (
-    keys !== undefined &&
-    (typeof keys?.current !== 'string' || typeof keys.next !== 'string' || keys.current === '' || keys.next === '')
-  ) {
-    throw new ValidationError('signingKeys', 'expected { current, next }, two non-empty keys');
-  }
-  return {
-    appUrl: appUrl.replace(/\/+$/, ''),
-    virtual: clock === 'virtual',
-    startAt,
-    headerPrefix,
-    issuer,
-    plan,
-    listen: options.listen !== false,
-    settleTimeoutMs,
-    signingKeys: keys,
   };
 }
 
