@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import { createMessagingClient, type MessagingClient, type ReceiverOptions } from '@mailroom/core';
 import { createMailroom } from '@mailroom/express';
 import { orderPlaced } from './destinations';
+import { type FulfilmentStep, fulfilmentRoute } from './workflow';
 
 export { orderPlaced };
 
@@ -15,10 +16,13 @@ export type AppEvent =
  * The example app: one typed destination, its callback and its failure callback. Signing keys come
  * from `options` or MAILROOM_CURRENT_SIGNING_KEY / MAILROOM_NEXT_SIGNING_KEY.
  */
-export function createApp(options: ReceiverOptions = {}): { app: Express; events: AppEvent[] } {
+export function createApp(options: ReceiverOptions = {}): { app: Express; events: AppEvent[]; fulfilment: FulfilmentStep[] } {
   const events: AppEvent[] = [];
+  const fulfilment: FulfilmentStep[] = [];
   const mailroom = createMailroom(options);
   const app = express();
+  // A Workflow SDK workflow (src/workflow.ts); before the parser, since the SDK verifies the raw bytes.
+  app.post('/workflows/fulfil', fulfilmentRoute(options.env ?? process.env, fulfilment));
   // Every route gets parsed JSON except the service's deliveries, which Mailroom verifies as sent.
   app.use(mailroom.exceptDeliveries(express.json()));
 
@@ -96,5 +100,5 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
       .send(error instanceof Error ? error.message : 'failed');
   });
 
-  return { app, events };
+  return { app, events, fulfilment };
 }
