@@ -41,7 +41,7 @@ export function fulfilmentRoute(env: Readonly<Record<string, string | undefined>
       new Request(`${req.protocol}://${req.get('host')}${req.originalUrl}`, { method: 'POST', headers, body }),
     );
     res.status(response.status);
-    response.headers.forEach((value, name) => res.setHeader(name, value));
+    for (const [name, value] of response.headers) res.setHeader(name, value);
     res.end(Buffer.from(await response.arrayBuffer()));
   };
 }
