@@ -278,14 +278,15 @@ await scene('9. A durable workflow: a step, a sleep, a wait released by notify, 
   });
   say('notified; the charge step failed for good (the payment provider is down): the run is in the workflow DLQ');
   paymentsDown = false;
-  await workflows.workflowDlq.resume(failedRun.dlqId);
+  // As the service does, resuming starts a new run that carries the history on; the failed run keeps its failure.
+  const [resumed] = await workflows.workflowDlq.resume(failedRun.dlqId);
   const done = await until('the resumed run to end', async () => {
-    const [run] = (await workflows.workflows.logs({ workflowRunId })).runs;
+    const [run] = (await workflows.workflows.logs({ workflowRunId: resumed.workflowRunId })).runs;
     return run?.workflowState === 'RUN_SUCCESS' && run;
   });
   if (workflowSteps.length !== 1 || workflowSteps[0].approvedBy !== 'ada') throw new Error('the charge did not see the approval');
   if (reservations !== 1) throw new Error(`the stock was reserved ${reservations} times`);
-  say(`resumed from the failed step (the stock was not reserved again): ${done.workflowState}, returned ${done.workflowRunResponse}`);
+  say(`resumed from the failed step as run ${resumed.workflowRunId} (the stock was not reserved again): ${done.workflowState}, returned ${done.workflowRunResponse}`);
   say(`every step of it: the workflow console, Workflows (${workflowDev.url}/console/)`);
 });
 
