@@ -286,7 +286,9 @@ await scene('9. A durable workflow: a step, a sleep, a wait released by notify, 
   });
   if (workflowSteps.length !== 1 || workflowSteps[0].approvedBy !== 'ada') throw new Error('the charge did not see the approval');
   if (reservations !== 1) throw new Error(`the stock was reserved ${reservations} times`);
-  say(`resumed from the failed step as run ${resumed.workflowRunId} (the stock was not reserved again): ${done.workflowState}, returned ${done.workflowRunResponse}`);
+  say(
+    `resumed from the failed step as run ${resumed.workflowRunId} (the stock was not reserved again): ${done.workflowState}, returned ${done.workflowRunResponse}`,
+  );
   say(`every step of it: the workflow console, Workflows (${workflowDev.url}/console/)`);
 });
 
