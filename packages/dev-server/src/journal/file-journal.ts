@@ -62,7 +62,11 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
   let autoCompactionQueued = false;
 
   function enqueue(operation: JournalOperation): void {
-    const refusal = closing ? new JournalUnavailableError(`The journal ${state.paths.file} is closed.`) : state.failure;
+    // A background compaction's finish still runs while closing: close() waits for it.
+    const refusal =
+      closing && operation.kind !== 'finish-compaction'
+        ? new JournalUnavailableError(`The journal ${state.paths.file} is closed.`)
+        : state.failure;
     if (refusal) return operation.reject(refusal);
     queue.push(operation);
     draining ??= startDrain();
@@ -115,7 +119,16 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     state.background = job;
     job.written.then(
       () => {
-        if (state.background === job) enqueue({ kind: 'finish-compaction', resolve: compactionSettled, reject: compactionFailed });
+        if (state.background !== job) return;
+        // Refused (the journal failed): the job ends here, so close() does not wait for it forever.
+        const refused = (error: unknown) => {
+          if (state.background === job) {
+            state.background = undefined;
+            void job.cancel();
+          }
+          compactionFailed(error);
+        };
+        enqueue({ kind: 'finish-compaction', resolve: compactionSettled, reject: refused });
       },
       (error: unknown) => {
         if (state.background !== job) return;

@@ -324,6 +324,21 @@ describe('compaction', () => {
     expect(replayed).toEqual(state);
   });
 
+  it('closes while an automatic compaction is still writing its snapshot, and keeps everything', async () => {
+    // A snapshot of many records is written in slices: close() arrives while it is being written.
+    const live = Array.from({ length: 20_000 }, (_, id) => ({ id, text: 'live' }));
+    const { journal } = await open({ compactAfterBytes: 1, snapshot: () => live });
+    // The state the snapshot reflects includes the append (the snapshot contract).
+    live.push({ id: -1, text: 'appended' });
+    await journal.append({ id: -1, text: 'appended' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    await journal.close();
+    const { records } = await open({ compactAfterBytes: 1, snapshot: () => live });
+    expect(records).toHaveLength(20_001);
+    expect(records).toContainEqual({ id: -1, text: 'appended' });
+  });
+
   it('compacts again only after four times the bytes the last compaction kept were appended', async () => {
     // Counted in bytes: snapshot lines range from tens of bytes to kilobytes.
     const live = [1, 2, 3, 4, 5].map((id) => ({ id, text: 'live' }));
