@@ -238,9 +238,27 @@ async function compact(
     // Nothing was replaced: the journal is intact and keeps working; only this compaction failed.
     return operation.reject(error);
   }
+  await adoptReplacement(
+    state,
+    { handle: next, size: content.length, kept: content.length, records: operation.lines.length },
+    operation,
+    queue,
+  );
+}
+
+/**
+ * Appends continue on the file that replaced the journal: the old handle is closed, the rename made
+ * durable (a directory sync), and the compaction counted.
+ */
+async function adoptReplacement(
+  state: FileState,
+  replacement: { handle: FileHandle; size: number; kept: number; records: number },
+  operation: JournalOperation,
+  queue: JournalOperation[],
+): Promise<void> {
   const previous = state.handle;
-  state.handle = next;
-  state.size = content.length;
+  state.handle = replacement.handle;
+  state.size = replacement.size;
   // The old file is already replaced: failing to close its handle loses nothing.
   await previous.close().catch(() => undefined);
   try {
@@ -252,9 +270,9 @@ async function compact(
     // The rename may not be durable, so appends to the new file could vanish on a power loss.
     return fail(state, error, [operation], queue);
   }
-  state.keptByLastCompaction = content.length;
+  state.keptByLastCompaction = replacement.kept;
   state.stats.compactions += 1;
-  state.stats.recordsInFile = operation.lines.length;
+  state.stats.recordsInFile = replacement.records;
   state.stats.bytesInFile = state.size;
   operation.resolve();
 }
@@ -281,23 +299,8 @@ async function finishCompaction(
     return operation.reject(error);
   }
   if (state.fsync) state.stats.syncs += 1;
-  const previous = state.handle;
-  state.handle = finished.handle;
-  state.size = finished.size;
-  await previous.close().catch(() => undefined);
-  try {
-    if (state.fsync) {
-      await syncDirectory(state.paths.dir);
-      state.stats.syncs += 1;
-    }
-  } catch (error) {
-    return fail(state, error, [operation], queue);
-  }
-  state.keptByLastCompaction = finished.snapshotBytes;
-  state.stats.compactions += 1;
-  state.stats.recordsInFile = job.records + (state.stats.appends - job.appendsAtStart);
-  state.stats.bytesInFile = state.size;
-  operation.resolve();
+  const records = job.records + (state.stats.appends - job.appendsAtStart);
+  await adoptReplacement(state, { handle: finished.handle, size: finished.size, kept: finished.snapshotBytes, records }, operation, queue);
 }
 
 async function writeReplacement(state: FileState, content: Buffer): Promise<FileHandle> {
