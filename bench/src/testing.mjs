@@ -38,9 +38,9 @@ async function underTestService(name) {
   const started = performance.now();
   const service = await createTestService({ headerPrefix: 'Upstash', createApp: appFor });
   try {
-    const client = createMessagingClient({ baseUrl: service.url, token: service.env.QSTASH_TOKEN, headerPrefix: 'Upstash', env: {} });
     await SCENARIOS[name]({
-      client,
+      // The code under test sends through the service's own client, in-process (no port).
+      client: service.client,
       appUrl: 'http://app.test',
       settle: async (done) => {
         await service.runUntilIdle();

@@ -1,5 +1,4 @@
 // 100 tests in one file (HUNDRED_ROUNDS pairs): each a fresh test service, a scenario, its check.
-import { createMessagingClient } from '@mailroom/core';
 import { createTestService } from '@mailroom/testing';
 import { afterEach, expect, it } from 'vitest';
 import { appFor } from '../lib/testing-app.mjs';
@@ -9,7 +8,7 @@ afterEach(() => service?.close());
 
 async function start() {
   service = await createTestService({ headerPrefix: 'Upstash', createApp: appFor });
-  return createMessagingClient({ baseUrl: service.url, token: service.env.QSTASH_TOKEN, headerPrefix: 'Upstash', env: {} });
+  return service.client;
 }
 
 for (let round = 0; round < Number(process.env.HUNDRED_ROUNDS ?? 50); round++) {

@@ -87,7 +87,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       if (closed) return;
       closed = true;
       try {
-        await journal.compact(snapshot());
+        // A snapshot for the in-memory journal would be built and dropped: nothing reads it again.
+        if (!inMemory) await journal.compact(snapshot());
       } finally {
         await journal.close();
       }
