@@ -44,7 +44,7 @@ export function createService(parts: ServiceParts): Service {
   const acceptance = createAcceptance({ store, engine, events, plan, config });
   const scheduler = createScheduler({ store, engine, config, events, fire: acceptance.fireSchedule });
   const waits = createWaits({ store, engine, events, config, acceptance });
-  const actions = createActions({ store, engine, events, config, waits });
+  const actions = createActions({ store, engine, events, config, waits, acceptance });
   return { ...parts, engine, acceptance, scheduler, waits, actions };
 }
 

@@ -131,4 +131,24 @@ describe('the Workflows view of the console', () => {
     await expect(page.locator(`tr[data-run-id="${workflowRunId}"]`).getByText('RUN_CANCELED').count()).resolves.toBe(1);
     expect(after).toEqual([]);
   });
+
+  it('wakes a run sleeping for a day and times out a run waiting a day for an event, each with a button on its page', async () => {
+    const url = workflow<string>('/nap', async (context) => {
+      await context.sleep('a long nap', 86_400);
+      const { timeout } = await context.waitForEvent('payment', 'paid', { timeout: '1d' });
+      return await context.run('outcome', () => (timeout ? 'timed out' : 'paid'));
+    });
+    const { workflowRunId } = await trigger(url, 'x');
+    await page.goto(`${dev.server.url}/console/#/workflows/${workflowRunId}`);
+    const run = page.locator('aside.detail');
+    const sleep = run.locator('.step[data-step-type="SleepFor"]');
+    await sleep.getByText(/until/).waitFor({ timeout: 10_000 });
+    await sleep.getByRole('button', { name: 'Wake now' }).click();
+    await page.getByRole('status').getByText('Woke the run: "a long nap" ends now').waitFor();
+    const waiting = run.locator('.waiting[data-event-id="paid"]');
+    await waiting.waitFor({ timeout: 10_000 });
+    await waiting.getByRole('button', { name: 'Time out now' }).click();
+    await run.locator('h2').getByText('RUN_SUCCESS').waitFor({ timeout: 10_000 });
+    await expect(run.locator('dd pre').first().textContent()).resolves.toBe('"timed out"');
+  });
 });

@@ -260,6 +260,37 @@ describe('the dev console', () => {
   });
 });
 
+describe('deliver now', () => {
+  it('runs a message delayed by an hour now, retries a backing-off one now, and fires a yearly schedule now', async () => {
+    const { messageId: delayed } = await server.messaging.publish({ destination: `${destination.url}/later`, body: 'x', delay: '1h' });
+    const row = page.locator(`tr[data-message-id="${delayed}"]`);
+    await row.waitFor();
+    await expect(row.locator('td').nth(5).textContent()).resolves.not.toBe('');
+    await row.getByRole('link').click();
+    await page.locator('aside.detail').getByRole('button', { name: 'Run now' }).click();
+    await row.getByText('DELIVERED').waitFor({ timeout: 5000 });
+    expect(destination.received('/later')).toHaveLength(1);
+
+    destination.script('/flaky', failTimes(1));
+    const { messageId: flaky } = await server.messaging.publish({
+      destination: `${destination.url}/flaky`,
+      body: 'x',
+      retries: 1,
+      retryDelay: '3600000',
+    });
+    await page.goto(`${server.server.consoleUrl.split('#')[0]}#/messages/${flaky}`);
+    const detail = page.locator('aside.detail');
+    await detail.getByRole('button', { name: 'Retry now' }).click({ timeout: 5000 });
+    await page.locator(`tr[data-message-id="${flaky}"]`).getByText('DELIVERED').waitFor({ timeout: 5000 });
+    expect(destination.received('/flaky').map((request) => request.headers['service-retried'])).toEqual(['0', '1']);
+
+    const { scheduleId } = await server.messaging.schedules.create({ destination: `${destination.url}/yearly`, cron: '0 0 1 1 *' });
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    await page.locator(`tr[data-schedule="${scheduleId}"]`).getByRole('button', { name: 'Fire now' }).click();
+    await destination.waitFor('/yearly', 1);
+  });
+});
+
 describe('replay', () => {
   it('sends the same body and settings again as a new message on the same queue', async () => {
     const { messageId } = await server.messaging.enqueue({

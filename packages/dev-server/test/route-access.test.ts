@@ -23,6 +23,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /v2/batch': 'messaging',
   'GET /v2/messages/:id': 'messaging',
   'DELETE /v2/messages/:id': 'messaging',
+  'POST /v2/messages/:id/retry': 'messaging',
   'DELETE /v2/messages': 'messaging',
   'GET /v2/events': 'messaging',
   'POST /v2/queues': 'messaging',
@@ -72,6 +73,8 @@ const EXPECTED: Record<string, Access> = {
   'POST /management/v2/search': 'management',
   'GET /management/v2/search/:id': 'management',
   'POST /dev/messages/:messageId/resend': 'messaging',
+  'POST /dev/schedules/:scheduleId/fire': 'messaging',
+  'POST /dev/workflows/runs/:runId/time-out': 'messaging',
 };
 
 const routes = (): Route[] => allRoutes({} as Service);

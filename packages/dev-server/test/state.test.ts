@@ -184,4 +184,16 @@ describe('state', () => {
     expect(state.messages.has('msg_b')).toBe(false);
     expect([...state.stats.values()][0]?.delivered).toBe(1);
   });
+
+  it('replays a release ("retry now") as the message due at its time, retries kept, and never later than it was', () => {
+    const delayed = message('msg_d', 10, { queue: undefined, notBefore: NOW + 3_600_000, dueAt: NOW + 3_600_000 });
+    const state = replay([
+      { type: 'messages.accepted', at: NOW, messages: [delayed] },
+      { type: 'message.released', id: 'msg_d', at: NOW + 5 },
+      { type: 'message.released', id: 'msg_d', at: NOW + 9 },
+      { type: 'message.released', id: 'msg_gone', at: NOW + 9 },
+    ]);
+    expect(state.messages.get('msg_d')).toMatchObject({ dueAt: NOW + 5, retried: 0, started: false });
+    expect(state.messages.has('msg_gone')).toBe(false);
+  });
 });

@@ -53,6 +53,7 @@ import {
   getMessage,
   iterateLogs,
   listLogs,
+  runMessageNow,
   type CancelResult,
   type CancelSelection,
   type LogPage,
@@ -195,6 +196,11 @@ export interface MessagingClient {
   messages: {
     /** A message not yet delivered. */
     get(messageId: string, options?: CallOptions): Promise<Message>;
+    /**
+     * Attempts a waiting message now (the service's "retry now"): one delayed, a workflow step asleep,
+     * or one waiting out a retry's backoff. Its retry count stays. Not for messages in a queue.
+     */
+    runNow(messageId: string, options?: CallOptions): Promise<void>;
     /** Stops every pending delivery of one message. */
     cancel(messageId: string, options?: CallOptions): Promise<CancelResult>;
     /** Cancels the listed messages, those matching a filter, or all (`{ all: true }`). */
@@ -376,6 +382,7 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
     },
     messages: {
       get: (id, call) => getMessage(connection, id, call),
+      runNow: (id, call) => runMessageNow(connection, id, call),
       cancel: (id, call) => cancelMessage(connection, id, call),
       cancelMany: (selection, call) => cancelMessages(connection, selection, call),
     },

@@ -16,12 +16,23 @@ import {
   type PageOptions,
 } from './listing';
 
-// Messages still pending (get, cancel) and the logs: every state change of every message.
+// Messages still pending (get, run now, cancel) and the logs: every state change of every message.
 
 /** `GET /v2/messages/{id}`: a message that is not delivered yet (a delivered one is a `NotFoundError`). */
 export function getMessage(connection: ServiceConnection, messageId: string, options?: { signal?: AbortSignal }): Promise<Message> {
   const id = checkId('messageId', messageId, 'message id (msg_...)');
   return getResource(connection, ['v2', 'messages', id], messageSchema, options);
+}
+
+/**
+ * `POST /v2/messages/{id}/retry` (the service's "retry now"): a message waiting out a delay, a
+ * workflow sleep or a retry's backoff is attempted now. No attempt is added: its retry count stays.
+ * One that is not waiting (delivered, or being delivered) is a `NotFoundError`; one in a queue is refused.
+ */
+export async function runMessageNow(connection: ServiceConnection, messageId: string, options?: { signal?: AbortSignal }): Promise<void> {
+  const id = checkId('messageId', messageId, 'message id (msg_...)');
+  // Not retried: a second call after a lost answer would find the message already released (404).
+  await connection.requester.request({ method: 'POST', path: ['v2', 'messages', id, 'retry'], ...signalOf(options) });
 }
 
 /** What `cancelMany` cancels: the listed messages, every pending one matching a filter, or all. */

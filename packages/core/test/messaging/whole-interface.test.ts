@@ -185,6 +185,13 @@ const cases: Case[] = [
     result: message,
   },
   {
+    name: 'messages.runNow',
+    call: (c) => c.messages.runNow('msg_1'),
+    reply: { body: '' },
+    method: 'POST',
+    url: '/v2/messages/msg_1/retry',
+  },
+  {
     name: 'messages.cancel',
     call: (c) => c.messages.cancel('msg_1'),
     reply: { json: { cancelled: 1 } },
@@ -519,6 +526,7 @@ describe('input checks (nothing is sent)', () => {
     ['seconds as fromDate', (c) => c.dlq.list({ fromDate: 1_700_000_000 }), /looks like Unix seconds/],
     ['a bad status filter', (c) => c.dlq.list({ responseStatus: 99 }), /responseStatus: expected an HTTP status/],
     ['an empty dlqId', (c) => c.dlq.get(''), /dlqId: expected the dlqId/],
+    ['run now without a message id', (c) => c.messages.runNow(''), /messageId: expected the message id/],
     ['retry with all: false', (c) => c.dlq.retryMany({ all: false as never }), /all: expected true/],
     ['pin without limits', (c) => c.flowControl.pin('k', {}), /give at least one of parallelism, rate and period to pin/],
     ['unpin a period', (c) => c.flowControl.unpin('k', { period: true } as never), /to unpin, pass parallelism: true/],

@@ -16,6 +16,8 @@ export type ConsoleEvent = LogEvent & {
   sourceMessageId?: string;
   method?: string;
   delaySource?: DelaySource;
+  /** When a delayed message is first due (Unix ms), on its events. */
+  notBefore?: number;
   attempt?: {
     retried: number;
     startedAt: number;

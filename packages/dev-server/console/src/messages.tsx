@@ -45,7 +45,8 @@ function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
         group: last.topicName,
         label: last.labels?.join(',') ?? last.label,
         createdAt: first.time,
-        next: last.state === 'RETRY' ? retry?.nextDeliveryTime : undefined,
+        // A retry's next attempt, or a delayed message's first one.
+        next: last.state === 'RETRY' ? retry?.nextDeliveryTime : last.state === 'CREATED' ? first.notBefore : undefined,
         kind: last.kind ?? 'message',
         sourceMessageId: last.sourceMessageId,
       };
@@ -155,6 +156,8 @@ function MessageDetail({
   const callbacks = all.filter((other) => other.sourceMessageId === message.id);
   const created = message.events[0];
   const pending = !['DELIVERED', 'FAILED', 'CANCELED'].includes(message.state);
+  // Waiting on time (a delay, a sleep, a retry's backoff), so the service's retry now applies; not in a queue.
+  const waiting = message.next !== undefined && message.next > Date.now() && message.queue === undefined;
   return (
     <aside class="detail" aria-label={`Message ${message.id}`}>
       <header>
@@ -190,6 +193,11 @@ function MessageDetail({
         )}
       </dl>
       <div class="actions">
+        {waiting && (
+          <Action onClick={run(async () => (await client.messages.runNow(message.id), 'Released: it is attempted now'))}>
+            {message.state === 'RETRY' ? 'Retry now' : 'Run now'}
+          </Action>
+        )}
         {pending && (
           <Action onClick={run(async () => `Cancelled ${(await client.messages.cancel(message.id)).cancelled} message`)}>Cancel</Action>
         )}

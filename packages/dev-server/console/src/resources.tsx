@@ -1,6 +1,6 @@
 import type { MessagingClient } from '@mailroom/core';
 import { useState } from 'preact/hooks';
-import { dateTime, decodeBody, recentEvents, time, usePoll } from './api';
+import { dateTime, decodeBody, devRequest, recentEvents, time, usePoll } from './api';
 import { Action, Empty, ErrorLine, Field, ListTable, Notice, State, useAct } from './ui';
 
 // The resource views: both DLQs, queues, schedules, URL groups and the raw event stream, each with
@@ -161,6 +161,14 @@ export function SchedulesView({ client }: { client: MessagingClient }) {
                   Pause
                 </Action>
               )}
+              <Action
+                onClick={act(async () => {
+                  await devRequest('POST', `/dev/schedules/${encodeURIComponent(schedule.scheduleId)}/fire`);
+                  return `Fired ${schedule.scheduleId} now; its next firing stays as it was`;
+                })}
+              >
+                Fire now
+              </Action>
               <Action
                 danger
                 onClick={act(async () => (await client.schedules.delete(schedule.scheduleId), `Deleted ${schedule.scheduleId}`))}

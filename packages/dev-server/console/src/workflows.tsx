@@ -1,6 +1,6 @@
 import type { MessagingClient, WorkflowRun } from '@mailroom/core';
 import { useState } from 'preact/hooks';
-import { dateTime, decodeBody, pretty, usePoll } from './api';
+import { dateTime, decodeBody, devRequest, pretty, usePoll } from './api';
 import { Action, ErrorLine, Field, ListTable, Notice, State, useAct } from './ui';
 
 // Workflow runs, as the Workflow SDK drives them: the runs list, and a run's page with every step in
@@ -177,7 +177,7 @@ function RunPage({ client, run, refresh }: { client: MessagingClient; run: Run; 
           ) : (
             <li class={group.type === 'parallel' ? 'parallel' : 'sequential'}>
               {branches(group.steps as RunStep[]).map((step) => (
-                <StepCard step={step} />
+                <StepCard step={step} client={client} act={act} />
               ))}
             </li>
           ),
@@ -219,6 +219,14 @@ function Waiting({
       </Field>
       <Action onClick={act(async () => `Notified ${(await client.workflows.notify(wait.eventId, body, { runId })).length} waiter`)}>
         Notify
+      </Action>
+      <Action
+        onClick={act(async () => {
+          const { timedOut } = await devRequest<{ timedOut: number }>('POST', `/dev/workflows/runs/${encodeURIComponent(runId)}/time-out`);
+          return `Timed out ${timedOut} wait${timedOut === 1 ? '' : 's'} now: the run goes on as its timeout would have it`;
+        })}
+      >
+        Time out now
       </Action>
     </div>
   );
@@ -279,13 +287,20 @@ function ErrorText({ text }: { text: string }) {
 }
 
 /** One step: its name, type, state, and what its type means (output, sleep, call, wait, invoke). */
-function StepCard({ step }: { step: RunStep }) {
+function StepCard({ step, client, act }: { step: RunStep; client: MessagingClient; act: ReturnType<typeof useAct>['act'] }) {
+  const asleep = step.state === 'STEP_PROGRESS' && (step.stepType === 'SleepFor' || step.stepType === 'SleepUntil') && step.messageId;
   return (
     <div class="card step" data-step-type={step.stepType} data-step-name={step.stepName}>
       <h3>
         {step.stepName ?? 'step'} <span class="muted">{step.stepType}</span> <State state={step.state ?? 'STEP_PROGRESS'} />
       </h3>
       <StepDetail step={step} />
+      {asleep && (
+        // The service's retry now on the sleeping step's message: the sleep ends, the run goes on.
+        <Action onClick={act(async () => (await client.messages.runNow(step.messageId!), `Woke the run: "${step.stepName}" ends now`))}>
+          Wake now
+        </Action>
+      )}
       {step.messageId && (
         <a class="muted" href={`#/messages/${step.messageId}`}>
           Attempts and answers ({step.messageId})

@@ -7,11 +7,13 @@ import type { DlqEntry, MessageRecord } from '../state/records';
 import type { Store } from '../state/store';
 import { callbackMessage, failureCallbackBody, failureSourceBody } from './callbacks';
 import type { Engine } from './create-engine';
+import type { Acceptance } from './acceptance';
 import type { Waits } from './waits';
 
 // What a user does to what the engine holds, whichever way they ask (a route, the console, a test):
 // cancel messages, send DLQ entries again, run a failure callback again, end or cancel a workflow
-// run, restart one, send a message again as a new one.
+// run, restart one, send a message again as a new one, and skip a wait (a delay, a backoff, a
+// schedule's next firing, a workflow's wait for an event).
 
 export interface ActionsParts {
   store: Store;
@@ -19,6 +21,7 @@ export interface ActionsParts {
   events: EventBus;
   config: EngineConfig;
   waits: Waits;
+  acceptance: Acceptance;
 }
 
 export interface Actions {
@@ -42,10 +45,19 @@ export interface Actions {
   cancelRun(runId: string): Promise<boolean>;
   /** A message the server still knows, sent again as a new one with every setting of the original. */
   resendMessage(messageId: string): Promise<MessageRecord>;
+  /**
+   * The service's "retry now": a message waiting out a delay, a workflow sleep or a retry's backoff is
+   * attempted at once, with the retries it had. 404 when it is not waiting, 400 in a queue (as the service).
+   */
+  releaseMessage(messageId: string): Promise<void>;
+  /** Dev only: a schedule fires now; its cron keeps its next firing. */
+  fireSchedule(scheduleId: string): Promise<void>;
+  /** Dev only: every wait of a run (for an event, a webhook, an invoked run) times out now. Answers how many. */
+  timeOutWaits(runId: string): Promise<number>;
 }
 
 export function createActions(parts: ActionsParts): Actions {
-  const { store, engine, events, config, waits } = parts;
+  const { store, engine, events, config, waits, acceptance } = parts;
 
   const cancelMessages = async (ids: readonly string[]): Promise<void> => {
     if (ids.length === 0) return;
@@ -159,6 +171,33 @@ export function createActions(parts: ActionsParts): Actions {
       });
       engine.admit([message]);
       return message;
+    },
+    async releaseMessage(messageId) {
+      const pending = store.state.messages.get(messageId);
+      if (!pending) throw notFound(`message ${messageId} is not pending: it was delivered, cancelled or never sent`);
+      if (pending.record.queue !== undefined) {
+        throw badRequest(
+          `message ${messageId} is in queue ${pending.record.queue}, and a queued message cannot be released early (the service refuses it too); it is delivered in the queue's order`,
+        );
+      }
+      const now = config.now();
+      // A message being attempted, or due and waiting for its turn, has a due time already past.
+      if (pending.dueAt <= now) {
+        throw notFound(`message ${messageId} is not waiting: it is being delivered or waits for its turn to be`);
+      }
+      await store.commit({ type: 'message.released', id: messageId, at: now });
+      engine.release(messageId);
+    },
+    async fireSchedule(scheduleId) {
+      const schedule = store.state.schedules.get(scheduleId);
+      if (!schedule) throw notFound(`schedule ${scheduleId} not found`);
+      await acceptance.fireSchedule(schedule, config.now());
+    },
+    async timeOutWaits(runId) {
+      const waiting = [...store.state.waiters.values()].filter((waiter) => waiter.runId === runId);
+      if (waiting.length === 0) throw notFound(`workflow run ${runId} is not waiting for an event, a webhook or an invoked run`);
+      for (const waiter of waiting) await waits.timeOut(waiter);
+      return waiting.length;
     },
   };
 }

@@ -21,6 +21,8 @@ export interface Engine {
   start(): void;
   /** Schedules messages just accepted (their record is already committed). */
   admit(messages: readonly MessageRecord[]): void;
+  /** A waiting message was made due now (its `message.released` record is committed): attempt it. */
+  release(id: string): void;
   /** Forgets cancelled messages (already removed from the store): their timers and places in line. */
   cancel(ids: readonly string[]): void;
   /** Queue or flow-control settings changed: look at everything waiting again. */
@@ -216,6 +218,10 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
         remember(message);
         schedule(message.id, message.dueAt);
       }
+    },
+    release(id) {
+      // Its earlier timer stays armed and finds it delivered, or not yet due again, when it fires.
+      schedule(id, config.now());
     },
     cancel(ids) {
       // Their timers stay armed and find them gone when they fire.

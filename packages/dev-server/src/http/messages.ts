@@ -1,12 +1,12 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import type { Service } from '../service';
-import { type Route, json, type Reply } from './router';
+import { empty, type Route, json, type Reply } from './router';
 import { logBefore } from '../state/reduce';
 import type { LogRecord, MessageRecord } from '../state/records';
 import { badRequest, notFound } from '../errors';
 import { logView, messageFields } from './views';
 
-// Pending messages (get, cancel one, cancel many) and the logs: every state change of every message.
+// Pending messages (get, release one now, cancel one, cancel many) and the logs: every state change of every message.
 // The filters here are the ones the logs, the message DLQ and bulk actions share.
 
 export function messageRoutes(service: Service): Route[] {
@@ -25,6 +25,16 @@ export function messageRoutes(service: Service): Route[] {
         const message = pending(service, request.params.id);
         await service.actions.cancelMessages([message.id]);
         return { status: 202, json: { cancelled: 1 } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v2/messages/:id/retry',
+      auth: 'messaging',
+      // "Retry now": answered 200 with no body once the waiting message is released.
+      handler: async (request) => {
+        await service.actions.releaseMessage(request.params.id ?? '');
+        return empty();
       },
     },
     {

@@ -131,6 +131,7 @@ export function logView(
     ...(message
       ? {
           kind: message.kind,
+          ...(message.notBefore > message.createdAt ? { notBefore: message.notBefore } : {}),
           ...(message.sourceMessageId !== undefined ? { sourceMessageId: message.sourceMessageId } : {}),
           method: message.method,
           url: message.url,

@@ -1,5 +1,5 @@
 import type { Service } from '../service';
-import { json, type Route } from './router';
+import { empty, json, type Route } from './router';
 
 // What only a local server offers, for the console and scripts: not part of the service's interface,
 // under `/dev/` so no client of the service ever calls it by mistake. Each one that writes takes the
@@ -13,6 +13,23 @@ export function workbenchRoutes(service: Service): Route[] {
       auth: 'messaging',
       // Every setting of the original (retries, callbacks, flow control, redaction, headers, body): the console's Replay.
       handler: async ({ params }) => json({ messageId: (await service.actions.resendMessage(params.messageId ?? '')).id }),
+    },
+    {
+      method: 'POST',
+      path: '/dev/schedules/:scheduleId/fire',
+      auth: 'messaging',
+      // "Fire now": one firing at once, as its cron would; the cron's next firing stays as it was.
+      handler: async ({ params }) => {
+        await service.actions.fireSchedule(params.scheduleId ?? '');
+        return empty();
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dev/workflows/runs/:runId/time-out',
+      auth: 'messaging',
+      // "Time out now": each wait of the run (waitForEvent, waitForWebhook, invoke) ends as its timeout would.
+      handler: async ({ params }) => json({ timedOut: await service.actions.timeOutWaits(params.runId ?? '') }),
     },
   ];
 }

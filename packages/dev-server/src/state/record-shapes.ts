@@ -74,6 +74,7 @@ const SHAPES: { [T in EncodedRecord['type']]: (record: Shape) => boolean } = {
   'dlq.retriggered': (r) => isString(r.dlqId) && isNumber(r.at) && isMessage(r.message),
   'index.created': (r) => isObject(r.index) && isString(r.index.id),
   'messages.cancelled': (r) => isNumber(r.at) && isStrings(r.ids),
+  'message.released': (r) => isString(r.id) && isNumber(r.at),
   'dlq.deleted': (r) => isStrings(r.ids),
   'dlq.retried': (r) => isNumber(r.at) && isStrings(r.ids) && listOf(r.messages, isMessage),
   'queue.updated': (r) => isString(r.name) && (r.queue === null || (isObject(r.queue) && isString(r.queue.name))),

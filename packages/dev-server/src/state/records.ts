@@ -360,6 +360,8 @@ export type DevRecord =
   | { type: 'index.created'; index: SearchIndexRecord }
   /** Cancelled pending messages (one, many, or every one of a deleted queue). */
   | { type: 'messages.cancelled'; at: number; ids: string[] }
+  /** A waiting message (a delay, a sleep, a retry's backoff) made due at `at`: the service's "retry now". */
+  | { type: 'message.released'; id: string; at: number }
   | { type: 'dlq.deleted'; ids: string[] }
   /** Entries sent again: each leaves the DLQ and its message is accepted under a new id. */
   | { type: 'dlq.retried'; at: number; ids: string[]; messages: MessageRecord[] }

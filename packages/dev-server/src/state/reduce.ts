@@ -56,6 +56,12 @@ export function reduce(state: DevState, record: DevRecord): void {
         settleSchedule(state, pending.record, 'FAIL');
       }
       return;
+    case 'message.released': {
+      // The attempt it waited for comes now: its retry count stays, no attempt is added.
+      const pending = state.messages.get(record.id);
+      if (pending && pending.dueAt > record.at) pending.dueAt = record.at;
+      return;
+    }
     case 'dlq.deleted':
       for (const id of record.ids) state.dlq.delete(id);
       return;

@@ -229,7 +229,7 @@ function stepLog(
     ...(step.retryDelay !== undefined ? { retryDelay: step.retryDelay } : {}),
     ...(step.headers ? { headers: step.headers } : {}),
     // Not in the service's answer: when a step still pending is due (a sleep's end), for the console.
-    ...(pending ? { dueAt: pending.record.notBefore } : {}),
+    ...(pending ? { dueAt: pending.dueAt } : {}),
   };
 }
 
