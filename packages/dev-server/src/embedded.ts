@@ -7,8 +7,9 @@ import { createEventBus, type DevServerEventListener } from './events';
 import { createRequestGuard } from './http/console';
 import { createHttpServer } from './http/node-server';
 import { allRoutes } from './http/routes';
-import { type Answering, answerRequest, errorReply, replyBody, replyHeaders, type Route, type ServiceRequest } from './http/router';
+import { type Answering, answerRequest, replyBody, replyHeaders, type ServiceRequest } from './http/router';
 import { createRequestSender, headerValuesOf, type OutgoingRequest, type RequestSender } from './engine/delivery-request';
+import type { Faults } from './engine/faults';
 import type { TimerClock } from './engine/timers';
 import { closeService, createService, startService, webhookSecrets } from './service';
 import { type EngineConfig, PLANS, type PlanName } from './settings';
@@ -20,6 +21,8 @@ export type { OutgoingRequest } from './engine/delivery-request';
 export type { DevServerEvent, DevServerEventListener } from './events';
 export type { DevCredentials } from './credentials';
 export type { PlanName } from './settings';
+export type { Faults } from './engine/faults';
+export type { FaultInput, FaultRecord } from './state/records';
 export type { MessageKind } from './state/records';
 
 /** How the embedded service runs. */
@@ -43,8 +46,6 @@ export interface EmbeddedServiceOptions {
   region?: string;
   /** Also serve on 127.0.0.1, port 0, for code that can only reach the service by URL. */
   listen: boolean;
-  /** Consulted for every request that comes over HTTP: a refusal to answer instead (a test's throttling fault). */
-  throttle?: () => { status: number; retryAfterSeconds: number } | undefined;
   onEvent?: DevServerEventListener;
 }
 
@@ -84,6 +85,8 @@ export interface EmbeddedService {
   settled(): boolean;
   /** What a pending message is: a message, or the callback or failure callback of another. */
   messageKind(id: string): MessageKind | undefined;
+  /** Faults on demand: the same rules as `mailroom dev --fault`. */
+  faults: Faults;
   close(): Promise<void>;
 }
 
@@ -127,12 +130,9 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
   });
   const answering: Answering = { routes: allRoutes(service), credentials, readOnlySecrets: () => webhookSecrets(service) };
   let requestsInFlight = 0;
-  const overHttp: Answering = options.throttle
-    ? { ...answering, routes: answering.routes.map((route) => throttled(route, options.throttle!)) }
-    : answering;
   const server = options.listen
     ? await listen(
-        overHttp,
+        answering,
         events,
         () => requestsInFlight++,
         () => requestsInFlight--,
@@ -157,6 +157,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
     },
     settled: () => requestsInFlight === 0 && service.engine.settled(),
     messageKind: (id) => store.state.messages.get(id)?.record.kind,
+    faults: service.faults,
     close() {
       closing ??= (async () => {
         if (server) {
@@ -195,18 +196,6 @@ async function listen(answering: Answering, events: ReturnType<typeof createEven
   server.unref();
   server.on('connection', (socket) => socket.unref());
   return server;
-}
-
-/** The route, answering the throttle's refusal instead while one is in force. */
-function throttled(route: Route, throttle: NonNullable<EmbeddedServiceOptions['throttle']>): Route {
-  return {
-    ...route,
-    handler(request) {
-      const refused = route.auth === 'public' ? undefined : throttle();
-      if (!refused) return route.handler(request);
-      return errorReply(refused.status, 'throttled by a fault of the test service', { 'Retry-After': String(refused.retryAfterSeconds) });
-    },
-  };
 }
 
 /** Attempts go to `deliver`, and to the network (undici) where it declines them. */

@@ -2,6 +2,7 @@ import type { DevCredentials } from './credentials';
 import { type Actions, createActions } from './engine/actions';
 import { type Acceptance, createAcceptance } from './engine/acceptance';
 import { createEngine, type Engine, type EngineDeps } from './engine/create-engine';
+import { createFaults, type Faults } from './engine/faults';
 import { createScheduler, type Scheduler } from './engine/scheduler';
 import { createWaits, type Waits } from './engine/waits';
 import type { EventBus } from './events';
@@ -21,6 +22,8 @@ export interface Service {
   scheduler: Scheduler;
   waits: Waits;
   actions: Actions;
+  /** Faults on demand in force: the engine and the sending routes apply them. */
+  faults: Faults;
   events: EventBus;
   credentials: DevCredentials;
   plan: PlanLimits;
@@ -40,12 +43,13 @@ export interface ServiceParts {
 /** Wires a service over an open store. Nothing is delivered or fired until {@link startService}. */
 export function createService(parts: ServiceParts): Service {
   const { store, events, config, plan } = parts;
-  const engine = createEngine(store, config, events, parts.engine);
+  const faults = createFaults(store, config.now);
+  const engine = createEngine(store, config, events, { ...parts.engine, faults });
   const acceptance = createAcceptance({ store, engine, events, plan, config });
   const scheduler = createScheduler({ store, engine, config, events, fire: acceptance.fireSchedule });
   const waits = createWaits({ store, engine, events, config, acceptance });
   const actions = createActions({ store, engine, events, config, waits, acceptance });
-  return { ...parts, engine, acceptance, scheduler, waits, actions };
+  return { ...parts, engine, acceptance, scheduler, waits, actions, faults };
 }
 
 /** Starts delivering what the state holds (after a restart: what was pending), firing schedules, timing out waits. */

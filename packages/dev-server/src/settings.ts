@@ -1,5 +1,6 @@
 import type { Environment } from '@mailroom/core';
 import { ENV_VARIABLES, MAX_ISSUER_LENGTH, resolveHeaderPrefix } from '@mailroom/core/protocol';
+import type { FaultInput } from './state/records';
 import type { DevServerEventListener, LogOption } from './events';
 
 /** Settings of {@link startDevServer}; every one is optional. */
@@ -48,6 +49,11 @@ export interface DevServerOptions {
   now?: () => number;
   /** Called with every event, whatever `log` is (tests wait on these instead of sleeping). */
   onEvent?: DevServerEventListener;
+  /**
+   * Faults on demand in force from the start (`--fault`): duplicate deliveries, lost answers, 429/503
+   * to senders, a skewed signing clock. One already in force from `dataDir` is not set twice.
+   */
+  faults?: FaultInput[];
   /**
    * Let the process exit while no message is pending: the server, its connections and its timers
    * then keep the process alive only until every accepted message is delivered or dead-lettered.
@@ -102,7 +108,15 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
     now: options.now ?? Date.now,
     onEvent: options.onEvent,
     exitWhenIdle: options.exitWhenIdle === true,
+    faults: checkFaultList(options.faults),
   };
+}
+
+/** Each fault is checked by the service's own rules when it is set; here, only that it is a list. */
+function checkFaultList(faults: unknown): FaultInput[] {
+  if (faults === undefined) return [];
+  if (!Array.isArray(faults)) throw new TypeError(`faults must be an array of { kind, to?, times?, ... }, got ${JSON.stringify(faults)}`);
+  return faults as FaultInput[];
 }
 
 function checkHosts(hosts: unknown): string[] {

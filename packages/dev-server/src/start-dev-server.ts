@@ -7,7 +7,8 @@ import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/node-server';
 import { allRoutes } from './http/routes';
 import { MANAGEMENT_BASE_PATH } from './management/routes';
-import { closeService, createService, startService, webhookSecrets } from './service';
+import { closeService, createService, type Service, startService, webhookSecrets } from './service';
+import type { FaultInput } from './state/records';
 import { openStore, type Store } from './state/store';
 
 /** A running dev server. */
@@ -85,6 +86,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       }),
   });
   const service = createService({ store, events, credentials, plan, config });
+  try {
+    await setStartingFaults(service, resolved.faults);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const publicUrl = (): string => `http://${urlHost(resolved.host)}:${(server.address() as AddressInfo).port}`;
   const server = createHttpServer({
     routes: allRoutes(service),
@@ -194,4 +201,17 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The faults asked for at start, each unless the same one is already in force (kept by `dataDir`). */
+async function setStartingFaults(service: Service, faults: readonly FaultInput[]): Promise<void> {
+  for (const input of faults) {
+    let set: ReturnType<Service['faults']['set']>;
+    try {
+      set = service.faults.set(input, { unlessInForce: true });
+    } catch (error) {
+      throw new TypeError(`faults: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    await set.committed;
+  }
 }

@@ -291,6 +291,33 @@ describe('deliver now', () => {
   });
 });
 
+describe('faults on demand', () => {
+  it('sets a fault from its page, names it in a banner on every page, applies it, and removes it', async () => {
+    await page.getByRole('link', { name: 'Faults' }).click();
+    await page.locator('select[name="kind"]').selectOption('duplicate');
+    await page.getByLabel('To (path or URL)').fill('/orders');
+    await page.getByRole('button', { name: 'Set fault' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Set flt_\w+: duplicate deliveries to \/orders, applied 0×/)
+      .waitFor();
+    await page.getByRole('link', { name: 'Messages' }).click();
+    const banner = page.getByRole('status', { name: 'Faults in force' });
+    await banner.getByText(/1 fault in force:/).waitFor();
+    await server.messaging.publish({ destination: `${destination.url}/orders`, body: 'x' });
+    await destination.waitFor('/orders', 2);
+    await banner.getByText('duplicate deliveries to /orders, applied 1×').waitFor();
+    await banner.getByRole('link', { name: 'Manage faults' }).click();
+    await page.locator('tr[data-fault-id]').getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('No fault in force').waitFor();
+    await banner.waitFor({ state: 'detached' });
+    await page.locator('select[name="kind"]').selectOption('throttle');
+    await page.getByLabel('Times').fill('0');
+    await page.getByRole('button', { name: 'Set fault' }).click();
+    await page.getByText(/invalid fault times 0/).waitFor();
+  });
+});
+
 describe('replay', () => {
   it('sends the same body and settings again as a new message on the same queue', async () => {
     const { messageId } = await server.messaging.enqueue({

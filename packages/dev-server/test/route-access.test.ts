@@ -74,6 +74,10 @@ const EXPECTED: Record<string, Access> = {
   'GET /management/v2/search/:id': 'management',
   'POST /dev/messages/:messageId/resend': 'messaging',
   'POST /dev/schedules/:scheduleId/fire': 'messaging',
+  'GET /dev/faults': 'messaging',
+  'POST /dev/faults': 'messaging',
+  'DELETE /dev/faults': 'messaging',
+  'DELETE /dev/faults/:id': 'messaging',
   'POST /dev/workflows/runs/:runId/time-out': 'messaging',
 };
 

@@ -1,10 +1,10 @@
-import { type DestinationDefinition, ValidationError } from '@mailroom/core';
-import { parseDuration } from '@mailroom/core/protocol';
-import type { Duration } from '@mailroom/core';
+import { type DestinationDefinition, type Duration, ValidationError } from '@mailroom/core';
+import type { FaultInput, Faults as EmbeddedFaults } from '@mailroom/dev-server/embedded';
 
 // Faults on demand: what the real service does now and then, or what cannot be made to happen
 // against it, made to happen in a test. Each is scoped (a destination, a URL, or everything), may be
-// limited to a number of times, and counts how often it applied.
+// limited to a number of times, and counts how often it applied. The rules are the service's own
+// (the dev server's `--fault`); this is their shape for a test.
 
 /** Which deliveries a fault applies to: a destination (by its path), a URL or path, or all of them. */
 export type FaultTarget = DestinationDefinition | string;
@@ -36,7 +36,7 @@ export interface Faults {
    */
   loseAnswer(scope?: FaultScope): Fault;
   /**
-   * The service answers the next calls of the code under test (sending, management) with `status`
+   * The service answers the next sending calls of the code under test (publish, enqueue, batch, creating a schedule) with `status`
    * (429 by default, or 503) and `Retry-After: retryAfter` (1 second by default).
    */
   throttle(options?: { status?: 429 | 503; retryAfter?: Duration; times?: number }): Fault;
@@ -49,105 +49,63 @@ export interface Faults {
   clear(): void;
 }
 
-interface Rule {
-  kind: 'duplicate' | 'loseAnswer' | 'throttle' | 'skewClock';
-  matches: (url: string) => boolean;
-  remaining: number;
-  count: number;
-  status?: number;
-  retryAfterSeconds?: number;
-  skewMs?: number;
-}
-
-/** The faults in force, and the questions the service's edges ask of them. */
-export interface FaultTable extends Faults {
-  /** Whether a delivery to `url` is duplicated / loses its answer (counted when it is). */
-  take(kind: 'duplicate' | 'loseAnswer', url: string): boolean;
-  /** A throttling answer for the next call, if one is in force. */
-  throttled(): { status: number; retryAfterSeconds: number } | undefined;
-  /** The skew for a token signed for `url` now, in milliseconds. */
-  skew(url: string): number;
-}
-
-export function createFaultTable(): FaultTable {
-  const rules: Rule[] = [];
-
-  const add = (rule: Omit<Rule, 'count'>): Fault => {
-    const kept: Rule = { ...rule, count: 0 };
-    rules.push(kept);
+/** Turns the test's faults into the service's own rules (the same as `mailroom dev --fault`). */
+export function faultsOver(rules: EmbeddedFaults): Faults {
+  const add = (input: FaultInput): Fault => {
+    let id: string;
+    try {
+      id = rules.set(input).fault.id;
+    } catch (error) {
+      // The service's rules say what is wrong; a test gets it as core's input error.
+      throw new ValidationError('fault', error instanceof Error ? error.message : String(error));
+    }
     return {
       get count() {
-        return kept.count;
+        return rules.list().find((fault) => fault.id === id)?.count ?? countWhenRemoved.get(id) ?? 0;
       },
       remove() {
-        const at = rules.indexOf(kept);
-        if (at !== -1) rules.splice(at, 1);
+        const fault = rules.list().find((candidate) => candidate.id === id);
+        if (!fault) return;
+        countWhenRemoved.set(id, fault.count);
+        void rules.remove(id);
       },
     };
   };
-  const apply = (kind: Rule['kind'], url: string | undefined): Rule | undefined => {
-    const rule = rules.find(
-      (candidate) => candidate.kind === kind && candidate.remaining > 0 && (url === undefined || candidate.matches(url)),
-    );
-    if (!rule) return undefined;
-    rule.remaining--;
-    rule.count++;
-    return rule;
+  // A removed fault still answers how often it applied.
+  const countWhenRemoved = new Map<string, number>();
+  const scoped = (kind: FaultInput['kind'], scope: FaultScope | undefined): FaultInput => {
+    if (scope !== undefined && (scope === null || typeof scope !== 'object'))
+      throw new ValidationError('scope', 'expected { to?, times? }');
+    return { kind, ...target(scope?.to), ...(scope?.times !== undefined ? { times: scope.times } : {}) };
   };
-
   return {
-    duplicate: (scope = {}) => add({ kind: 'duplicate', matches: matcher(scope.to), remaining: times(scope.times) }),
-    loseAnswer: (scope = {}) => add({ kind: 'loseAnswer', matches: matcher(scope.to), remaining: times(scope.times) }),
+    duplicate: (scope) => add(scoped('duplicate', scope)),
+    loseAnswer: (scope) => add(scoped('lose-answer', scope)),
     throttle(options = {}) {
-      const status = options.status ?? 429;
-      if (status !== 429 && status !== 503) throw new ValidationError('status', `expected 429 or 503, got ${JSON.stringify(status)}`);
+      if (options === null || typeof options !== 'object')
+        throw new ValidationError('options', 'expected { status?, retryAfter?, times? }');
       return add({
         kind: 'throttle',
-        matches: () => true,
-        remaining: times(options.times),
-        status,
-        retryAfterSeconds: parseDuration('retryAfter', options.retryAfter ?? 1),
+        ...(options.status !== undefined ? { status: options.status } : {}),
+        ...(options.retryAfter !== undefined ? { retryAfter: options.retryAfter } : {}),
+        ...(options.times !== undefined ? { times: options.times } : {}),
       });
     },
     skewClock(options) {
       if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected { by: "10m" } or { by: "-10m" }');
-      return add({ kind: 'skewClock', matches: matcher(options.to), remaining: times(options.times), skewMs: signedDuration(options.by) });
+      return add({ ...scoped('skew-clock', options), by: options.by });
     },
     clear() {
-      rules.length = 0;
+      for (const fault of rules.list()) countWhenRemoved.set(fault.id, fault.count);
+      void rules.clear();
     },
-    take: (kind, url) => apply(kind, url) !== undefined,
-    throttled() {
-      const rule = apply('throttle', undefined);
-      return rule && { status: rule.status!, retryAfterSeconds: rule.retryAfterSeconds! };
-    },
-    skew: (url) => apply('skewClock', url)?.skewMs ?? 0,
   };
 }
 
-function times(value: number | undefined): number {
-  if (value === undefined) return Number.POSITIVE_INFINITY;
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new ValidationError('times', `expected a whole number >= 1, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function signedDuration(value: Duration | `-${string}`): number {
-  if (typeof value === 'string' && value.startsWith('-')) return -parseDuration('by', value.slice(1) as Duration) * 1000;
-  if (typeof value === 'number' && value < 0) return -parseDuration('by', -value) * 1000;
-  return parseDuration('by', value as Duration) * 1000;
-}
-
-/** A destination matches by its path; a string by the whole URL or, starting with `/`, by the path. */
-function matcher(target: FaultTarget | undefined): (url: string) => boolean {
-  if (target === undefined) return () => true;
-  if (typeof target === 'string') {
-    if (target.startsWith('/')) return (url) => new URL(url).pathname === target;
-    if (!URL.canParse(target))
-      throw new ValidationError('to', `expected a destination, a URL or a path starting with "/", got ${JSON.stringify(target)}`);
-    return (url) => url === target;
-  }
-  if (typeof target === 'object' && target !== null && typeof target.path === 'string')
-    return (url) => new URL(url).pathname === target.path;
+/** A destination matches by its path; a string is a whole URL or, starting with `/`, a path. */
+function target(to: FaultTarget | undefined): { to?: string } {
+  if (to === undefined) return {};
+  if (typeof to === 'string') return { to };
+  if (typeof to === 'object' && to !== null && typeof to.path === 'string') return { to: to.path };
   throw new ValidationError('to', 'expected a destination made by defineDestination, a URL, or a path starting with "/"');
 }

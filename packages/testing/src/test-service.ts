@@ -16,7 +16,7 @@ import { headerNames, parseDuration } from '@mailroom/core/protocol';
 import { type EmbeddedService, type MessageKind, startEmbeddedService } from '@mailroom/dev-server/embedded';
 import { type InProcessDelivery, inProcessDelivery } from './app';
 import { realClock, settle, type TestClock, virtualClock } from './clock';
-import { createFaultTable, type Faults } from './faults';
+import { faultsOver, type Faults } from './faults';
 import { resolveSettings, type Settings, type TestServiceOptions } from './settings';
 
 /** One attempt delivered to the app (or, for a URL not under `appUrl`, over the network), with its answer. */
@@ -76,7 +76,6 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
   if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected { app }');
   const settings = resolveSettings(options);
   const clock: TestClock = settings.virtual ? virtualClock(settings.startAt) : realClock();
-  const faults = createFaultTable();
   let deliverToApp: InProcessDelivery | undefined;
   const appOrigin = new URL(settings.appUrl).origin;
   const names = headerNames(settings.headerPrefix);
@@ -107,30 +106,24 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
   embedded = await startEmbeddedService({
     now: clock.now,
     clock,
-    signingNow: (url) => Date.now() + faults.skew(url),
+    // Receivers check a token's age on their own (real) clock; a skew fault moves it from there.
+    signingNow: () => Date.now(),
     headerPrefix: settings.headerPrefix,
     issuer: settings.issuer,
     plan: settings.plan,
     listen: settings.listen,
     ...(settings.signingKeys ? { signingKeys: settings.signingKeys } : {}),
-    throttle: () => faults.throttled(),
     deliver(request) {
       if (!deliverToApp || new URL(request.url).origin !== appOrigin) return undefined;
       return (async () => {
         sends++;
         try {
           const answer = await deliverToApp(request);
-          if (faults.take('duplicate', request.url)) {
-            record(request, answer.status, 'duplicate');
-            const again = await deliverToApp(request);
-            record(request, again.status, 'duplicate');
-            return again;
-          }
-          if (faults.take('loseAnswer', request.url)) {
+          if (request.fault === 'lose-answer') {
             record(request, undefined, 'loseAnswer');
-            throw new Error('the answer was lost (a fault of the test service)');
+            return answer;
           }
-          record(request, answer.status);
+          record(request, answer.status, request.fault === 'duplicate' ? 'duplicate' : undefined);
           return answer;
         } finally {
           sends--;
@@ -139,6 +132,7 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     },
   });
   const service = embedded;
+  const faults = faultsOver(service.faults);
   try {
     const app = options.createApp ? await options.createApp(environment(service, settings)) : options.app!;
     deliverToApp = await inProcessDelivery(app);
@@ -156,7 +150,7 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     headerPrefix: settings.headerPrefix,
     env: {},
     retry: false,
-    transport: inProcessTransport(service, () => undefined),
+    transport: inProcessTransport(service),
   });
   const client = createMessagingClient({
     baseUrl: service.url ?? 'http://mailroom.test',
@@ -164,7 +158,7 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     headerPrefix: settings.headerPrefix,
     appUrl: settings.appUrl,
     env: {},
-    transport: inProcessTransport(service, () => faults.throttled()),
+    transport: inProcessTransport(service),
   });
   const wait = () => settle(quiet, settings.settleTimeoutMs);
 
@@ -244,7 +238,6 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     async close() {
       if (closed) return;
       closed = true;
-      faults.clear();
       await service.close();
     },
   };
@@ -270,22 +263,10 @@ function environment(service: EmbeddedService, settings: Settings): Record<strin
   return env;
 }
 
-/** Requests answered by the service in-process; `throttled` answers for it while a fault says so. */
-function inProcessTransport(
-  service: EmbeddedService,
-  throttled: () => { status: number; retryAfterSeconds: number } | undefined,
-): HttpTransport {
+/** Requests answered by the service in-process (a throttle fault refuses its sending calls there too). */
+function inProcessTransport(service: EmbeddedService): HttpTransport {
   return {
     async send(request) {
-      const refused = throttled();
-      if (refused) {
-        return {
-          status: refused.status,
-          statusText: refused.status === 429 ? 'Too Many Requests' : 'Service Unavailable',
-          headers: new Headers({ 'content-type': 'application/json', 'retry-after': String(refused.retryAfterSeconds) }),
-          text: JSON.stringify({ error: 'throttled by a fault of the test service' }),
-        };
-      }
       const url = new URL(request.url);
       const body =
         request.body === undefined

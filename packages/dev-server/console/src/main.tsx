@@ -2,6 +2,7 @@ import type { MessagingClient } from '@mailroom/core';
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { forgetToken, loadSettings, makeClient, saveToken, takeToken, type ConsoleSettings } from './api';
+import { FaultBanner, FaultsView, useFaults } from './faults';
 import { MessagesView } from './messages';
 import { DlqView, LogsView, QueuesView, SchedulesView, UrlGroupsView } from './resources';
 import { SendView, SettingsView, StatsView } from './send';
@@ -20,6 +21,7 @@ const VIEWS = [
   ['url-groups', 'URL groups'],
   ['logs', 'Logs'],
   ['stats', 'Statistics'],
+  ['faults', 'Faults'],
   ['send', 'Send'],
   ['settings', 'Settings'],
 ] as const;
@@ -105,6 +107,7 @@ function Console({
 }) {
   const { view, id } = useRoute();
   const [theme, toggleTheme] = useTheme();
+  const faults = useFaults();
   const title = VIEWS.find(([name]) => name === view)?.[1] ?? 'Messages';
   useEffect(() => {
     document.title = `${title} · Mailroom dev console`;
@@ -154,6 +157,7 @@ function Console({
             {settings.timeScale !== 1 ? ` · time ×${1 / settings.timeScale}` : ''}
           </span>
         </header>
+        <FaultBanner faults={faults.data} />
         {view === 'messages' && <MessagesView client={client} selected={id} />}
         {view === 'workflows' && <WorkflowsView client={client} selected={id} />}
         {view === 'dlq' && <DlqView client={client} />}
@@ -162,6 +166,7 @@ function Console({
         {view === 'url-groups' && <UrlGroupsView client={client} />}
         {view === 'logs' && <LogsView client={client} />}
         {view === 'stats' && <StatsView client={client} />}
+        {view === 'faults' && <FaultsView faults={faults} />}
         {view === 'send' && <SendView client={client} />}
         {view === 'settings' && <SettingsView client={client} settings={settings} token={token} />}
       </main>

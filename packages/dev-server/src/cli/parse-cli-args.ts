@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
+import { FAULT_KINDS } from '../engine/faults';
 import type { DevServerOptions } from '../settings';
+import type { FaultInput, FaultKind } from '../state/records';
 
 /** What the command line asks for. */
 export type CliCommand = { kind: 'help' } | { kind: 'dev'; options: DevServerOptions; appUrl: string } | { kind: 'error'; message: string };
@@ -28,6 +30,10 @@ Options:
   --region <name>        Play a region: deliveries carry <Prefix>-Region (e.g. eu-central-1)
   --time-scale <n>       Multiply every wait (delays, backoff, cron) by n, e.g. 0.01 (default 1)
   --log <text|json>      Log format (default text)
+  --fault <rule>         A fault on demand from the start (repeatable): duplicate, lose-answer,
+                         throttle or skew-clock, then options after a colon, e.g.
+                         duplicate:to=/orders,times=2  throttle:status=503,retry-after=5s
+                         skew-clock:by=-10m  (set and clear them later in the console or /dev/faults)
   --app-url <url>        Base URL of your app, printed as MAILROOM_APP_URL so client.send(def)
                          knows where to deliver (default $MAILROOM_APP_URL or http://localhost:3000)
   -h, --help             Show this help
@@ -59,6 +65,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
         region: { type: 'string' },
         'time-scale': { type: 'string' },
         'app-url': { type: 'string' },
+        fault: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -108,7 +115,41 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   if (values['repair-journal']) options.repairJournal = true;
   if (values['header-prefix'] !== undefined) options.headerPrefix = values['header-prefix'];
   if (values.issuer !== undefined) options.issuer = values.issuer;
+  if (values.fault !== undefined) {
+    const faults: FaultInput[] = [];
+    for (const rule of values.fault) {
+      const fault = parseFaultRule(rule);
+      if (typeof fault === 'string') return { kind: 'error', message: fault };
+      faults.push(fault);
+    }
+    options.faults = faults;
+  }
   return { kind: 'dev', options, appUrl: appUrl.replace(/\/+$/, '') };
+}
+
+const FAULT_OPTIONS = ['to', 'times', 'status', 'retry-after', 'by'];
+
+/** `kind[:name=value,...]` into a fault, or what is wrong with it; the service's rules check the values. */
+function parseFaultRule(rule: string): FaultInput | string {
+  const [kind = '', options = ''] = rule.split(/:(.*)/s);
+  if (!FAULT_KINDS.includes(kind as FaultKind)) {
+    return `--fault "${rule}": start with one of ${FAULT_KINDS.join(', ')}, e.g. --fault duplicate:to=/orders,times=2`;
+  }
+  const fault: FaultInput = { kind: kind as FaultKind };
+  for (const pair of options === '' ? [] : options.split(',')) {
+    const [name = '', value] = pair.split(/=(.*)/s);
+    if (!FAULT_OPTIONS.includes(name) || value === undefined || value === '') {
+      return `--fault "${rule}": "${pair}" is not name=value with a name among ${FAULT_OPTIONS.join(', ')}`;
+    }
+    const number = /^-?\d+$/.test(value) ? Number(value) : undefined;
+    if ((name === 'times' || name === 'status') && number === undefined) return `--fault "${rule}": ${name} must be a whole number`;
+    if (name === 'to') fault.to = value;
+    else if (name === 'times') fault.times = number;
+    else if (name === 'status') fault.status = number;
+    else if (name === 'retry-after') fault.retryAfter = number ?? value;
+    else fault.by = number ?? value;
+  }
+  return fault;
 }
 
 function isHttpUrl(value: string): boolean {

@@ -13,6 +13,7 @@ import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
 import type { EngineConfig } from '../settings';
+import type { Faults } from './faults';
 import { createTimers, nodeClock, type TimerClock } from './timers';
 
 /** Delivers what the store holds: timers, queues, attempts, retries, callbacks, the DLQ. */
@@ -52,6 +53,8 @@ export interface EngineDeps {
   signingNow?: (url: string) => number;
   /** How an attempt reaches its destination. Default: undici over keep-alive pools. */
   sender?: RequestSender;
+  /** Faults on demand to apply to attempts (duplicates, lost answers, a skewed signing clock). Default: none. */
+  faults?: Pick<Faults, 'take' | 'skewMs'>;
 }
 
 /**
@@ -72,7 +75,8 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   // One signer per key: a rotation switches every later delivery to the new current key.
   const signers = new Map<string, TokenSigner>();
   let signingUrl = '';
-  const signingNow = deps.signingNow ? () => deps.signingNow!(signingUrl) : config.now;
+  const faults = deps.faults ?? { take: () => false, skewMs: () => 0 };
+  const signingNow = () => (deps.signingNow ? deps.signingNow(signingUrl) : config.now()) + faults.skewMs(signingUrl);
   const signer = (): TokenSigner => {
     const key = store.state.signingKeys?.current ?? config.currentSigningKey;
     let sign = signers.get(key);
@@ -163,13 +167,27 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
         },
         body,
       );
-      return sender.send({
+      const outgoing = {
         url: request.url,
         method: request.method,
         headers: request.headers,
         body: request.body,
         timeoutMs: message.timeoutSeconds * 1000,
-      });
+      };
+      if (faults.take('duplicate', request.url)) {
+        // Delivered twice, as at-least-once delivery does now and then: the second answer counts.
+        return sender.send({ ...outgoing, fault: 'duplicate' }).then(() => sender.send({ ...outgoing, fault: 'duplicate' }));
+      }
+      if (faults.take('lose-answer', request.url)) {
+        return sender
+          .send({ ...outgoing, fault: 'lose-answer' })
+          .then((result) =>
+            result.ok || !result.aborted
+              ? { ok: false, error: 'the answer was lost (a fault set on the service)', aborted: false }
+              : result,
+          );
+      }
+      return sender.send(outgoing);
     } catch (error) {
       return Promise.resolve({ ok: false, error: error instanceof Error ? error.message : String(error), aborted: false });
     }

@@ -111,6 +111,8 @@ export interface OutgoingRequest {
   headers: Record<string, string>;
   body: Buffer;
   timeoutMs: number;
+  /** A fault on demand this attempt is sent under, for whoever records attempts (a test service). */
+  fault?: 'duplicate' | 'lose-answer';
 }
 
 /** What the destination answered, or why it did not. */

@@ -58,6 +58,7 @@ export function scheduleRoutes(service: Service): Route[] {
 }
 
 async function create(service: Service, request: RouteRequest): Promise<Reply> {
+  service.faults.refuseIfThrottled();
   const names = headerNames(service.config.headerPrefix);
   const get = (name: string): string | undefined => {
     const value = request.headers[name.toLowerCase()];

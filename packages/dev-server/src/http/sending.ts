@@ -24,6 +24,7 @@ export function sendingRoutes(service: Service): Route[] {
 
 async function send(service: Service, request: RouteRequest, queue: string | undefined): Promise<Reply> {
   const { plan, config } = service;
+  service.faults.refuseIfThrottled();
   const destination = deliverable(parseDestination(request.rest));
   const now = config.now();
   const settings = readEnqueueSettings(request, config.headerPrefix, plan, now);
@@ -40,6 +41,7 @@ async function send(service: Service, request: RouteRequest, queue: string | und
  */
 async function batch(service: Service, request: RouteRequest): Promise<Reply> {
   const { plan, config } = service;
+  service.faults.refuseIfThrottled();
   const raw = await request.body(plan.max_message_size * 100, () => planLimit(`batch exceeds ${plan.max_message_size * 100} bytes`));
   let items: unknown;
   try {

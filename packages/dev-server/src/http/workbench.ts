@@ -1,3 +1,5 @@
+import { badRequest } from '../errors';
+import type { FaultInput } from '../state/records';
 import type { Service } from '../service';
 import { empty, json, type Route } from './router';
 
@@ -22,6 +24,49 @@ export function workbenchRoutes(service: Service): Route[] {
       handler: async ({ params }) => {
         await service.actions.fireSchedule(params.scheduleId ?? '');
         return empty();
+      },
+    },
+    {
+      method: 'GET',
+      path: '/dev/faults',
+      auth: 'messaging',
+      handler: () => json({ faults: service.faults.list() }),
+    },
+    {
+      method: 'POST',
+      path: '/dev/faults',
+      auth: 'messaging',
+      // `{ kind, to?, times?, status?, retryAfter?, by? }`: the same rules as `--fault` and @mailroom/testing.
+      handler: async (request) => {
+        const raw = (await request.body(64 * 1024, () => badRequest('a fault is a small JSON object'))).toString('utf8');
+        let input: FaultInput;
+        try {
+          input = JSON.parse(raw) as FaultInput;
+        } catch {
+          throw badRequest('the body is not JSON: send { "kind": "duplicate", "to": "/orders", "times": 2 }');
+        }
+        const { fault, committed } = service.faults.set(input);
+        await committed;
+        return json(fault);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/dev/faults',
+      auth: 'messaging',
+      handler: async () => {
+        const removed = service.faults.list().length;
+        await service.faults.clear();
+        return json({ removed });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/dev/faults/:id',
+      auth: 'messaging',
+      handler: async ({ params }) => {
+        await service.faults.remove(params.id ?? '');
+        return json({ removed: 1 });
       },
     },
     {

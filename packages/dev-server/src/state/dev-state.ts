@@ -11,6 +11,7 @@ import type {
   UrlGroupRecord,
   WaiterRecord,
   WorkflowRunRecord,
+  FaultRecord,
 } from './records';
 
 /** A message not yet delivered or failed for good. */
@@ -56,6 +57,8 @@ export interface DevState {
   runs: Map<string, WorkflowRunRecord>;
   /** Runs waiting for an event, by waiter id. */
   waiters: Map<string, WaiterRecord>;
+  /** Faults on demand in force, by id, in the order they were set. */
+  faults: Map<string, FaultRecord>;
 }
 
 /** State changes kept for `GET /v2/events`; older ones are dropped. */
@@ -81,6 +84,7 @@ export function createEmptyState(): DevState {
     logMessages: [],
     runs: new Map(),
     waiters: new Map(),
+    faults: new Map(),
   };
 }
 

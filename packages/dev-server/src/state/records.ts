@@ -71,6 +71,41 @@ export interface WaiterRecord {
   deadline: number;
 }
 
+/**
+ * A fault in force (faults on demand): each matching delivery is sent twice (`duplicate`), loses its
+ * answer (`lose-answer`), or is signed by a skewed clock (`skew-clock`); `throttle` refuses the next
+ * sending calls. `times` bounds how often it applies; `count` is how often it did.
+ */
+export interface FaultRecord {
+  id: string;
+  kind: FaultKind;
+  /** A whole URL, or a path starting with `/`; none: every delivery. */
+  to?: string;
+  times?: number;
+  count: number;
+  status?: 429 | 503;
+  retryAfterSeconds?: number;
+  skewMs?: number;
+  createdAt: number;
+}
+
+export type FaultKind = 'duplicate' | 'lose-answer' | 'throttle' | 'skew-clock';
+
+/** A fault as asked for: from the CLI, the dev API or a test. */
+export interface FaultInput {
+  kind: FaultKind;
+  /** A whole URL, or a path starting with `/`; none: every delivery. */
+  to?: string;
+  /** How many times it applies; none: until removed. */
+  times?: number;
+  /** `throttle`: 429 (default) or 503. */
+  status?: number;
+  /** `throttle`: the `Retry-After` seconds (default 1). */
+  retryAfter?: string | number;
+  /** `skew-clock`: how far off the signing clock is, `10m` ahead or `-10m` behind. */
+  by?: string | number;
+}
+
 /** A workflow run: its trigger's body and every step published for it, in order. */
 export interface WorkflowRunRecord {
   runId: string;
@@ -360,6 +395,12 @@ export type DevRecord =
   | { type: 'index.created'; index: SearchIndexRecord }
   /** Cancelled pending messages (one, many, or every one of a deleted queue). */
   | { type: 'messages.cancelled'; at: number; ids: string[] }
+  /** A fault set, or restored by a snapshot with its count. */
+  | { type: 'fault.set'; fault: FaultRecord }
+  /** A fault applied once more. */
+  | { type: 'fault.applied'; id: string }
+  /** A fault removed; `'*'`: every fault. */
+  | { type: 'fault.removed'; id: string }
   /** A waiting message (a delay, a sleep, a retry's backoff) made due at `at`: the service's "retry now". */
   | { type: 'message.released'; id: string; at: number }
   | { type: 'dlq.deleted'; ids: string[] }

@@ -56,6 +56,18 @@ export function reduce(state: DevState, record: DevRecord): void {
         settleSchedule(state, pending.record, 'FAIL');
       }
       return;
+    case 'fault.set':
+      state.faults.set(record.fault.id, { ...record.fault });
+      return;
+    case 'fault.applied': {
+      const fault = state.faults.get(record.id);
+      if (fault) fault.count += 1;
+      return;
+    }
+    case 'fault.removed':
+      if (record.id === '*') state.faults.clear();
+      else state.faults.delete(record.id);
+      return;
     case 'message.released': {
       // The attempt it waited for comes now: its retry count stays, no attempt is added.
       const pending = state.messages.get(record.id);

@@ -125,6 +125,7 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   // Before the pending messages: a restored step must find its run.
   for (const run of state.runs.values()) records.push({ type: 'run.restored', run: structuredClone(run) });
   for (const waiter of state.waiters.values()) records.push({ type: 'waiter.added', waiter });
+  for (const fault of state.faults.values()) records.push({ type: 'fault.set', fault: { ...fault } });
   for (const entry of state.dlq.values()) if (dlqLive(entry.at, expiry)) records.push({ type: 'dlq.restored', entry: { ...entry } });
   for (const [key, entry] of state.dedup) {
     if (dedupLive(entry.at, expiry.now)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
