@@ -349,4 +349,32 @@ describe('replay', () => {
     const bodies = callbacks.map((request) => JSON.parse(request.text) as { sourceMessageId: string; maxRetries: number });
     expect(bodies.find((body) => body.sourceMessageId === replayed)).toMatchObject({ maxRetries: 2 });
   });
+
+  it('edits the body and headers of a dead-lettered message from the DLQ, sends it as a new one, and links the two both ways', async () => {
+    destination.script('/fix', (request) => (request.text.includes('"ok":true') ? { status: 200 } : { status: 422 }));
+    const { messageId } = await server.messaging.publish({
+      destination: `${destination.url}/fix`,
+      body: '{"ok":false}',
+      contentType: 'application/json',
+      headers: { 'X-Tenant': 'acme' },
+      retries: 0,
+    });
+    await server.waitForEvents('dlq', 1);
+    await page.getByRole('link', { name: 'DLQ' }).click();
+    await page.locator('tr[data-dlq-id]').getByRole('link', { name: 'Edit and resend' }).click();
+    const detail = page.locator('aside.detail');
+    await detail.getByRole('button', { name: 'Edit and resend' }).click();
+    const editor = detail.getByRole('form', { name: 'Edit and resend' });
+    await expect(editor.locator('textarea[name="resend-headers"]').inputValue()).resolves.toMatch(/^X-Tenant: acme$/im);
+    await editor.locator('textarea[name="resend-body"]').fill('{"ok":true}');
+    await editor.locator('textarea[name="resend-headers"]').fill('content-type: application/json\nx-tenant: globex');
+    await editor.getByRole('button', { name: 'Send as a new message' }).click();
+    const [, fixed] = await destination.waitFor('/fix', 2);
+    expect([fixed!.text, fixed!.headers['x-tenant']]).toEqual(['{"ok":true}', 'globex']);
+    const copy = String(fixed!.headers['service-message-id']);
+    await page.waitForURL(new RegExp(`#/messages/${copy}$`));
+    await detail.getByText('DELIVERED').first().waitFor();
+    await detail.getByRole('link', { name: messageId }).click();
+    await page.locator('aside.detail dd.resends').getByRole('link', { name: copy }).waitFor();
+  });
 });

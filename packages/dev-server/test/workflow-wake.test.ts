@@ -59,4 +59,25 @@ describe('a run waiting on time, moved on now', () => {
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: expect.stringMatching(/is not waiting for an event, a webhook or an invoked run/) });
   });
+
+  it("resends a run's trigger, edited, as a new run, and refuses to send one of its steps on its own", async () => {
+    const url = w.workflow<string>('/greet', async (context) => await context.run('greet', () => `hello ${context.requestPayload}`));
+    const { workflowRunId } = await w.client().trigger({ url, body: 'ada' });
+    await w.runEnded(workflowRunId, 'RUN_SUCCESS');
+    const { runs } = await w.client().logs({ workflowRunId });
+    const groups = runs[0]!.steps as Array<{ steps: Array<{ messageId: string }> }>;
+    const trigger = groups[0]!.steps[0]!.messageId;
+    const step = groups.at(-1)!.steps[0]!.messageId;
+    const answer = await raw(w.dev, 'POST', `/dev/messages/${trigger}/resend`, { body: JSON.stringify({ body: 'grace' }) });
+    expect(answer.status).toBe(200);
+    const [ended] = await w.dev.waitForEvents(
+      'workflow-run',
+      1,
+      (event) => event.runId !== workflowRunId && event.state === 'RUN_SUCCESS',
+      20_000,
+    );
+    expect((await w.client().logs({ workflowRunId: ended!.runId })).runs[0]?.workflowRunResponse).toBe('"hello grace"');
+    const refused = await raw(w.dev, 'POST', `/dev/messages/${step}/resend`);
+    expect([refused.status, (refused.body as { error: string }).error]).toEqual([400, expect.stringMatching(/cannot be sent on its own/)]);
+  });
 });

@@ -18,6 +18,8 @@ export type ConsoleEvent = LogEvent & {
   delaySource?: DelaySource;
   /** When a delayed message is first due (Unix ms), on its events. */
   notBefore?: number;
+  /** The message this one was resent from. */
+  resentFrom?: string;
   attempt?: {
     retried: number;
     startedAt: number;

@@ -20,6 +20,8 @@ export interface MessageSummary {
   next: number | undefined;
   kind: string;
   sourceMessageId: string | undefined;
+  /** The message this one was resent from (Replay, Edit and resend). */
+  resentFrom: string | undefined;
 }
 
 function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
@@ -49,6 +51,7 @@ function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
         next: last.state === 'RETRY' ? retry?.nextDeliveryTime : last.state === 'CREATED' ? first.notBefore : undefined,
         kind: last.kind ?? 'message',
         sourceMessageId: last.sourceMessageId,
+        resentFrom: first.resentFrom,
       };
     })
     .sort((a, b) => b.createdAt - a.createdAt);
@@ -154,6 +157,8 @@ function MessageDetail({
     inDlq.refresh();
   });
   const callbacks = all.filter((other) => other.sourceMessageId === message.id);
+  const resends = all.filter((other) => other.resentFrom === message.id);
+  const [editing, setEditing] = useState(false);
   const created = message.events[0];
   const pending = !['DELIVERED', 'FAILED', 'CANCELED'].includes(message.state);
   // Waiting on time (a delay, a sleep, a retry's backoff), so the service's retry now applies; not in a queue.
@@ -191,6 +196,24 @@ function MessageDetail({
             <dd>{message.label}</dd>
           </>
         )}
+        {message.resentFrom && (
+          <>
+            <dt>Resent from</dt>
+            <dd>
+              <a href={`#/messages/${message.resentFrom}`}>{message.resentFrom}</a>
+            </dd>
+          </>
+        )}
+        {resends.length > 0 && (
+          <>
+            <dt>Resent as</dt>
+            <dd class="resends">
+              {resends.map((resend) => (
+                <a href={`#/messages/${resend.id}`}>{resend.id}</a>
+              ))}
+            </dd>
+          </>
+        )}
       </dl>
       <div class="actions">
         {waiting && (
@@ -208,8 +231,12 @@ function MessageDetail({
             inDlq.loaded && <span class="muted">Not in the DLQ any more (retried, deleted or expired).</span>
           ))}
         <Action onClick={run(async () => `Replayed as ${await replay(message)}`)}>Replay</Action>
+        <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
+          Edit and resend
+        </button>
       </div>
       <Notice notice={notice} />
+      {editing && created && <ResendEditor message={message} created={created} />}
       <h3>Body</h3>
       <pre class="body">{decodeBody(created?.body) || '(empty)'}</pre>
       <h3>Timeline</h3>
@@ -320,4 +347,59 @@ function Headers({ headers }: { headers: Array<[string, string]> }) {
 async function replay(message: MessageSummary): Promise<string> {
   const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.id)}/resend`);
   return messageId;
+}
+
+/** The message's body and delivered headers in an editor; sends the edited copy as a new message and opens it. */
+function ResendEditor({ message, created }: { message: MessageSummary; created: ConsoleEvent }) {
+  const [body, setBody] = useState(() => decodeBody(created.body));
+  const [headers, setHeaders] = useState(() =>
+    Object.entries(created.header ?? {})
+      .flatMap(([name, values]) => values.map((value) => `${name}: ${value}`))
+      .join('\n'),
+  );
+  const { notice, act } = useAct(() => {});
+  const send = async () => {
+    const parsed: Record<string, string> = {};
+    for (const line of headers.split('\n')) {
+      if (line.trim() === '') continue;
+      const colon = line.indexOf(':');
+      if (colon < 1) throw new Error(`"${line}" is not a header line: write Name: value`);
+      parsed[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    }
+    const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.id)}/resend`, {
+      body,
+      headers: parsed,
+    });
+    location.hash = `#/messages/${messageId}`;
+    return `Sent as ${messageId}`;
+  };
+  return (
+    <form
+      class="card resend-editor"
+      aria-label="Edit and resend"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void act(send)();
+      }}
+    >
+      <p class="muted">
+        A new message with every setting of this one (retries, callbacks, queue, flow control), and the body and headers below.
+      </p>
+      <Field label="Body">
+        <textarea name="resend-body" rows={8} value={body} onInput={(event) => setBody((event.target as HTMLTextAreaElement).value)} />
+      </Field>
+      <Field label="Headers" hint="One per line, Name: value, as the destination receives them">
+        <textarea
+          name="resend-headers"
+          rows={4}
+          value={headers}
+          onInput={(event) => setHeaders((event.target as HTMLTextAreaElement).value)}
+        />
+      </Field>
+      <button type="submit" class="primary">
+        Send as a new message
+      </button>
+      <Notice notice={notice} />
+    </form>
+  );
 }

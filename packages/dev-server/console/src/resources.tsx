@@ -54,6 +54,9 @@ export function DlqView({ client }: { client: MessagingClient }) {
               <td class="clip">{entry.body ?? ''}</td>
               <td class="row-actions">
                 <Action onClick={act(async () => `Retried as ${(await client.dlq.retry(entry.dlqId)).messageId}`)}>Retry</Action>
+                <a class="button" href={`#/messages/${entry.messageId}`}>
+                  Edit and resend
+                </a>
                 <Action danger onClick={act(async () => (await client.dlq.delete(entry.dlqId), `Deleted ${entry.dlqId}`))}>
                   Delete
                 </Action>

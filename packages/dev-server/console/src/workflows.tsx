@@ -114,6 +114,11 @@ function RunPage({ client, run, refresh }: { client: MessagingClient; run: Run; 
         )}
       </dl>
       <div class="actions">
+        {triggerOf(run) && (
+          <a class="button" href={`#/messages/${triggerOf(run)}`}>
+            Edit and resend the trigger
+          </a>
+        )}
         {run.workflowState === 'RUN_STARTED' && (
           <Action
             danger
@@ -388,4 +393,9 @@ function parse(text: string): unknown {
 
 function show(value: unknown): string {
   return typeof value === 'string' ? pretty(value) : (JSON.stringify(value, null, 2) ?? '');
+}
+
+/** The message that started the run (its first step's), whose Edit and resend starts a new run. */
+function triggerOf(run: Run): string | undefined {
+  return (run.steps[0]?.steps[0] as RunStep | undefined)?.messageId;
 }

@@ -15,6 +15,13 @@ import type { Waits } from './waits';
 // run, restart one, send a message again as a new one, and skip a wait (a delay, a backoff, a
 // schedule's next firing, a workflow's wait for an event).
 
+/** What an edited resend changes: the body's bytes, and the headers forwarded to the destination (Content-Type among them). */
+export interface MessageEdits {
+  body?: Buffer;
+  forwardHeaders?: Record<string, string>;
+  contentType?: string;
+}
+
 export interface ActionsParts {
   store: Store;
   engine: Engine;
@@ -43,8 +50,12 @@ export interface Actions {
   endRun(runId: string, responseBase64: string): Promise<void>;
   /** Cancels a run that is still going: its pending messages and waits, then the run. Answers whether it was going. */
   cancelRun(runId: string): Promise<boolean>;
-  /** A message the server still knows, sent again as a new one with every setting of the original. */
-  resendMessage(messageId: string): Promise<MessageRecord>;
+  /**
+   * A message the server still knows, sent again as a new one with every setting of the original,
+   * its body and forwarded headers replaced by `edits` when given, and linked to it (`resentFrom`).
+   * A workflow run's trigger starts a new run; another step of a run cannot be sent on its own (400).
+   */
+  resendMessage(messageId: string, edits?: MessageEdits): Promise<MessageRecord>;
   /**
    * The service's "retry now": a message waiting out a delay, a workflow sleep or a retry's backoff is
    * attempted at once, with the retries it had. 404 when it is not waiting, 400 in a queue (as the service).
@@ -148,10 +159,20 @@ export function createActions(parts: ActionsParts): Actions {
       events.emit({ type: 'workflow-run', runId, state: 'RUN_CANCELED' });
       return true;
     },
-    async resendMessage(messageId) {
+    async resendMessage(messageId, edits = {}) {
       const original = findMessage(store.state, messageId);
       if (!original) throw notFound(`message ${messageId} not found (it may be older than the logs the server keeps)`);
       const now = config.now();
+      let { workflow } = original;
+      if (workflow) {
+        // A trigger again is a new run (the same run id would be taken as the same trigger).
+        if (store.state.runs.get(workflow.runId)?.trigger.id !== original.id) {
+          throw badRequest(
+            `message ${messageId} is a step of workflow run ${workflow.runId} and cannot be sent on its own: resend the run's trigger, or resume the run`,
+          );
+        }
+        workflow = { ...workflow, runId: newRunId(), createdAt: now };
+      }
       const message: MessageRecord = {
         ...original,
         id: newMessageId(),
@@ -159,6 +180,11 @@ export function createActions(parts: ActionsParts): Actions {
         notBefore: now,
         dueAt: now,
         createdAt: now,
+        resentFrom: original.id,
+        ...(workflow ? { workflow } : {}),
+        ...(edits.body ? { body: edits.body.toString('latin1') } : {}),
+        // Edited headers are the whole set: without a Content-Type, the resend has none.
+        ...(edits.forwardHeaders ? { forwardHeaders: edits.forwardHeaders, contentType: edits.contentType } : {}),
       };
       await store.commit({ type: 'messages.accepted', at: now, messages: [message] });
       events.emit({

@@ -105,19 +105,7 @@ function batchItem(service: Service, item: unknown, index: number, now: number, 
   // HTTP request can carry would fail every delivery, so it is refused here as a publish would be.
   const rawHeaders: string[] = [];
   for (const [name, value] of Object.entries((headers ?? {}) as Record<string, unknown>)) {
-    if (!HEADER_NAME.test(name)) throw badRequest(`${at}: header name ${JSON.stringify(name)} is not a valid HTTP header name`);
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-      throw badRequest(
-        `${at}: header ${name} must be a string, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
-      );
-    }
-    const textValue = String(value);
-    if (/[\r\n\0]/.test(textValue)) throw badRequest(`${at}: header ${name} holds a line break or NUL, which no HTTP request can carry`);
-    if (/[\u0100-\uffff]/.test(textValue)) {
-      throw badRequest(
-        `${at}: header ${name} holds characters outside Latin-1, which no HTTP header can carry; percent-encode or base64 the value`,
-      );
-    }
+    const textValue = sendableHeader(at, name, value);
     rawHeaders.push(name, textValue);
   }
   const bytes = Buffer.from(text, 'utf8');
@@ -142,4 +130,25 @@ function answer(destination: Destination, accepted: Accepted): unknown {
   const first = accepted.results[0];
   if (!first) throw new Error('an enqueue to a URL produced no message');
   return { messageId: first.messageId, ...flag };
+}
+
+/**
+ * A header a delivery can carry, given as JSON (a batch item's, an edited resend's), as its text; a
+ * name or value no HTTP request can carry would fail every delivery, so it is refused with 400.
+ */
+export function sendableHeader(at: string, name: string, value: unknown): string {
+  if (!HEADER_NAME.test(name)) throw badRequest(`${at}: header name ${JSON.stringify(name)} is not a valid HTTP header name`);
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw badRequest(
+      `${at}: header ${name} must be a string, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+    );
+  }
+  const text = String(value);
+  if (/[\r\n\0]/.test(text)) throw badRequest(`${at}: header ${name} holds a line break or NUL, which no HTTP request can carry`);
+  if (/[\u0100-\uffff]/.test(text)) {
+    throw badRequest(
+      `${at}: header ${name} holds characters outside Latin-1, which no HTTP header can carry; percent-encode or base64 the value`,
+    );
+  }
+  return text;
 }

@@ -210,6 +210,8 @@ export interface MessageRecord {
   sourceMessageId?: string;
   /** Failure callbacks: the DLQ entry whose `failureCallbackInfo` they decide. */
   dlqId?: string;
+  /** Sent again from this message (the console's Replay, or Edit and resend). */
+  resentFrom?: string;
 }
 
 /** `<P>-Flow-Control-Key` and `-Value`. */
