@@ -56,6 +56,7 @@ export type { RetryDelayExpression } from './retry-delay';
 export type * from './messaging';
 export type { RetryOptions } from './http';
 export type {
+  BulkAction,
   DlqDeleteResult,
   DlqMessage,
   DlqRetryResult,

@@ -175,8 +175,8 @@ const CALLBACK_STATE_FILTERS = ['failureCallbackState', 'failureFunctionState'] 
 export const QUERY_PARAMETERS = {
   /** `GET /v2/events`. `api` is deprecated and ignored. */
   logs: [...UNIVERSAL_FILTERS, ...MESSAGE_FILTERS, ...URL_PART_FILTERS, ...PAGING, 'messageId', 'messageIds', 'state', 'api'],
-  /** `DELETE /v2/messages`: no filter at all cancels every pending message (the SDKs' `{ all: true }`). */
-  cancelMessages: [...UNIVERSAL_FILTERS, ...MESSAGE_FILTERS, ...URL_PART_FILTERS, ...PAGING, 'messageIds'],
+  /** `DELETE /v2/messages`: no filter at all cancels every pending message (the SDKs' `{ all: true }`); `async=true` runs it in the background as a bulk action. */
+  cancelMessages: [...UNIVERSAL_FILTERS, ...MESSAGE_FILTERS, ...URL_PART_FILTERS, ...PAGING, 'messageIds', 'async'],
   /** `GET`/`DELETE /v2/dlq`, `POST /v2/dlq/retry` (`source=workflow` lists failed runs). */
   dlq: [
     ...UNIVERSAL_FILTERS,

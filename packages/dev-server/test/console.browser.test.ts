@@ -291,6 +291,43 @@ describe('deliver now', () => {
   });
 });
 
+describe('bulk actions', () => {
+  it('cancels all matching messages by filter in the background, and retries and deletes all matching DLQ entries, each asking first', async () => {
+    for (let index = 0; index < 5; index++) {
+      await server.messaging.publish({ destination: `${destination.url}/later`, body: `b${index}`, delay: '1h', label: 'bulk' });
+    }
+    const other = await server.messaging.publish({ destination: `${destination.url}/later`, body: 'keep', delay: '1h', label: 'other' });
+    await page.locator(`tr[data-message-id="${other.messageId}"]`).waitFor();
+    await page.getByLabel('Label').fill('bulk');
+    await page.getByRole('button', { name: 'Cancel all 5 matching' }).click();
+    await page.getByRole('alertdialog').getByText('Cancel all 5 matching messages?').waitFor();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Yes' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Cancelled 5 messages \(bulk action bulk_\w+\)/)
+      .waitFor({ timeout: 10_000 });
+    await expect(server.messaging.messages.get(other.messageId)).resolves.toMatchObject({ messageId: other.messageId });
+
+    destination.script('/down', always(500));
+    for (const label of ['a', 'a', 'a', 'b']) {
+      await server.messaging.publish({ destination: `${destination.url}/down`, body: label, retries: 0, label });
+    }
+    await server.waitForEvents('dlq', 4);
+    await page.getByRole('link', { name: 'DLQ' }).click();
+    await page.locator('input[name="dlq-label"]').fill('a');
+    await page.getByRole('button', { name: 'Retry all 3 matching' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Yes' }).click();
+    await page.getByRole('status').getByText('Retried 3 entries as new messages').waitFor();
+    await destination.waitFor('/down', 7);
+    await page.locator('input[name="dlq-label"]').fill('b');
+    await page.getByRole('button', { name: 'Delete all 1 matching' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Yes' }).click();
+    await page.getByRole('status').getByText('Deleted 1 entries').waitFor();
+    await server.waitForEvents('dlq', 7);
+    expect((await server.messaging.dlq.list()).messages.map((entry) => entry.label).sort()).toEqual(['a', 'a', 'a']);
+  });
+});
+
 describe('faults on demand', () => {
   it('sets a fault from its page, names it in a banner on every page, applies it, and removes it', async () => {
     await page.getByRole('link', { name: 'Faults' }).click();

@@ -25,6 +25,7 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /v2/messages/:id': 'messaging',
   'POST /v2/messages/:id/retry': 'messaging',
   'DELETE /v2/messages': 'messaging',
+  'GET /v2/bulkActions/:actionId': 'messaging',
   'GET /v2/events': 'messaging',
   'POST /v2/queues': 'messaging',
   'GET /v2/queues': 'messaging',

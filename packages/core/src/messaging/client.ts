@@ -18,6 +18,7 @@ import { requesterSettings, type SharedClientOptions } from '../http/requester-o
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
 import {
   signingKeysSchema,
+  type BulkAction,
   type DlqDeleteResult,
   type DlqMessage,
   type DlqRetryResult,
@@ -50,6 +51,8 @@ import { signalOf, type DlqFilter, type LogFilter, type PageOptions } from './li
 import {
   cancelMessage,
   cancelMessages,
+  cancelMessagesInBackground,
+  getBulkAction,
   getMessage,
   iterateLogs,
   listLogs,
@@ -205,6 +208,12 @@ export interface MessagingClient {
     cancel(messageId: string, options?: CallOptions): Promise<CancelResult>;
     /** Cancels the listed messages, those matching a filter, or all (`{ all: true }`). */
     cancelMany(selection: CancelSelection, options?: CallOptions): Promise<CancelResult>;
+    /** The same cancel, run in the background as a bulk action: follow it with `bulkActions.get(actionId)`. */
+    cancelInBackground(selection: CancelSelection, options?: CallOptions): Promise<{ actionId: string }>;
+  };
+  /** Bulk actions started in the background (`messages.cancelInBackground`). */
+  bulkActions: {
+    get(actionId: string, options?: CallOptions): Promise<BulkAction>;
   };
   /** The message DLQ: every message that exhausted its retries. */
   dlq: {
@@ -385,6 +394,10 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
       runNow: (id, call) => runMessageNow(connection, id, call),
       cancel: (id, call) => cancelMessage(connection, id, call),
       cancelMany: (selection, call) => cancelMessages(connection, selection, call),
+      cancelInBackground: (selection, call) => cancelMessagesInBackground(connection, selection, call),
+    },
+    bulkActions: {
+      get: (id, call) => getBulkAction(connection, id, call),
     },
     dlq: {
       list: (filter) => listDlq(connection, filter),

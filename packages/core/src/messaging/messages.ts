@@ -1,5 +1,14 @@
 import { expectObject, ValidationError } from '../errors';
-import { cancelResultSchema, logPageSchema, messageSchema, type LogEvent, type Message } from '../schemas/resources';
+import {
+  type BulkAction,
+  bulkActionSchema,
+  bulkActionStartedSchema,
+  cancelResultSchema,
+  logPageSchema,
+  messageSchema,
+  type LogEvent,
+  type Message,
+} from '../schemas/resources';
 import { parseResponse } from '../schemas/primitives';
 import type { ServiceConnection } from './connection';
 import {
@@ -66,6 +75,29 @@ export function cancelMessages(
   return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'messages'], query, ...signalOf(options) }, (value, url) =>
     parseResponse(cancelResultSchema, value, url),
   );
+}
+
+/**
+ * `DELETE /v2/messages?async=true`: the same cancel, run by the service in the background as a bulk
+ * action (for a filter matching many messages); follow it with `bulkActions.get(actionId)`.
+ */
+export function cancelMessagesInBackground(
+  connection: ServiceConnection,
+  selection: CancelSelection,
+  options?: { signal?: AbortSignal },
+): Promise<{ actionId: string }> {
+  expectObject(selection, 'selection', '{ messageIds }, { filter } or { all: true }');
+  const query = { ...selectionQuery(selection), async: 'true' };
+  return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'messages'], query, ...signalOf(options) }, (value, url) => {
+    const { actionId } = parseResponse(bulkActionStartedSchema, value, url);
+    return { actionId };
+  });
+}
+
+/** `GET /v2/bulkActions/{actionId}`: a bulk action's state (`IN_PROGRESS`, `FINISHED`) and progress. */
+export function getBulkAction(connection: ServiceConnection, actionId: string, options?: { signal?: AbortSignal }): Promise<BulkAction> {
+  const id = checkId('actionId', actionId, 'bulk action id');
+  return getResource(connection, ['v2', 'bulkActions', id], bulkActionSchema, options);
 }
 
 function selectionQuery(selection: CancelSelection): Record<string, string | number | string[] | undefined> {

@@ -110,6 +110,25 @@ export type DlqRetryResult = z.infer<typeof dlqRetryResultSchema>;
 /** The answer of a message cancel. */
 export const cancelResultSchema = z.looseObject({ cancelled: z.number() });
 
+/** A bulk action started in the background (`DELETE /v2/messages?async=true`). */
+export const bulkActionStartedSchema = z.looseObject({ actionId: z.string() });
+
+/** A bulk action's progress (`GET /v2/bulkActions/{actionId}`). */
+export const bulkActionSchema = z.looseObject({
+  actionId: z.string(),
+  kind: z.string(),
+  state: z.string(),
+  /** Messages that matched when it started. */
+  total: z.number(),
+  processed: z.number(),
+  /** Unix milliseconds. */
+  createdAt: z.number(),
+  completedAt: z.number().optional(),
+  filter: z.record(z.string(), z.array(z.string())).optional(),
+});
+/** A bulk action: what it does (`cancel`), how far it got, and the filter it was started with. */
+export type BulkAction = z.infer<typeof bulkActionSchema>;
+
 /** One state change of one message (`GET /v2/events`). */
 const logEventSchema = z.looseObject({
   /** Unix milliseconds. */

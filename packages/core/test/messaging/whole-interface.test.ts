@@ -185,6 +185,22 @@ const cases: Case[] = [
     result: message,
   },
   {
+    name: 'messages.cancelInBackground by filter',
+    call: (c) => c.messages.cancelInBackground({ filter: { queue: 'q' } }),
+    reply: { status: 202, json: { actionId: 'act_1' } },
+    method: 'DELETE',
+    url: '/v2/messages?queueName=q&async=true',
+    result: { actionId: 'act_1' },
+  },
+  {
+    name: 'bulkActions.get',
+    call: (c) => c.bulkActions.get('act_1'),
+    reply: { json: { actionId: 'act_1', kind: 'cancel', state: 'FINISHED', total: 3, processed: 3, createdAt: 1, completedAt: 2 } },
+    method: 'GET',
+    url: '/v2/bulkActions/act_1',
+    result: { actionId: 'act_1', kind: 'cancel', state: 'FINISHED', total: 3, processed: 3, createdAt: 1, completedAt: 2 },
+  },
+  {
     name: 'messages.runNow',
     call: (c) => c.messages.runNow('msg_1'),
     reply: { body: '' },

@@ -73,6 +73,8 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
       (!filter.text || JSON.stringify(message.events).toLowerCase().includes(filter.text.toLowerCase())),
   );
   const current = selected ? all.find((message) => message.id === selected) : undefined;
+  const pendingMatching = messages.filter((message) => !['DELIVERED', 'FAILED', 'CANCELED'].includes(message.state));
+  const { notice, act } = useAct(refresh);
   const set = (key: keyof typeof filter) => (event: Event) => setFilter({ ...filter, [key]: (event.target as HTMLInputElement).value });
   return (
     <div class={current ? 'split' : ''}>
@@ -98,6 +100,18 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
             <input value={filter.text} onInput={set('text')} placeholder="anything in the message" />
           </Field>
         </search>
+        {pendingMatching.length > 0 && (filter.queue || filter.label || filter.url || filter.text || filter.state) && (
+          <div class="actions">
+            <Action
+              danger
+              confirm={`Cancel all ${pendingMatching.length} matching messages? They are not delivered, and do not go to the DLQ.`}
+              onClick={act(() => cancelMatching(client, filter, pendingMatching))}
+            >
+              Cancel all {pendingMatching.length} matching
+            </Action>
+          </div>
+        )}
+        <Notice notice={notice} />
         <ErrorLine error={error} />
         {messages.length === 0 ? (
           <Empty>No messages yet. Send one from the Send view or from your app; it appears here within a second.</Empty>
@@ -402,4 +416,27 @@ function ResendEditor({ message, created }: { message: MessageSummary; created: 
       <Notice notice={notice} />
     </form>
   );
+}
+
+/**
+ * Cancels what the list shows: by the service's own filter as a bulk action in the background when
+ * the list is filtered only by queue and label (the service matches exactly those), else by id.
+ */
+async function cancelMatching(
+  client: MessagingClient,
+  filter: { state: string; queue: string; url: string; label: string; text: string },
+  shown: MessageSummary[],
+): Promise<string> {
+  if (filter.url || filter.text || filter.state) {
+    const { cancelled } = await client.messages.cancelMany({ messageIds: shown.map((message) => message.id) });
+    return `Cancelled ${cancelled} messages`;
+  }
+  const { actionId } = await client.messages.cancelInBackground({
+    filter: { ...(filter.queue ? { queue: filter.queue } : {}), ...(filter.label ? { label: filter.label } : {}) },
+  });
+  for (;;) {
+    const action = await client.bulkActions.get(actionId);
+    if (action.state === 'FINISHED') return `Cancelled ${action.processed} messages (bulk action ${actionId})`;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }

@@ -8,7 +8,14 @@ import { Action, Empty, ErrorLine, Field, ListTable, Notice, State, useAct } fro
 
 export function DlqView({ client }: { client: MessagingClient }) {
   const [view, setView] = useState<'message' | 'workflow'>('message');
-  const messages = usePoll(() => client.dlq.list({ count: 100 }));
+  // Filtered on the server, so "all N matching" is what the bulk action will act on.
+  const [filter, setFilter] = useState({ url: '', label: '' });
+  const serverFilter = {
+    ...(filter.url.trim() ? { url: filter.url.trim() } : {}),
+    ...(filter.label.trim() ? { label: filter.label.trim() } : {}),
+  };
+  const filtered = Object.keys(serverFilter).length > 0;
+  const messages = usePoll(() => client.dlq.list({ count: 100, ...serverFilter }));
   const workflow = usePoll(() => client.workflowDlq.list({ count: 100 }));
   const { notice, act } = useAct(() => {
     messages.refresh();
@@ -24,15 +31,48 @@ export function DlqView({ client }: { client: MessagingClient }) {
           Workflow runs ({workflow.data?.messages.length ?? 0})
         </button>
         {view === 'message' && (messages.data?.messages.length ?? 0) > 0 && (
-          <Action
-            danger
-            confirm={`Delete all ${messages.data?.messages.length ?? 0} DLQ entries? They cannot be retried afterwards.`}
-            onClick={act(async () => `Deleted ${(await client.dlq.deleteMany({ all: true })).deleted} entries`)}
-          >
-            Delete all
-          </Action>
+          <>
+            <Action
+              confirm={`Retry all ${matching(messages.data)} ${filtered ? 'matching ' : ''}DLQ entries? Each is sent again as a new message.`}
+              onClick={act(async () => {
+                const { responses } = await client.dlq.retryMany(filtered ? { filter: serverFilter } : { all: true });
+                return `Retried ${responses.length} entries as new messages`;
+              })}
+            >
+              Retry all {matching(messages.data)}
+              {filtered ? ' matching' : ''}
+            </Action>
+            <Action
+              danger
+              confirm={`Delete all ${matching(messages.data)} ${filtered ? 'matching ' : ''}DLQ entries? They cannot be retried afterwards.`}
+              onClick={act(
+                async () => `Deleted ${(await client.dlq.deleteMany(filtered ? { filter: serverFilter } : { all: true })).deleted} entries`,
+              )}
+            >
+              Delete all {matching(messages.data)}
+              {filtered ? ' matching' : ''}
+            </Action>
+          </>
         )}
       </div>
+      {view === 'message' && (
+        <search class="toolbar">
+          <Field label="URL">
+            <input
+              name="dlq-url"
+              value={filter.url}
+              onInput={(event) => setFilter({ ...filter, url: (event.target as HTMLInputElement).value })}
+            />
+          </Field>
+          <Field label="Label">
+            <input
+              name="dlq-label"
+              value={filter.label}
+              onInput={(event) => setFilter({ ...filter, label: (event.target as HTMLInputElement).value })}
+            />
+          </Field>
+        </search>
+      )}
       <Notice notice={notice} />
       <ErrorLine error={messages.error ?? workflow.error} />
       {view === 'message' ? (
@@ -273,4 +313,10 @@ export function LogsView({ client }: { client: MessagingClient }) {
       />
     </section>
   );
+}
+
+/** How many entries a bulk action over the listing acts on: the page's, or "100+" past one page (the DLQ's largest). */
+function matching(page: { messages: unknown[]; cursor?: string | undefined } | undefined): string {
+  const count = page?.messages.length ?? 0;
+  return page?.cursor ? `${count}+` : String(count);
 }

@@ -1,3 +1,4 @@
+import type { BulkAction } from '@mailroom/core';
 import { badRequest, notFound } from '../errors';
 import type { EventBus } from '../events';
 import { newMessageId, randomHex } from '../ids';
@@ -14,6 +15,9 @@ import type { Waits } from './waits';
 // cancel messages, send DLQ entries again, run a failure callback again, end or cancel a workflow
 // run, restart one, send a message again as a new one, and skip a wait (a delay, a backoff, a
 // schedule's next firing, a workflow's wait for an event).
+
+/** Messages one slice of a bulk action cancels before other requests get a turn. */
+const BULK_SLICE = 500;
 
 /** What an edited resend changes: the body's bytes, and the headers forwarded to the destination (Content-Type among them). */
 export interface MessageEdits {
@@ -34,6 +38,13 @@ export interface ActionsParts {
 export interface Actions {
   /** Pending messages leave the state (logged `CANCELED`) and the engine forgets them. */
   cancelMessages(ids: readonly string[]): Promise<void>;
+  /**
+   * The same cancel as a bulk action in the background, a slice at a time, so a filter matching many
+   * messages answers at once; `filter` is what it was asked with, for its history.
+   */
+  cancelInBackground(ids: readonly string[], filter: Record<string, string[]>): BulkAction;
+  /** A bulk action of this server's life (kept in memory: a restart forgets the history, not the cancels done). */
+  bulkAction(actionId: string): BulkAction | undefined;
   /**
    * Sends entries' messages again under new ids, their retries starting over; the entries leave the
    * DLQ. A workflow step sent again carries its run on (`reshape` gives it a new run id for a resume).
@@ -76,8 +87,40 @@ export function createActions(parts: ActionsParts): Actions {
     engine.cancel(ids);
   };
 
+  const bulkActions = new Map<string, BulkAction>();
+
   return {
     cancelMessages,
+    cancelInBackground(ids, filter) {
+      const action: BulkAction = {
+        actionId: `bulk_${randomHex(8)}`,
+        kind: 'cancel',
+        state: 'IN_PROGRESS',
+        total: ids.length,
+        processed: 0,
+        createdAt: config.now(),
+        filter,
+      };
+      bulkActions.set(action.actionId, action);
+      void (async () => {
+        for (let start = 0; start < ids.length; start += BULK_SLICE) {
+          await new Promise((resolve) => setImmediate(resolve));
+          // A message delivered or cancelled meanwhile is no longer pending: only the rest are cancelled.
+          const slice = ids.slice(start, start + BULK_SLICE).filter((id) => store.state.messages.has(id));
+          await cancelMessages(slice).catch((error: unknown) =>
+            events.emit({ type: 'error', message: `bulk action ${action.actionId} could not cancel: ${String(error)}` }),
+          );
+          action.processed = Math.min(ids.length, start + BULK_SLICE);
+        }
+        action.state = 'FINISHED';
+        action.completedAt = config.now();
+      })();
+      return { ...action };
+    },
+    bulkAction: (actionId) => {
+      const action = bulkActions.get(actionId);
+      return action && { ...action };
+    },
     async resendFromDlq(entries, reshape = (copy) => copy) {
       const now = config.now();
       let seq = store.state.nextSeq;

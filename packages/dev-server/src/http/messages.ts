@@ -46,6 +46,16 @@ export function messageRoutes(service: Service): Route[] {
     },
     {
       method: 'GET',
+      path: '/v2/bulkActions/:actionId',
+      auth: 'messaging',
+      handler: (request) => {
+        const action = service.actions.bulkAction(request.params.actionId ?? '');
+        if (!action) throw notFound(`bulk action ${request.params.actionId ?? ''} not found (the dev server keeps them until it restarts)`);
+        return json(action);
+      },
+    },
+    {
+      method: 'GET',
       path: '/v2/events',
       auth: 'messaging',
       query: QUERY_PARAMETERS.logs,
@@ -71,8 +81,19 @@ async function cancelMany(service: Service, query: URLSearchParams): Promise<Rep
     if (record.kind !== 'message') continue;
     if (ids.length > 0 ? ids.includes(record.id) : filter(record, record.createdAt)) chosen.push(record.id);
   }
+  if (query.get('async') === 'true') {
+    const { actionId } = service.actions.cancelInBackground(chosen, askedFilter(query));
+    return { status: 202, json: { actionId } };
+  }
   await service.actions.cancelMessages(chosen);
   return json({ cancelled: chosen.length });
+}
+
+/** The filters a bulk action was asked with, as its history shows them. */
+function askedFilter(query: URLSearchParams): Record<string, string[]> {
+  const filter: Record<string, string[]> = {};
+  for (const name of new Set(query.keys())) if (!['async', 'count', 'cursor'].includes(name)) filter[name] = query.getAll(name);
+  return filter;
 }
 
 const LOG_PAGE = 1000;
