@@ -78,12 +78,12 @@ describe('the Workflows view of the console', () => {
     const { workflowRunId } = await trigger(url, { orderId: 'o-7' });
     await page.getByRole('link', { name: 'Workflows' }).click();
     const row = page.locator(`tr[data-run-id="${workflowRunId}"]`);
-    await row.getByText('RUN_STARTED').waitFor({ timeout: 10_000 });
+    await row.getByText('RUN_STARTED').waitFor();
     await row.getByRole('link').click();
     const run = page.locator('aside.detail');
     // The wait, with its event id and a form to notify it.
     const waiting = run.locator('.waiting[data-event-id="approve-o-7"]');
-    await waiting.waitFor({ timeout: 10_000 });
+    await waiting.waitFor();
     await expect(run.locator('.step[data-step-name="reserve stock"] pre').textContent()).resolves.toContain('"reserved": true');
     // Parallel branches side by side, in one group.
     await expect(
@@ -94,11 +94,11 @@ describe('the Workflows view of the console', () => {
     await waiting.getByRole('button', { name: 'Notify' }).click();
     await run.getByText('Notified 1 waiter').waitFor();
     // The charge fails for good: the run is failed, and offers resume and restart.
-    await run.locator('h2').getByText('RUN_FAILED').waitFor({ timeout: 10_000 });
+    await run.locator('h2').getByText('RUN_FAILED').waitFor();
     await expect(run.locator('.step[data-step-type="Wait"]').textContent()).resolves.toMatch(/notified[\s\S]*"by": "ada"/);
     // The step that threw is named and shown first, with its error; the wait it came after succeeded.
     const failed = run.locator('.step.next.failed[data-step-name="charge"]');
-    await failed.waitFor({ timeout: 10_000 });
+    await failed.waitFor();
     await expect(failed.locator('.error-detail p').textContent()).resolves.toContain('the payment provider is down');
     await expect(failed.locator('.stack').textContent()).resolves.toMatch(/\n\s*at /);
     await expect(failed.textContent()).resolves.toContain('failed after 1 attempt');
@@ -108,8 +108,8 @@ describe('the Workflows view of the console', () => {
     await run.getByRole('button', { name: 'Resume' }).click();
     // Resume is a new run, opened at once, that says which run it resumes; the failed run stays failed.
     const resumed = page.locator('aside.detail');
-    await resumed.locator('dt').getByText('Resumes').waitFor({ timeout: 10_000 });
-    await resumed.locator('h2').getByText('RUN_SUCCESS').waitFor({ timeout: 10_000 });
+    await resumed.locator('dt').getByText('Resumes').waitFor();
+    await resumed.locator('h2').getByText('RUN_SUCCESS').waitFor();
     await expect(resumed.locator('dd pre').textContent()).resolves.toBe('"paid"');
     await expect(resumed.locator('.step[data-step-name="charge"] pre').textContent()).resolves.toContain('"approvedBy"');
     await expect(page.locator(`tr[data-run-id="${workflowRunId}"]`).getByText('RUN_FAILED').count()).resolves.toBe(1);
@@ -124,10 +124,10 @@ describe('the Workflows view of the console', () => {
     const { workflowRunId } = await trigger(url, 'x');
     await page.goto(`${dev.server.url}/console/#/workflows/${workflowRunId}`);
     const run = page.locator('aside.detail');
-    await run.locator('.step[data-step-type="SleepFor"]').getByText(/until/).waitFor({ timeout: 10_000 });
+    await run.locator('.step[data-step-type="SleepFor"]').getByText(/until/).waitFor();
     await run.getByRole('button', { name: 'Cancel run' }).click();
     await run.getByRole('alertdialog').getByRole('button', { name: 'Yes' }).click();
-    await run.locator('h2').getByText('RUN_CANCELED').waitFor({ timeout: 10_000 });
+    await run.locator('h2').getByText('RUN_CANCELED').waitFor();
     await expect(page.locator(`tr[data-run-id="${workflowRunId}"]`).getByText('RUN_CANCELED').count()).resolves.toBe(1);
     expect(after).toEqual([]);
   });
@@ -142,13 +142,13 @@ describe('the Workflows view of the console', () => {
     await page.goto(`${dev.server.url}/console/#/workflows/${workflowRunId}`);
     const run = page.locator('aside.detail');
     const sleep = run.locator('.step[data-step-type="SleepFor"]');
-    await sleep.getByText(/until/).waitFor({ timeout: 10_000 });
+    await sleep.getByText(/until/).waitFor();
     await sleep.getByRole('button', { name: 'Wake now' }).click();
     await page.getByRole('status').getByText('Woke the run: "a long nap" ends now').waitFor();
     const waiting = run.locator('.waiting[data-event-id="paid"]');
-    await waiting.waitFor({ timeout: 10_000 });
+    await waiting.waitFor();
     await waiting.getByRole('button', { name: 'Time out now' }).click();
-    await run.locator('h2').getByText('RUN_SUCCESS').waitFor({ timeout: 10_000 });
+    await run.locator('h2').getByText('RUN_SUCCESS').waitFor();
     await expect(run.locator('dd pre').first().textContent()).resolves.toBe('"timed out"');
   });
 });

@@ -98,7 +98,7 @@ export async function startDestination(): Promise<TestDestination> {
     url,
     script: (path, script) => void scripts.set(path, script),
     received: (path) => [...(log.get(path) ?? [])],
-    async waitFor(path, count, timeoutMs = 5000) {
+    async waitFor(path, count, timeoutMs = 20_000) {
       await waitUntil(
         () => (log.get(path)?.length ?? 0) >= count,
         `${count} request(s) at ${path} (got ${log.get(path)?.length ?? 0})`,

@@ -77,7 +77,7 @@ export async function startTestServer(options: DevServerOptions = {}): Promise<T
     readOnly,
     management,
     events,
-    async waitForEvents(type, count, filter, timeoutMs = 5000) {
+    async waitForEvents(type, count, filter, timeoutMs = 20_000) {
       await waitUntil(
         () => matching(type, filter).length >= count,
         () => `${count} "${type}" event(s), saw: ${events.map((event) => event.type).join(', ')}`,
