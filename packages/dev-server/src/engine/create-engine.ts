@@ -118,8 +118,8 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       const pending = store.state.messages.get(id);
       return pending && { seq: pending.record.seq, queue: pending.record.queue, flowKey: pending.record.flowControl?.key };
     },
-    start(id) {
-      const run = attempt(id).finally(() => running.delete(run));
+    start(id, at) {
+      const run = attempt(id, at).finally(() => running.delete(run));
       running.add(run);
     },
     queueLimits,
@@ -134,14 +134,13 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     if (!closing) timers.due(id, dueAt);
   };
 
-  async function attempt(id: string): Promise<void> {
+  async function attempt(id: string, startedAt: number): Promise<void> {
     const pending = store.state.messages.get(id);
     if (!pending || closing) {
       dispatcher.finished(id, !pending);
       return;
     }
     const { record: message, retried } = pending;
-    const startedAt = config.now();
     const sent: { signature?: string } = {};
     const result = await deliver(message, retried, sent);
     if (closing || (!result.ok && result.aborted)) {

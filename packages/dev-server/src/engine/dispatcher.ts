@@ -61,8 +61,11 @@ export interface DispatcherOptions {
   maxInFlight: number;
   /** Looks a message up; `undefined` when it is no longer pending. */
   info(id: string): DispatchInfo | undefined;
-  /** Starts one attempt; the dispatcher is told the end through `finished`. */
-  start(id: string): void;
+  /**
+   * Starts one attempt (the dispatcher is told the end through `finished`); `at` is when it was
+   * decided, which a key's rate period counts from: the attempt's start.
+   */
+  start(id: string, at: number): void;
   queueLimits(name: string): QueueLimits;
   flowLimits(key: string): FlowLimits;
   now(): number;
@@ -142,14 +145,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
 
   /** Whether the key lets one more attempt start now; when not, the entry waits in the key. */
-  const flowAllows = (entry: DueMessage): boolean => {
+  const flowAllows = (entry: DueMessage, now: number): boolean => {
     if (entry.flowKey === undefined) return true;
     const key = entry.flowKey;
     const flow = flowState(key);
     const limits = options.flowLimits(key);
     let allowed = !limits.paused && (limits.parallelism === undefined || flow.running < limits.parallelism);
     if (allowed && limits.rate !== undefined) {
-      const now = options.now();
       if (now - flow.windowStart >= limits.periodMs) {
         flow.windowStart = now;
         flow.windowCount = 0;
@@ -172,7 +174,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
 
   const startNext = (entry: DueMessage): void => {
-    if (!isCandidate(entry) || !flowAllows(entry)) return;
+    // One clock reading for the rate window and the attempt's start, so attempts a period apart are
+    // logged at least a period apart (two readings could straddle a millisecond).
+    const now = options.now();
+    if (!isCandidate(entry) || !flowAllows(entry, now)) return;
     if (entry.flowKey !== undefined) {
       const flow = flowState(entry.flowKey);
       flow.running += 1;
@@ -186,7 +191,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     due.delete(entry.id);
     running.set(entry.id, entry);
-    options.start(entry.id);
+    options.start(entry.id, now);
     // With parallelism above one, the message behind it may start too.
     if (state) offer(state);
   };
