@@ -151,4 +151,30 @@ describe('the Workflows view of the console', () => {
     await run.locator('h2').getByText('RUN_SUCCESS').waitFor();
     await expect(run.locator('dd pre').first().textContent()).resolves.toBe('"timed out"');
   });
+
+  it("names each step message's run and step in Messages, links the run, and filters to a run or hides steps", async () => {
+    const url = workflow<string>('/steps', async (context) => {
+      await context.run('charge card', () => 'charged');
+      await context.run('send receipt', () => 'sent');
+    });
+    const { workflowRunId } = await trigger(url, 'x');
+    await dev.waitForEvents('workflow-run', 1, (event) => event.runId === workflowRunId && event.state === 'RUN_SUCCESS', 20_000);
+    const plain = await dev.messaging.publish({ destination: `${appUrl}/not-a-workflow`, body: 'plain' });
+    const rows = page.locator('tbody tr[data-message-id]');
+    await page.locator(`tr[data-message-id="${plain.messageId}"]`).waitFor();
+    await page.locator('.run-step').getByText('charge card (Run)').waitFor();
+    await page.locator('.run-step').getByText('trigger').waitFor();
+    await page.locator('input[name="run"]').fill(workflowRunId);
+    await page.locator(`tr[data-message-id="${plain.messageId}"]`).waitFor({ state: 'detached' });
+    const runRows = await rows.count();
+    expect(runRows).toBeGreaterThanOrEqual(3);
+    await expect(page.locator('.run-step a').allTextContents()).resolves.toEqual(Array(runRows).fill(workflowRunId));
+    await page.locator('input[name="run"]').fill('');
+    await page.getByLabel('Workflow steps').uncheck();
+    await expect(rows.count()).resolves.toBe(1);
+    await page.getByLabel('Workflow steps').check();
+    await page.locator('.run-step a').first().click();
+    await page.locator('aside.detail h2').getByText('RUN_SUCCESS').waitFor();
+    expect(page.url()).toContain(`#/workflows/${workflowRunId}`);
+  });
 });

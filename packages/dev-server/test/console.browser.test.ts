@@ -76,7 +76,7 @@ describe('the dev console', () => {
     await destination.waitFor('/dead', 2);
   });
 
-  it('re-triggers a failed failure callback from the page, and shows it succeed', async () => {
+  it('acts on a failed run from the DLQ: its run page linked, Resume, Restart, Retry failure function (shown succeeding) and Delete', async () => {
     destination.script('/step', always(500));
     destination.script('/on-failure', failTimes(1));
     await server.messaging.publish({
@@ -91,8 +91,14 @@ describe('the dev console', () => {
     await page.getByRole('tab', { name: /Workflow runs/ }).click();
     const row = page.locator('tr[data-dlq-id]');
     await row.getByText('CALLBACK_FAIL').waitFor();
-    await row.getByRole('button', { name: 'Re-trigger failure callback' }).click();
+    await expect(row.getByRole('link', { name: 'wfr_console' }).getAttribute('href')).resolves.toBe('#/workflows/wfr_console');
+    await expect(row.getByRole('button').allTextContents()).resolves.toEqual(['Resume', 'Restart', 'Retry failure function', 'Delete']);
+    await row.getByRole('button', { name: 'Retry failure function' }).click();
     await row.getByText('CALLBACK_SUCCESS').waitFor();
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('alertdialog').getByRole('button', { name: 'Yes' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await server.messaging.workflowDlq.list()).messages).toEqual([]);
   });
 
   it('asks before emptying the DLQ and before rotating the keys, and does nothing on Cancel', async () => {
@@ -385,6 +391,9 @@ describe('replay', () => {
     const callbacks = await destination.waitFor('/cb', 2);
     const bodies = callbacks.map((request) => JSON.parse(request.text) as { sourceMessageId: string; maxRetries: number });
     expect(bodies.find((body) => body.sourceMessageId === replayed)).toMatchObject({ maxRetries: 2 });
+    // Each callback says which attempt it reports on.
+    await page.goto(`${server.server.url}/console/#/messages/${messageId}`);
+    await page.locator('aside.detail .callback .reports-on').getByText('on attempt 1, answered 200').waitFor();
   });
 
   it('edits the body and headers of a dead-lettered message from the DLQ, sends it as a new one, and links the two both ways', async () => {

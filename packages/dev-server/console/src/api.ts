@@ -20,6 +20,8 @@ export type ConsoleEvent = LogEvent & {
   notBefore?: number;
   /** The message this one was resent from. */
   resentFrom?: string;
+  /** The workflow run a step message (or trigger) belongs to. */
+  workflowRunId?: string;
   attempt?: {
     retried: number;
     startedAt: number;

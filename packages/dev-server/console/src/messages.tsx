@@ -1,67 +1,19 @@
 import type { MessagingClient } from '@mailroom/core';
 import { headerNames } from '@mailroom/core/protocol';
 import { useMemo, useState } from 'preact/hooks';
-import { decodeBody, decodeClaims, devRequest, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
+import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
+import { cancelMatching, replay, ResendEditor } from './message-actions';
+import { type MessageSummary, summarise } from './message-summary';
 import { Action, Empty, ErrorLine, Field, Notice, State, useAct } from './ui';
 
 // Messages, live: one row per message from the logs, and a message's timeline: every attempt as sent
 // and answered, the wait before the next one and why, its callbacks with their own attempts.
 
-/** A message as the list shows it: its events, oldest first, folded into a summary. */
-export interface MessageSummary {
-  id: string;
-  events: ConsoleEvent[];
-  state: string;
-  url: string;
-  queue: string | undefined;
-  group: string | undefined;
-  label: string | undefined;
-  createdAt: number;
-  next: number | undefined;
-  kind: string;
-  sourceMessageId: string | undefined;
-  /** The message this one was resent from (Replay, Edit and resend). */
-  resentFrom: string | undefined;
-}
-
-function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
-  const byId = new Map<string, ConsoleEvent[]>();
-  // Events come newest first; a message's list is built oldest first.
-  for (let index = events.length - 1; index >= 0; index -= 1) {
-    const event = events[index]!;
-    const list = byId.get(event.messageId) ?? [];
-    list.push(event);
-    byId.set(event.messageId, list);
-  }
-  return [...byId.entries()]
-    .map(([id, list]) => {
-      const last = list.at(-1)!;
-      const first = list[0]!;
-      const retry = [...list].reverse().find((event) => event.state === 'RETRY');
-      return {
-        id,
-        events: list,
-        state: last.state,
-        url: last.url ?? '',
-        queue: last.queueName,
-        group: last.topicName,
-        label: last.labels?.join(',') ?? last.label,
-        createdAt: first.time,
-        // A retry's next attempt, or a delayed message's first one.
-        next: last.state === 'RETRY' ? retry?.nextDeliveryTime : last.state === 'CREATED' ? first.notBefore : undefined,
-        kind: last.kind ?? 'message',
-        sourceMessageId: last.sourceMessageId,
-        resentFrom: first.resentFrom,
-      };
-    })
-    .sort((a, b) => b.createdAt - a.createdAt);
-}
-
 const STATES = ['', 'CREATED', 'ACTIVE', 'RETRY', 'DELIVERED', 'FAILED', 'CANCELED'];
 
 export function MessagesView({ client, selected }: { client: MessagingClient; selected: string | undefined }) {
   const { data, error, refresh } = usePoll(() => recentEvents(client));
-  const [filter, setFilter] = useState({ state: '', queue: '', url: '', label: '', text: '' });
+  const [filter, setFilter] = useState({ state: '', queue: '', url: '', label: '', text: '', run: '', steps: true });
   const all = useMemo(() => summarise(data ?? []), [data]);
   const messages = all.filter(
     (message) =>
@@ -70,6 +22,8 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
       (!filter.queue || message.queue === filter.queue) &&
       (!filter.url || message.url.includes(filter.url)) &&
       (!filter.label || (message.label ?? '').split(',').includes(filter.label)) &&
+      (!filter.run || message.run?.id === filter.run.trim()) &&
+      (filter.steps || message.run === undefined) &&
       (!filter.text || JSON.stringify(message.events).toLowerCase().includes(filter.text.toLowerCase())),
   );
   const current = selected ? all.find((message) => message.id === selected) : undefined;
@@ -99,8 +53,19 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
           <Field label="Text">
             <input value={filter.text} onInput={set('text')} placeholder="anything in the message" />
           </Field>
+          <Field label="Workflow run">
+            <input name="run" value={filter.run} onInput={set('run')} placeholder="wfr_..." />
+          </Field>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={filter.steps}
+              onChange={(event) => setFilter({ ...filter, steps: (event.target as HTMLInputElement).checked })}
+            />{' '}
+            Workflow steps
+          </label>
         </search>
-        {pendingMatching.length > 0 && (filter.queue || filter.label || filter.url || filter.text || filter.state) && (
+        {pendingMatching.length > 0 && (filter.queue || filter.label || filter.url || filter.text || filter.state || filter.run) && (
           <div class="actions">
             <Action
               danger
@@ -135,6 +100,12 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
                   </td>
                   <td class="url">
                     <a href={`#/messages/${message.id}`}>{message.url}</a>
+                    {message.run && (
+                      <small class="run-step">
+                        {' '}
+                        <a href={`#/workflows/${encodeURIComponent(message.run.id)}`}>{message.run.id}</a> · {message.run.step}
+                      </small>
+                    )}
                   </td>
                   <td>{message.queue ?? message.group ?? ''}</td>
                   <td class="extra">{message.label ?? ''}</td>
@@ -170,7 +141,8 @@ function MessageDetail({
     refresh();
     inDlq.refresh();
   });
-  const callbacks = all.filter((other) => other.sourceMessageId === message.id);
+  // Oldest first, as the attempts they report on happened.
+  const callbacks = all.filter((other) => other.sourceMessageId === message.id).sort((a, b) => a.createdAt - b.createdAt);
   const resends = all.filter((other) => other.resentFrom === message.id);
   const [editing, setEditing] = useState(false);
   const created = message.events[0];
@@ -259,7 +231,7 @@ function MessageDetail({
         <section class="callback">
           <h3>
             {callback.kind === 'failure-callback' ? 'Failure callback' : 'Callback'} <State state={callback.state} />{' '}
-            <span class="muted">{callback.url}</span>
+            <span class="muted">{callback.url}</span> <span class="reports-on">{reportsOn(callback)}</span>
           </h3>
           <Timeline events={callback.events} prefix={client.headerPrefix} />
         </section>
@@ -357,86 +329,13 @@ function Headers({ headers }: { headers: Array<[string, string]> }) {
   );
 }
 
-/** Sends the message again as a new one, with every setting the sender gave it (the server copies them). */
-async function replay(message: MessageSummary): Promise<string> {
-  const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.id)}/resend`);
-  return messageId;
-}
-
-/** The message's body and delivered headers in an editor; sends the edited copy as a new message and opens it. */
-function ResendEditor({ message, created }: { message: MessageSummary; created: ConsoleEvent }) {
-  const [body, setBody] = useState(() => decodeBody(created.body));
-  const [headers, setHeaders] = useState(() =>
-    Object.entries(created.header ?? {})
-      .flatMap(([name, values]) => values.map((value) => `${name}: ${value}`))
-      .join('\n'),
-  );
-  const { notice, act } = useAct(() => {});
-  const send = async () => {
-    const parsed: Record<string, string> = {};
-    for (const line of headers.split('\n')) {
-      if (line.trim() === '') continue;
-      const colon = line.indexOf(':');
-      if (colon < 1) throw new Error(`"${line}" is not a header line: write Name: value`);
-      parsed[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
-    }
-    const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.id)}/resend`, {
-      body,
-      headers: parsed,
-    });
-    location.hash = `#/messages/${messageId}`;
-    return `Sent as ${messageId}`;
-  };
-  return (
-    <form
-      class="card resend-editor"
-      aria-label="Edit and resend"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void act(send)();
-      }}
-    >
-      <p class="muted">
-        A new message with every setting of this one (retries, callbacks, queue, flow control), and the body and headers below.
-      </p>
-      <Field label="Body">
-        <textarea name="resend-body" rows={8} value={body} onInput={(event) => setBody((event.target as HTMLTextAreaElement).value)} />
-      </Field>
-      <Field label="Headers" hint="One per line, Name: value, as the destination receives them">
-        <textarea
-          name="resend-headers"
-          rows={4}
-          value={headers}
-          onInput={(event) => setHeaders((event.target as HTMLTextAreaElement).value)}
-        />
-      </Field>
-      <button type="submit" class="primary">
-        Send as a new message
-      </button>
-      <Notice notice={notice} />
-    </form>
-  );
-}
-
-/**
- * Cancels what the list shows: by the service's own filter as a bulk action in the background when
- * the list is filtered only by queue and label (the service matches exactly those), else by id.
- */
-async function cancelMatching(
-  client: MessagingClient,
-  filter: { state: string; queue: string; url: string; label: string; text: string },
-  shown: MessageSummary[],
-): Promise<string> {
-  if (filter.url || filter.text || filter.state) {
-    const { cancelled } = await client.messages.cancelMany({ messageIds: shown.map((message) => message.id) });
-    return `Cancelled ${cancelled} messages`;
-  }
-  const { actionId } = await client.messages.cancelInBackground({
-    filter: { ...(filter.queue ? { queue: filter.queue } : {}), ...(filter.label ? { label: filter.label } : {}) },
-  });
-  for (;;) {
-    const action = await client.bulkActions.get(actionId);
-    if (action.state === 'FINISHED') return `Cancelled ${action.processed} messages (bulk action ${actionId})`;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+/** Which attempt a callback reports on, from the body the service gave it (`retried`, `status`). */
+function reportsOn(callback: MessageSummary): string {
+  try {
+    const body = JSON.parse(decodeBody(callback.events[0]?.body)) as { retried?: unknown; status?: unknown };
+    if (typeof body.retried !== 'number') return '';
+    return `on attempt ${body.retried + 1}${typeof body.status === 'number' ? `, answered ${body.status}` : ''}`;
+  } catch {
+    return '';
   }
 }

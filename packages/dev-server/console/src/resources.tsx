@@ -112,24 +112,47 @@ export function DlqView({ client }: { client: MessagingClient }) {
           row={(entry) => (
             <tr data-dlq-id={entry.dlqId}>
               <td>
-                <a href={`#/messages/${entry.messageId}`}>{entry.workflowRunId}</a>
+                <a href={`#/workflows/${encodeURIComponent(entry.workflowRunId ?? '')}`}>{entry.workflowRunId}</a>
               </td>
               <td class="url">{entry.url}</td>
               <td>{entry.responseStatus ?? 'no answer'}</td>
               <td>{entry.failureCallbackInfo?.state ? <State state={entry.failureCallbackInfo.state} /> : 'none'}</td>
               <td class="row-actions">
+                <Action
+                  onClick={act(async () => {
+                    const [resumed] = await client.workflowDlq.resume(entry.dlqId);
+                    return `Resumed from the failed step as run ${resumed?.workflowRunId ?? ''}`;
+                  })}
+                >
+                  Resume
+                </Action>
+                <Action
+                  onClick={act(async () => {
+                    const [restarted] = await client.workflowDlq.restart(entry.dlqId);
+                    return `Restarted as run ${restarted?.workflowRunId ?? ''}`;
+                  })}
+                >
+                  Restart
+                </Action>
                 {entry.failureCallbackInfo?.state === 'CALLBACK_FAIL' && (
                   <Action
                     onClick={act(
                       async () => (
                         await client.workflowDlq.retriggerFailureCallback(entry.dlqId),
-                        `Re-triggered the failure callback of ${entry.dlqId}`
+                        `Running the failure function of ${entry.workflowRunId} again`
                       ),
                     )}
                   >
-                    Re-trigger failure callback
+                    Retry failure function
                   </Action>
                 )}
+                <Action
+                  danger
+                  confirm={`Delete the DLQ entry of run ${entry.workflowRunId}? It can no longer be resumed or restarted.`}
+                  onClick={act(async () => (await client.workflowDlq.delete(entry.dlqId), `Deleted the entry of ${entry.workflowRunId}`))}
+                >
+                  Delete
+                </Action>
               </td>
             </tr>
           )}

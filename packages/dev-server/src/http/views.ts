@@ -133,6 +133,7 @@ export function logView(
           kind: message.kind,
           ...(message.notBefore > message.createdAt ? { notBefore: message.notBefore } : {}),
           ...(message.resentFrom !== undefined ? { resentFrom: message.resentFrom } : {}),
+          ...(message.workflow ? { workflowRunId: message.workflow.runId } : {}),
           ...(message.sourceMessageId !== undefined ? { sourceMessageId: message.sourceMessageId } : {}),
           method: message.method,
           url: message.url,
