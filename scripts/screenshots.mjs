@@ -75,6 +75,24 @@ for (const view of ['dlq', 'queues', 'schedules', 'stats', 'send']) {
   await page.waitForTimeout(900);
   await shot(view);
 }
+// The workbench: faults on demand (their page, and the banner every page shows), and Edit and resend.
+const dev_ = (method, path, body) =>
+  fetch(`${dev.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${dev.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+await dev_('POST', '/dev/faults', { kind: 'duplicate', to: '/orders', times: 3 });
+await dev_('POST', '/dev/faults', { kind: 'throttle', status: 503, retryAfter: '5s', times: 1 });
+await page.goto(`${dev.url}/console/#/faults`);
+await page.waitForFunction(() => document.querySelectorAll('tr[data-fault-id]').length === 2);
+await shot('faults');
+await page.goto(`${dev.url}/console/#/messages`);
+await page.locator('tr[data-message-id]', { hasText: '/legacy' }).getByRole('link').first().click();
+await page.getByRole('button', { name: 'Edit and resend' }).click();
+await page.waitForSelector('form.resend-editor');
+await shot('edit-and-resend');
+await dev_('DELETE', '/dev/faults');
 await page.emulateMedia({ colorScheme: 'dark' });
 await page.evaluate(() => localStorage.removeItem('mailroom-console-theme'));
 await page.goto(`${dev.url}/console/#/messages`);

@@ -86,7 +86,7 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
               <tr>
                 <th>State</th>
                 <th>Destination</th>
-                <th>Queue / group</th>
+                <th class="extra">Queue / group</th>
                 <th class="extra">Label</th>
                 <th>Created</th>
                 <th class="extra">Next delivery</th>
@@ -107,7 +107,7 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
                       </small>
                     )}
                   </td>
-                  <td>{message.queue ?? message.group ?? ''}</td>
+                  <td class="extra">{message.queue ?? message.group ?? ''}</td>
                   <td class="extra">{message.label ?? ''}</td>
                   <td>{time(message.createdAt)}</td>
                   <td class="extra">{time(message.next)}</td>
