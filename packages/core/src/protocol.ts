@@ -10,6 +10,7 @@ export {
   QUERY_PARAMETERS,
   RESOURCE_NAME,
   RESOURCE_NAME_RULE,
+  SIGNATURE_REFUSED_HEADER,
   type CallbackHeaders,
   type DeliverySettingHeaders,
   type ProtocolHeaderNames,

@@ -141,6 +141,13 @@ export const RESOURCE_NAME_RULE = 'letters, digits, "-", "_" and "." (but not ".
 export const NON_RETRYABLE_STATUS = 489;
 
 /**
+ * Our receivers' 401 names the check that failed here (`expired`, `issuer`, `subject`, `body-hash`,
+ * `bad-signature`, ...; core's `SignatureFailure`) where a person develops (`NODE_ENV` development or
+ * test, or dev mode), so the dev console can say why a delivery was refused and how to fix it.
+ */
+export const SIGNATURE_REFUSED_HEADER = 'Mailroom-Signature-Refused';
+
+/**
  * The one rule for "this answer ends the retries at once", read the same by the dev server (deciding
  * the next attempt) and by receivers of callbacks (deciding `isFinalAttempt`): status 489 with
  * `<P>-NonRetryable-Error: true` (any case, spaces trimmed). A 489 without it, or saying `false`,

@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from './helpers/test-server';
 const browser = useBrowser();
 let dev: TestServer;
 let app: Server;
-let appUrl: string;
+let appUrl: `http://127.0.0.1:${number}`;
 let page: Page;
 const routes = new Map<string, (request: Request) => Promise<Response>>();
 

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ValidationError } from '@mailroom/core';
+import { createReceiver, ValidationError } from '@mailroom/core';
+import { handleNodeRequest, writeOutbound } from '@mailroom/core/adapter';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { always, failTimes, startDestination, type TestDestination } from './helpers/destination';
@@ -331,6 +332,35 @@ describe('bulk actions', () => {
     await page.getByRole('status').getByText('Deleted 1 entries').waitFor();
     await server.waitForEvents('dlq', 7);
     expect((await server.messaging.dlq.list()).messages.map((entry) => entry.label).sort()).toEqual(['a', 'a', 'a']);
+  });
+});
+
+describe('why a delivery was refused', () => {
+  it("says which check the app's receiver failed, and names the setting that differs from the server's", async () => {
+    const receiver = createReceiver({
+      currentSigningKey: server.server.currentSigningKey,
+      nextSigningKey: server.server.nextSigningKey,
+      issuer: 'Upstash',
+      env: { NODE_ENV: 'development' },
+      onError: () => {},
+    });
+    const endpoint = receiver.message(() => {});
+    const app = createServer((req, res) => void handleNodeRequest(endpoint, req).then((answer) => writeOutbound(res, answer)));
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    try {
+      const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}` as const;
+      const { messageId } = await server.messaging.publish({ destination: `${appUrl}/hook`, body: 'x', retries: 0 });
+      await server.waitForEvents('failed', 1, (event) => event.messageId === messageId);
+      await page.goto(`${server.server.url}/console/#/messages/${messageId}`);
+      const detail = page.locator('aside.detail');
+      await detail.locator('.attempt summary').first().click();
+      const refusal = detail.locator('.refusal');
+      await refusal.getByText('The app expects another issuer than "Service", the one this server signs with.').waitFor();
+      await expect(refusal.textContent()).resolves.toContain('Set MAILROOM_ISSUER=Service for the app');
+    } finally {
+      app.closeAllConnections();
+      await new Promise((resolve) => app.close(resolve));
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { BodyReadError, BodyTooLargeError } from '../errors';
-import { headerNames, NON_RETRYABLE_STATUS } from '../wire';
+import { headerNames, NON_RETRYABLE_STATUS, SIGNATURE_REFUSED_HEADER } from '../wire';
 import type { InboundRequest, OutboundResponse, ReceiveStage } from './receiver-options';
 
 /** What a crashed handler answers, in every adapter. */
@@ -16,6 +16,7 @@ interface CodedError {
   allowed?: unknown;
   seconds?: unknown;
   status?: unknown;
+  reason?: unknown;
 }
 
 /**
@@ -26,7 +27,11 @@ interface CodedError {
  * Errors are recognised by their `code`, not `instanceof`: an app that loads core twice (its ESM and
  * CJS builds side by side) would otherwise turn a NonRetryableError into a 500 and retry it for a day.
  */
-export function errorResponse(error: unknown, headerPrefix: string): { response: OutboundResponse; stage: ReceiveStage } {
+export function errorResponse(
+  error: unknown,
+  headerPrefix: string,
+  nameRefusals = false,
+): { response: OutboundResponse; stage: ReceiveStage } {
   const coded = (typeof error === 'object' && error !== null ? error : {}) as CodedError;
   const nonRetryable = { [headerNames(headerPrefix).nonRetryableError]: 'true' };
   switch (coded.code) {
@@ -42,8 +47,12 @@ export function errorResponse(error: unknown, headerPrefix: string): { response:
     case 'CONFIG':
       // Both are the app's own misconfiguration and the message says how to fix it: show it.
       return { stage: 'config', response: textResponse(500, String(coded.message)) };
-    case 'SIGNATURE':
-      return { stage: 'signature', response: textResponse(401, 'Invalid signature') };
+    case 'SIGNATURE': {
+      // Which check failed, outside production: a code only (no claim, key or expected value).
+      const named: Record<string, string> =
+        nameRefusals && typeof coded.reason === 'string' ? { [SIGNATURE_REFUSED_HEADER]: coded.reason } : {};
+      return { stage: 'signature', response: textResponse(401, 'Invalid signature', named) };
+    }
     case 'INVALID_BODY':
       return { stage: 'parse', response: textResponse(NON_RETRYABLE_STATUS, 'Invalid JSON body', nonRetryable) };
     case 'SCHEMA_VALIDATION':

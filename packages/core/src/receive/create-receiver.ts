@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { processEnvironment, resolveHeaderPrefix, optionalSetting, checkBaseUrl } from '../config';
+import { devServerUrl } from '../dev-mode';
 import { type BodyOf, type DestinationDefinition, isDestinationDefinition } from '../contract';
 import {
   expectObject,
@@ -113,6 +114,8 @@ interface ReceiverSetup {
   verify: VerifyDelivery | ConfigError | undefined;
   /** The verifier of a region's own keys (`EU_CENTRAL_1`), when it has any. */
   regional: (region: string) => VerifyDelivery | undefined;
+  /** Whether a refused signature's answer names the failed check: in development, tests and dev mode only. */
+  nameRefusals: boolean;
 }
 
 /** Marks options of a receiver made on a first request: that request reports a missing key itself. */
@@ -220,6 +223,8 @@ function resolveSetup(options: ReceiverOptions): ReceiverSetup {
     readDelivery: deliveryHeaderReader(headerPrefix),
     verify: options.verify === false ? undefined : defaultVerifier(keyOptions, env),
     regional: regionalVerifiers(keyOptions, env),
+    // Only where a person develops: NODE_ENV development or test, or dev mode. Elsewhere a prober learns nothing.
+    nameRefusals: env.NODE_ENV === 'development' || env.NODE_ENV === 'test' || devServerUrl(options.dev, env) !== undefined,
   };
 }
 
@@ -367,7 +372,7 @@ async function fetchThrough(
 
 function reportAndMap(setup: ReceiverSetup, error: unknown, request: InboundRequest): { response: OutboundResponse; stage: ReceiveStage } {
   const cause = unsignedWithoutBody(setup, error, request) ? unsignedRefusal(setup) : error;
-  const mapped = errorResponse(cause, setup.headerPrefix);
+  const mapped = errorResponse(cause, setup.headerPrefix, setup.nameRefusals);
   report(setup, cause, { stage: mapped.stage, request });
   return mapped;
 }

@@ -180,6 +180,23 @@ describe('what a destination handler receives', () => {
     expect((errors[0] as SignatureError).reason).toBe('expired');
   });
 
+  it('names the failed check in a header of the 401 (a code only) in development, tests and dev mode, and nowhere else', async () => {
+    const named = await createReceiver({ ...base, env: { NODE_ENV: 'development' } })
+      .destination(orders, () => {})
+      .handle(await inbound({ id: 1 }, { expired: true }));
+    expect([named.status, named.body, named.headers['Mailroom-Signature-Refused']]).toEqual([401, 'Invalid signature', 'expired']);
+    const wrongKey = await createReceiver({ ...base, env: { NODE_ENV: 'test' } })
+      .destination(orders, () => {})
+      .handle(await inbound({ id: 1 }, { key: 'sig_someone_else' }));
+    expect(wrongKey.headers['Mailroom-Signature-Refused']).toBe('bad-signature');
+    for (const env of [{ NODE_ENV: 'production' }, {}]) {
+      const silent = await createReceiver({ ...base, env })
+        .destination(orders, () => {})
+        .handle(await inbound({ id: 1 }, { expired: true }));
+      expect([silent.status, silent.headers['Mailroom-Signature-Refused']]).toEqual([401, undefined]);
+    }
+  });
+
   it('uses the configured prefix and ignores the default one', async () => {
     const endpoint = createReceiver({ ...base, headerPrefix: 'Upstash' }).destination(orders, () => {});
     expect((await endpoint.handle(await inbound({ id: 1 }, { headerPrefix: 'Upstash' }))).status).toBe(200);

@@ -158,7 +158,7 @@ function Console({
           </span>
         </header>
         <FaultBanner faults={faults.data} />
-        {view === 'messages' && <MessagesView client={client} selected={id} />}
+        {view === 'messages' && <MessagesView client={client} settings={settings} selected={id} />}
         {view === 'workflows' && <WorkflowsView client={client} selected={id} />}
         {view === 'dlq' && <DlqView client={client} />}
         {view === 'queues' && <QueuesView client={client} />}

@@ -4,6 +4,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
 import { cancelMatching, replay, ResendEditor } from './message-actions';
 import { type MessageSummary, summarise } from './message-summary';
+import { explainRefusal, type Signing } from './refusals';
 import { Action, Empty, ErrorLine, Field, Notice, State, useAct } from './ui';
 
 // Messages, live: one row per message from the logs, and a message's timeline: every attempt as sent
@@ -11,7 +12,7 @@ import { Action, Empty, ErrorLine, Field, Notice, State, useAct } from './ui';
 
 const STATES = ['', 'CREATED', 'ACTIVE', 'RETRY', 'DELIVERED', 'FAILED', 'CANCELED'];
 
-export function MessagesView({ client, selected }: { client: MessagingClient; selected: string | undefined }) {
+export function MessagesView({ client, settings, selected }: { client: MessagingClient; settings: Signing; selected: string | undefined }) {
   const { data, error, refresh } = usePoll(() => recentEvents(client));
   const [filter, setFilter] = useState({ state: '', queue: '', url: '', label: '', text: '', run: '', steps: true });
   const all = useMemo(() => summarise(data ?? []), [data]);
@@ -117,18 +118,20 @@ export function MessagesView({ client, selected }: { client: MessagingClient; se
           </table>
         )}
       </section>
-      {current && <MessageDetail key={current.id} client={client} message={current} all={all} refresh={refresh} />}
+      {current && <MessageDetail key={current.id} client={client} settings={settings} message={current} all={all} refresh={refresh} />}
     </div>
   );
 }
 
 function MessageDetail({
   client,
+  settings,
   message,
   all,
   refresh,
 }: {
   client: MessagingClient;
+  settings: Signing;
   message: MessageSummary;
   all: MessageSummary[];
   refresh: () => void;
@@ -226,14 +229,14 @@ function MessageDetail({
       <h3>Body</h3>
       <pre class="body">{decodeBody(created?.body) || '(empty)'}</pre>
       <h3>Timeline</h3>
-      <Timeline events={message.events} prefix={client.headerPrefix} />
+      <Timeline events={message.events} settings={settings} />
       {callbacks.map((callback) => (
         <section class="callback">
           <h3>
             {callback.kind === 'failure-callback' ? 'Failure callback' : 'Callback'} <State state={callback.state} />{' '}
             <span class="muted">{callback.url}</span> <span class="reports-on">{reportsOn(callback)}</span>
           </h3>
-          <Timeline events={callback.events} prefix={client.headerPrefix} />
+          <Timeline events={callback.events} settings={settings} />
         </section>
       ))}
     </aside>
@@ -246,7 +249,7 @@ const WHY: Record<string, string> = {
   'retry-after': "the destination's Retry-After",
 };
 
-function Timeline({ events, prefix }: { events: ConsoleEvent[]; prefix: string }) {
+function Timeline({ events, settings }: { events: ConsoleEvent[]; settings: Signing }) {
   return (
     <ol class="timeline">
       {events.map((event) => (
@@ -262,15 +265,16 @@ function Timeline({ events, prefix }: { events: ConsoleEvent[]; prefix: string }
             )}
             {event.error && event.state === 'ERROR' && <span class="error-text"> {event.error}</span>}
           </div>
-          {event.attempt && <Attempt attempt={event.attempt} prefix={prefix} />}
+          {event.attempt && <Attempt attempt={event.attempt} url={event.url ?? ''} settings={settings} />}
         </li>
       ))}
     </ol>
   );
 }
 
-function Attempt({ attempt, prefix }: { attempt: NonNullable<ConsoleEvent['attempt']>; prefix: string }) {
-  const wanted = headerNames(prefix).signature.toLowerCase();
+function Attempt({ attempt, url, settings }: { attempt: NonNullable<ConsoleEvent['attempt']>; url: string; settings: Signing }) {
+  const refusal = attempt.response && explainRefusal(attempt.response, url, settings);
+  const wanted = headerNames(settings.headerPrefix).signature.toLowerCase();
   const signature = Object.entries(attempt.requestHeaders).find(([name]) => name.toLowerCase() === wanted)?.[1];
   const claims = decodeClaims(signature);
   return (
@@ -279,6 +283,11 @@ function Attempt({ attempt, prefix }: { attempt: NonNullable<ConsoleEvent['attem
         Attempt {attempt.retried + 1}: {attempt.response ? `answered ${attempt.response.status}` : (attempt.error ?? 'no answer')} in{' '}
         {attempt.durationMs} ms
       </summary>
+      {refusal && (
+        <div class="refusal" role="note">
+          <strong>{refusal.what}</strong> {refusal.fix}
+        </div>
+      )}
       <div class="columns">
         <div>
           <h4>Request sent</h4>
