@@ -128,7 +128,12 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
       ...(options.signingNow ? { signingNow: options.signingNow } : {}),
     },
   });
-  const answering: Answering = { routes: allRoutes(service), credentials, readOnlySecrets: () => webhookSecrets(service) };
+  const answering: Answering = {
+    routes: allRoutes(service),
+    credentials,
+    readOnlySecrets: () => webhookSecrets(service),
+    refuseIfThrottled: () => service.faults.refuseIfThrottled(),
+  };
   let requestsInFlight = 0;
   const server = options.listen
     ? await listen(

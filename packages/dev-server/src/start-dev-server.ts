@@ -97,6 +97,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     routes: allRoutes(service),
     credentials,
     readOnlySecrets: () => webhookSecrets(service),
+    refuseIfThrottled: () => service.faults.refuseIfThrottled(),
     events,
     guard: createRequestGuard(() => (server.address() as AddressInfo | null)?.port ?? resolved.port, resolved.allowedHosts),
     consoleSettings: () => ({

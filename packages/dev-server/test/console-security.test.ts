@@ -243,6 +243,7 @@ describe('slow and oversized requests', () => {
         dataDir: false,
       }),
       readOnlySecrets: () => [],
+      refuseIfThrottled: () => {},
       timeouts: { requestTimeout: 300, headersTimeout: 200, connectionsCheckingInterval: 50 },
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -125,21 +125,31 @@ export function usePoll<T>(
 export function decodeBody(base64: string | undefined): string {
   if (base64 === undefined || base64 === '') return '';
   if (base64.startsWith('REDACTED')) return base64;
-  let text: string;
   try {
-    text = new TextDecoder().decode(Uint8Array.from(atob(base64), (char) => char.charCodeAt(0)));
+    return pretty(new TextDecoder().decode(Uint8Array.from(atob(base64), (char) => char.charCodeAt(0))));
   } catch {
     return base64;
   }
-  return pretty(text);
 }
 
-export function pretty(text: string): string {
+/** Text read as JSON when it is JSON, else the text itself. */
+export function jsonOrText(text: string): unknown {
   try {
-    return JSON.stringify(JSON.parse(text), null, 2);
+    return JSON.parse(text);
   } catch {
     return text;
   }
+}
+
+/** The fields of a base64 body that holds a JSON object (a step, a callback's report), else none. */
+export function bodyFields(base64: string | undefined): Record<string, unknown> {
+  const value = jsonOrText(decodeBody(base64));
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+export function pretty(text: string): string {
+  const value = jsonOrText(text);
+  return typeof value === 'string' ? text : JSON.stringify(value, null, 2);
 }
 
 /** The claims of a signature token (shown, not verified: the receiver verifies). */

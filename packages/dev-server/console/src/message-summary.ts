@@ -1,4 +1,4 @@
-import { type ConsoleEvent, decodeBody } from './api';
+import { bodyFields, type ConsoleEvent } from './api';
 
 // A message as the console lists it: its log events folded into one summary (state, next delivery,
 // the run and step it carries, what it was resent from).
@@ -58,11 +58,8 @@ export function summarise(events: readonly ConsoleEvent[]): MessageSummary[] {
 
 /** The step a run's message carries, as the SDK published it (`{ stepName, stepType, ... }`), else what it is. */
 function stepName(body: string | undefined): string {
-  try {
-    const step = JSON.parse(decodeBody(body)) as { stepName?: unknown; stepType?: unknown };
-    if (typeof step.stepName === 'string') return `${step.stepName}${typeof step.stepType === 'string' ? ` (${step.stepType})` : ''}`;
-  } catch {
-    // Not a step: the trigger's own body.
-  }
-  return 'trigger';
+  // Not a step: the trigger's own body.
+  const { stepName, stepType } = bodyFields(body);
+  if (typeof stepName !== 'string') return 'trigger';
+  return `${stepName}${typeof stepType === 'string' ? ` (${stepType})` : ''}`;
 }

@@ -1,7 +1,7 @@
 import type { MessagingClient } from '@mailroom/core';
 import { headerNames } from '@mailroom/core/protocol';
 import { useMemo, useState } from 'preact/hooks';
-import { decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
+import { bodyFields, decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
 import { cancelMatching, replay, ResendEditor } from './message-actions';
 import { type MessageSummary, summarise } from './message-summary';
 import { explainRefusal, type Signing } from './refusals';
@@ -340,11 +340,7 @@ function Headers({ headers }: { headers: Array<[string, string]> }) {
 
 /** Which attempt a callback reports on, from the body the service gave it (`retried`, `status`). */
 function reportsOn(callback: MessageSummary): string {
-  try {
-    const body = JSON.parse(decodeBody(callback.events[0]?.body)) as { retried?: unknown; status?: unknown };
-    if (typeof body.retried !== 'number') return '';
-    return `on attempt ${body.retried + 1}${typeof body.status === 'number' ? `, answered ${body.status}` : ''}`;
-  } catch {
-    return '';
-  }
+  const { retried, status } = bodyFields(callback.events[0]?.body);
+  if (typeof retried !== 'number') return '';
+  return `on attempt ${retried + 1}${typeof status === 'number' ? `, answered ${status}` : ''}`;
 }

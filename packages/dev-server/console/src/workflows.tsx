@@ -1,6 +1,6 @@
 import type { MessagingClient, WorkflowRun } from '@mailroom/core';
 import { useState } from 'preact/hooks';
-import { dateTime, decodeBody, devRequest, pretty, usePoll } from './api';
+import { dateTime, decodeBody, devRequest, jsonOrText, pretty, usePoll } from './api';
 import { Action, ErrorLine, Field, ListTable, Notice, State, useAct } from './ui';
 
 // Workflow runs, as the Workflow SDK drives them: the runs list, and a run's page with every step in
@@ -277,7 +277,7 @@ function NextStepCard({ step }: { step: NextStep }) {
 
 /** An SDK error answer (`{"error", "message", "stack"}`): its message, and its stack as lines, not a JSON string. */
 function ErrorText({ text }: { text: string }) {
-  const parsed = parse(text) as { error?: unknown; message?: unknown; stack?: unknown } | string;
+  const parsed = jsonOrText(text) as { error?: unknown; message?: unknown; stack?: unknown } | string;
   if (typeof parsed !== 'object' || parsed === null || (parsed.message === undefined && parsed.stack === undefined)) {
     return <pre>{pretty(text)}</pre>;
   }
@@ -370,9 +370,9 @@ function StepDetail({ step }: { step: RunStep }) {
         </p>
       );
     case 'Invoke':
-      return out === undefined ? <p>Waiting for the invoked run.</p> : <pre>{show(parse(out))}</pre>;
+      return out === undefined ? <p>Waiting for the invoked run.</p> : <pre>{show(jsonOrText(out))}</pre>;
     default:
-      return out === undefined || out === '' ? null : <pre>{step.stepType === 'Initial' ? pretty(out) : show(parse(out))}</pre>;
+      return out === undefined || out === '' ? null : <pre>{step.stepType === 'Initial' ? pretty(out) : show(jsonOrText(out))}</pre>;
   }
 }
 
@@ -381,14 +381,6 @@ function branches(steps: RunStep[]): RunStep[] {
   const byName = new Map<string, RunStep>();
   for (const step of steps) byName.set(step.stepName ?? step.messageId ?? '', step);
   return [...byName.values()];
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 function show(value: unknown): string {

@@ -9,6 +9,7 @@ import type { Store } from '../state/store';
 import { callbackMessage, failureCallbackBody, failureSourceBody } from './callbacks';
 import type { Engine } from './create-engine';
 import type { Acceptance } from './acceptance';
+import { yieldToOtherWork } from './timers';
 import type { Waits } from './waits';
 
 // What a user does to what the engine holds, whichever way they ask (a route, the console, a test):
@@ -104,7 +105,7 @@ export function createActions(parts: ActionsParts): Actions {
       bulkActions.set(action.actionId, action);
       void (async () => {
         for (let start = 0; start < ids.length; start += BULK_SLICE) {
-          await new Promise((resolve) => setImmediate(resolve));
+          await yieldToOtherWork();
           // A message delivered or cancelled meanwhile is no longer pending: only the rest are cancelled.
           const slice = ids.slice(start, start + BULK_SLICE).filter((id) => store.state.messages.has(id));
           await cancelMessages(slice).catch((error: unknown) =>

@@ -334,3 +334,9 @@ export function createTimers(clock: TimerClock, onDue: (id: string) => void): Ti
     },
   };
 }
+
+/**
+ * The next turn of the event loop, after pending I/O: a long job (a large batch, a bulk action)
+ * awaits it between slices so the requests and deliveries waiting meanwhile are not stalled.
+ */
+export const yieldToOtherWork = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -98,6 +98,8 @@ export interface Route {
    * with 400, so a misspelt filter never reads as "no filter". Absent: the query is not checked.
    */
   query?: readonly string[];
+  /** A sending call (publish, enqueue, batch, a new schedule): refused while a throttle fault is in force. */
+  sends?: true;
   handler: RouteHandler;
 }
 
@@ -200,6 +202,8 @@ export interface Answering {
   credentials: DevCredentials;
   /** Values answers to the read-only token never show (webhook event ids: holding one lets anyone write). */
   readOnlySecrets: () => readonly string[];
+  /** Throws the throttling refusal while a throttle fault is in force (before a sending route runs). */
+  refuseIfThrottled: () => void;
 }
 
 /**
@@ -215,6 +219,7 @@ export async function answerRequest(answering: Answering, request: ServiceReques
     else if (match.route.auth !== 'public') {
       access = checkMessagingAuth(request.method, request.headers.authorization, answering.credentials, match.route.auth === 'full-token');
     }
+    if (match.route.sends) answering.refuseIfThrottled();
     const reply = await match.route.handler({ ...request, params: match.params, rest: match.rest, query: match.query });
     if (access === 'read-only' && reply.json !== undefined) reply.json = redactSecrets(reply.json, answering.readOnlySecrets());
     return reply;

@@ -18,7 +18,7 @@ const NOT_STORED = new Set(['authorization', 'host', 'connection', 'content-leng
 
 export function scheduleRoutes(service: Service): Route[] {
   return [
-    { method: 'POST', path: '/v2/schedules/*', auth: 'messaging', handler: (request) => create(service, request) },
+    { method: 'POST', path: '/v2/schedules/*', auth: 'messaging', sends: true, handler: (request) => create(service, request) },
     {
       method: 'GET',
       path: '/v2/schedules',
@@ -58,7 +58,6 @@ export function scheduleRoutes(service: Service): Route[] {
 }
 
 async function create(service: Service, request: RouteRequest): Promise<Reply> {
-  service.faults.refuseIfThrottled();
   const names = headerNames(service.config.headerPrefix);
   const get = (name: string): string | undefined => {
     const value = request.headers[name.toLowerCase()];

@@ -2,6 +2,7 @@ import { type AcceptRequest, type Accepted, deliverable, queueLimit } from '../e
 import { badRequest, planLimit, resourceName } from '../errors';
 import { readEnqueueSettings } from '../engine/enqueue-settings';
 import { type Destination, parseDestination } from '../engine/enqueue-target';
+import { yieldToOtherWork } from '../engine/timers';
 import type { Service } from '../service';
 import { headerSource } from '../state/header-values';
 import { json, type Reply, type Route, type RouteRequest } from './router';
@@ -15,16 +16,16 @@ export function sendingRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/v2/enqueue/:queue/*',
       auth: 'messaging',
+      sends: true,
       handler: (request) => send(service, request, resourceName('queue name', request.params.queue)),
     },
-    { method: 'POST', path: '/v2/publish/*', auth: 'messaging', handler: (request) => send(service, request, undefined) },
-    { method: 'POST', path: '/v2/batch', auth: 'messaging', handler: (request) => batch(service, request) },
+    { method: 'POST', path: '/v2/publish/*', auth: 'messaging', sends: true, handler: (request) => send(service, request, undefined) },
+    { method: 'POST', path: '/v2/batch', auth: 'messaging', sends: true, handler: (request) => batch(service, request) },
   ];
 }
 
 async function send(service: Service, request: RouteRequest, queue: string | undefined): Promise<Reply> {
   const { plan, config } = service;
-  service.faults.refuseIfThrottled();
   const destination = deliverable(parseDestination(request.rest));
   const now = config.now();
   const settings = readEnqueueSettings(request, config.headerPrefix, plan, now);
@@ -41,7 +42,6 @@ async function send(service: Service, request: RouteRequest, queue: string | und
  */
 async function batch(service: Service, request: RouteRequest): Promise<Reply> {
   const { plan, config } = service;
-  service.faults.refuseIfThrottled();
   const raw = await request.body(plan.max_message_size * 100, () => planLimit(`batch exceeds ${plan.max_message_size * 100} bytes`));
   let items: unknown;
   try {
@@ -62,7 +62,7 @@ async function batch(service: Service, request: RouteRequest): Promise<Reply> {
     const accept = batchItem(service, item, index, now, request.callerIp);
     service.acceptance.check(accept);
     prepared.push(accept);
-    if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherRequests();
+    if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherWork();
   }
   const newQueues = new Set(
     prepared.map((input) => input.queue).filter((queue) => queue !== undefined && !service.store.state.queues.has(queue)),
@@ -76,7 +76,7 @@ async function batch(service: Service, request: RouteRequest): Promise<Reply> {
     // Handled below, by Promise.all; this keeps a failure during a later yield from reading as unhandled.
     result.catch(() => {});
     accepted.push(result);
-    if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherRequests();
+    if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherWork();
   }
   const results = await Promise.all(accepted);
   return json(results.map((result, index) => answer(prepared[index]!.destination, result)));
@@ -87,7 +87,6 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Items of a batch handled between two turns of the event loop, so a large batch stalls nobody. */
 const BATCH_SLICE = 256;
-const yieldToOtherRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function batchItem(service: Service, item: unknown, index: number, now: number, callerIp: string): AcceptRequest {
   const at = `batch item ${index}`;
