@@ -187,10 +187,14 @@ describe('schedules', () => {
       // A cron minute lasts 1.2 s at this scale, so the next firing is at most that far away, in real time.
       expect(shown).toBeGreaterThanOrEqual(before);
       expect(shown).toBeLessThanOrEqual(Date.now() + 1200);
-      await destination.waitFor('/tick', 1);
-      const created = (await scaled.messaging.logs.list({ state: 'CREATED' })).events.at(-1)!;
-      expect(created.time).toBeGreaterThanOrEqual(shown);
-      expect((await scaled.messaging.schedules.get(scheduleId)).lastScheduleTime).toBe(shown);
+      // On a loaded machine a firing may come between creating and reading: the one shown is awaited.
+      const firings = async () => (await scaled.messaging.logs.list({ state: 'CREATED' })).events.map((event) => event.time);
+      await waitUntil(async () => (await firings()).some((time) => time >= shown), 'the firing at the time shown');
+      const created = Math.min(...(await firings()).filter((time) => time >= shown));
+      // On the same clock: created at the time shown, give or take a loaded machine's stall (a time
+      // on the service's sped-up clock would be minutes off).
+      expect(created - shown).toBeLessThan(6000);
+      expect((await scaled.messaging.schedules.get(scheduleId)).lastScheduleTime).toBeGreaterThanOrEqual(shown);
     } finally {
       await scaled.close();
     }
