@@ -2,7 +2,7 @@
 // prints one table, writes bench/results/latest.json and docs/benchmarks.md.
 //   --smoke             a second or so per case, correctness checks included, targets not enforced;
 //                       writes bench/results/smoke.json only. `npm test` runs this.
-//   --only=a,b          run some measurements (verification, express, fastify, hono, next, sending, dev-server, workflow, testing, scale)
+//   --only=a,b          run some measurements (verification, express, fastify, hono, next, sending, dev-server, workflow, testing, console, scale)
 //   --enforce-targets   exit 2 when a target is missed (full runs only)
 // Exit 1 when a correctness check fails or a measurement breaks: a broken path never reports a speed.
 import { spawnSync } from 'node:child_process';
@@ -38,6 +38,7 @@ const MEASUREMENTS = [
     execArgv: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
   },
   { id: 'testing', file: 'testing.mjs', timeoutMs: 900_000 },
+  { id: 'console', file: 'console-scale.mjs', needsDevServer: true, timeoutMs: 600_000 },
   // The scale section (`npm run bench:scale` runs it alone): several minutes by itself.
   { id: 'scale', file: 'scale.mjs', needsDevServer: true, timeoutMs: 1_200_000 },
 ];

@@ -171,10 +171,25 @@ describe('the Workflows view of the console', () => {
     await expect(page.locator('.run-step a').allTextContents()).resolves.toEqual(Array(runRows).fill(workflowRunId));
     await page.locator('input[name="run"]').fill('');
     await page.getByLabel('Workflow steps').uncheck();
+    // The server filters: the step rows go when its page arrives.
+    await page.locator('.run-step').first().waitFor({ state: 'detached' });
     await expect(rows.count()).resolves.toBe(1);
     await page.getByLabel('Workflow steps').check();
     await page.locator('.run-step a').first().click();
     await page.locator('aside.detail h2').getByText('RUN_SUCCESS').waitFor();
     expect(page.url()).toContain(`#/workflows/${workflowRunId}`);
+    // The runs list is filtered by the service: by run id, and by state.
+    const runRowsShown = page.locator('tr[data-run-id]');
+    await page.locator('input[name="run-id"]').fill(workflowRunId);
+    await page.locator(`tr[data-run-id]:not([data-run-id="${workflowRunId}"])`).first().waitFor({ state: 'detached' });
+    await expect(runRowsShown.count()).resolves.toBe(1);
+    await page.locator('input[name="run-id"]').fill('');
+    await page.getByLabel('Run state').selectOption('RUN_CANCELED');
+    await page.locator(`tr[data-run-id="${workflowRunId}"]`).waitFor({ state: 'detached' });
+    // The run asked for stays on its page when the list no longer shows it.
+    await page.locator('aside.detail h2').getByText('RUN_SUCCESS').waitFor();
+    await expect(page.locator('tr[data-run-id] td:nth-child(2)').allTextContents()).resolves.toEqual(
+      Array(await runRowsShown.count()).fill('RUN_CANCELED'),
+    );
   });
 });

@@ -299,6 +299,31 @@ describe('deliver now', () => {
 });
 
 describe('bulk actions', () => {
+  it('pages the list on the server: 50 rows a page with the total, Older and Newer, and a filter applied there', async () => {
+    await server.messaging.batch(
+      Array.from({ length: 60 }, (_, index) => ({
+        destination: `${destination.url}/paged`,
+        body: `p${index}`,
+        delay: '1h' as const,
+        label: 'paged',
+      })),
+    );
+    await page.getByLabel('Label').fill('paged');
+    const pager = page.getByRole('navigation', { name: 'Pages' });
+    await pager.getByText('1–50 of 60').waitFor();
+    await expect(page.locator('tr[data-message-id]').count()).resolves.toBe(50);
+    await pager.getByRole('button', { name: 'Older' }).click();
+    await pager.getByText('51–60 of 60').waitFor();
+    await expect(page.locator('tr[data-message-id]').count()).resolves.toBe(10);
+    await expect(pager.getByRole('button', { name: 'Older' }).isDisabled()).resolves.toBe(true);
+    await pager.getByRole('button', { name: 'Newer' }).click();
+    await pager.getByText('1–50 of 60').waitFor();
+    await page.getByLabel('Text').fill('p59');
+    await pager.getByText('1–1 of 1').waitFor();
+    await page.getByLabel('Text').fill('');
+    await page.getByLabel('Label').fill('');
+  });
+
   it('cancels all matching messages by filter in the background, and retries and deletes all matching DLQ entries, each asking first', async () => {
     for (let index = 0; index < 5; index++) {
       await server.messaging.publish({ destination: `${destination.url}/later`, body: `b${index}`, delay: '1h', label: 'bulk' });

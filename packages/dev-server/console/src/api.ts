@@ -1,6 +1,7 @@
 import { createMessagingClient, type LogEvent, type MessagingClient } from '@mailroom/core';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ConsoleSettings } from '../../src/http/console';
+import type { MessageStory } from '../../src/http/message-list';
 import type { DelaySource } from '../../src/state/records';
 
 export type { ConsoleSettings };
@@ -31,6 +32,9 @@ export type ConsoleEvent = LogEvent & {
     error?: string;
   };
 };
+
+/** One message as `/dev/messages/:id` tells it, with its events as the console reads them. */
+export type Story = MessageStory<ConsoleEvent>;
 
 /** Reads the token from `#token=...` (then removes it from the address bar) or from this tab's storage. */
 export function takeToken(): string | undefined {
@@ -85,10 +89,14 @@ export async function recentEvents(client: MessagingClient): Promise<ConsoleEven
   return page.events as ConsoleEvent[];
 }
 
-/** Calls `load` now and every `intervalMs` while mounted; `refresh` runs it at once (after an action). */
+/**
+ * Calls `load` now and every `intervalMs` while mounted; `refresh` runs it at once (after an action).
+ * A new `key` (a filter, a page) starts over at once, and an answer for the old key is dropped.
+ */
 export function usePoll<T>(
   load: () => Promise<T>,
   intervalMs = 1000,
+  key = '',
 ): { data: T | undefined; error: string | undefined; loaded: boolean; refresh: () => void } {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -117,7 +125,7 @@ export function usePoll<T>(
       alive = false;
       if (timer) clearTimeout(timer);
     };
-  }, [intervalMs, tick]);
+  }, [intervalMs, tick, key]);
   return { data, error, loaded, refresh: () => setTick((value) => value + 1) };
 }
 
@@ -141,10 +149,16 @@ export function jsonOrText(text: string): unknown {
   }
 }
 
-/** The fields of a base64 body that holds a JSON object (a step, a callback's report), else none. */
-export function bodyFields(base64: string | undefined): Record<string, unknown> {
-  const value = jsonOrText(decodeBody(base64));
+/** The fields of a body that holds a JSON object (a callback's report), else none. */
+export function jsonFields(text: string | undefined): Record<string, unknown> {
+  const value = jsonOrText(text ?? '');
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** A message's body as the detail shows it: its text, pretty when JSON, or its base64 when it is not text. */
+export function shownBody(message: Story['message']): string {
+  if (message.body !== undefined) return pretty(message.body);
+  return message.bodyBase64 === undefined ? '' : `(not UTF-8 text; base64) ${message.bodyBase64}`;
 }
 
 export function pretty(text: string): string {

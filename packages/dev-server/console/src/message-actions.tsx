@@ -1,23 +1,22 @@
 import type { MessagingClient } from '@mailroom/core';
 import { useState } from 'preact/hooks';
-import { type ConsoleEvent, decodeBody, devRequest } from './api';
-import type { MessageSummary } from './message-summary';
+import { devRequest, pretty, type Story } from './api';
 import { Field, Notice, useAct } from './ui';
 
 // What a person does to messages beyond one button: send one again as it was (Replay) or edited
 // (Edit and resend), and cancel everything the list shows.
 
 /** Sends the message again as a new one, with every setting the sender gave it (the server copies them). */
-export async function replay(message: MessageSummary): Promise<string> {
-  const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.id)}/resend`);
+export async function replay(id: string): Promise<string> {
+  const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(id)}/resend`);
   return messageId;
 }
 
 /** The message's body and delivered headers in an editor; sends the edited copy as a new message and opens it. */
-export function ResendEditor({ message, created }: { message: MessageSummary; created: ConsoleEvent }) {
-  const [body, setBody] = useState(() => decodeBody(created.body));
+export function ResendEditor({ message }: { message: Story['message'] }) {
+  const [body, setBody] = useState(() => pretty(message.body ?? ''));
   const [headers, setHeaders] = useState(() =>
-    Object.entries(created.header ?? {})
+    Object.entries(message.header ?? {})
       .flatMap(([name, values]) => values.map((value) => `${name}: ${value}`))
       .join('\n'),
   );
@@ -30,7 +29,7 @@ export function ResendEditor({ message, created }: { message: MessageSummary; cr
       if (colon < 1) throw new Error(`"${line}" is not a header line: write Name: value`);
       parsed[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
     }
-    const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.id)}/resend`, {
+    const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.messageId)}/resend`, {
       body,
       headers: parsed,
     });
@@ -68,22 +67,9 @@ export function ResendEditor({ message, created }: { message: MessageSummary; cr
   );
 }
 
-/**
- * Cancels what the list shows: by the service's own filter as a bulk action in the background when
- * the list is filtered only by queue and label (the service matches exactly those), else by id.
- */
-export async function cancelMatching(
-  client: MessagingClient,
-  filter: { state: string; queue: string; url: string; label: string; text: string; run: string; steps: boolean },
-  shown: MessageSummary[],
-): Promise<string> {
-  if (filter.url || filter.text || filter.state || filter.run || !filter.steps) {
-    const { cancelled } = await client.messages.cancelMany({ messageIds: shown.map((message) => message.id) });
-    return `Cancelled ${cancelled} messages`;
-  }
-  const { actionId } = await client.messages.cancelInBackground({
-    filter: { ...(filter.queue ? { queue: filter.queue } : {}), ...(filter.label ? { label: filter.label } : {}) },
-  });
+/** Cancels every pending message the list's filter matches, on the server as a bulk action, and waits for it to finish. */
+export async function cancelMatching(client: MessagingClient, filter: URLSearchParams): Promise<string> {
+  const { actionId } = await devRequest<{ actionId: string }>('DELETE', `/dev/messages?${filter}`);
   for (;;) {
     const action = await client.bulkActions.get(actionId);
     if (action.state === 'FINISHED') return `Cancelled ${action.processed} messages (bulk action ${actionId})`;

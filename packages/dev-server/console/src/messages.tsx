@@ -1,38 +1,50 @@
 import type { MessagingClient } from '@mailroom/core';
 import { headerNames } from '@mailroom/core/protocol';
-import { useMemo, useState } from 'preact/hooks';
-import { bodyFields, decodeBody, decodeClaims, pretty, recentEvents, time, usePoll, type ConsoleEvent } from './api';
+import { useState } from 'preact/hooks';
+import type { MessagePage } from '../../src/http/message-list';
+import { decodeBody, decodeClaims, devRequest, jsonFields, pretty, shownBody, type Story, time, usePoll, type ConsoleEvent } from './api';
 import { cancelMatching, replay, ResendEditor } from './message-actions';
-import { type MessageSummary, summarise } from './message-summary';
 import { explainRefusal, type Signing } from './refusals';
 import { Action, Empty, ErrorLine, Field, Notice, State, useAct } from './ui';
 
-// Messages, live: one row per message from the logs, and a message's timeline: every attempt as sent
+// Messages, live: one page of rows, filtered and paged by the server, and a message's timeline: every attempt as sent
 // and answered, the wait before the next one and why, its callbacks with their own attempts.
 
 const STATES = ['', 'CREATED', 'ACTIVE', 'RETRY', 'DELIVERED', 'FAILED', 'CANCELED'];
+const FINISHED = ['DELIVERED', 'FAILED', 'CANCELED'];
+const PAGE_SIZE = 50;
+
+type Filter = { state: string; queue: string; url: string; label: string; text: string; run: string; steps: boolean };
+const NO_FILTER: Filter = { state: '', queue: '', url: '', label: '', text: '', run: '', steps: true };
+
+/** The list's filter as `/dev/messages` takes it (the server filters and pages: the tab holds one page). */
+function filterQuery(filter: Filter): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const name of ['state', 'queue', 'url', 'label', 'text', 'run'] as const)
+    if (filter[name].trim()) query.set(name, filter[name].trim());
+  if (!filter.steps) query.set('steps', 'false');
+  return query;
+}
 
 export function MessagesView({ client, settings, selected }: { client: MessagingClient; settings: Signing; selected: string | undefined }) {
-  const { data, error, refresh } = usePoll(() => recentEvents(client));
-  const [filter, setFilter] = useState({ state: '', queue: '', url: '', label: '', text: '', run: '', steps: true });
-  const all = useMemo(() => summarise(data ?? []), [data]);
-  const messages = all.filter(
-    (message) =>
-      message.kind === 'message' &&
-      (!filter.state || message.state === filter.state) &&
-      (!filter.queue || message.queue === filter.queue) &&
-      (!filter.url || message.url.includes(filter.url)) &&
-      (!filter.label || (message.label ?? '').split(',').includes(filter.label)) &&
-      (!filter.run || message.run?.id === filter.run.trim()) &&
-      (filter.steps || message.run === undefined) &&
-      (!filter.text || JSON.stringify(message.events).toLowerCase().includes(filter.text.toLowerCase())),
-  );
-  const current = selected ? all.find((message) => message.id === selected) : undefined;
-  const pendingMatching = messages.filter((message) => !['DELIVERED', 'FAILED', 'CANCELED'].includes(message.state));
+  const [filter, setFilter] = useState(NO_FILTER);
+  // The cursors of the pages before this one: Older pushes, Newer pops.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const query = filterQuery(filter);
+  const cursor = cursors.at(-1);
+  query.set('count', String(PAGE_SIZE));
+  if (cursor) query.set('cursor', cursor);
+  const { data, error, refresh } = usePoll(() => devRequest<MessagePage>('GET', `/dev/messages?${query}`), 1000, query.toString());
+  const messages = data?.messages ?? [];
   const { notice, act } = useAct(refresh);
-  const set = (key: keyof typeof filter) => (event: Event) => setFilter({ ...filter, [key]: (event.target as HTMLInputElement).value });
+  const set = (name: keyof Filter) => (event: Event) => {
+    setCursors([]);
+    setFilter({ ...filter, [name]: (event.target as HTMLInputElement).value });
+  };
+  const filtered = filterQuery(filter).size > 0;
+  const first = cursors.length * PAGE_SIZE + 1;
   return (
-    <div class={current ? 'split' : ''}>
+    <div class={selected ? 'split' : ''}>
       <section aria-label="Messages">
         <search class="toolbar">
           <Field label="State">
@@ -61,128 +73,154 @@ export function MessagesView({ client, settings, selected }: { client: Messaging
             <input
               type="checkbox"
               checked={filter.steps}
-              onChange={(event) => setFilter({ ...filter, steps: (event.target as HTMLInputElement).checked })}
+              onChange={(event) => {
+                setCursors([]);
+                setFilter({ ...filter, steps: (event.target as HTMLInputElement).checked });
+              }}
             />{' '}
             Workflow steps
           </label>
         </search>
-        {pendingMatching.length > 0 && (filter.queue || filter.label || filter.url || filter.text || filter.state || filter.run) && (
+        {data && data.pending > 0 && filtered && (
           <div class="actions">
             <Action
               danger
-              confirm={`Cancel all ${pendingMatching.length} matching messages? They are not delivered, and do not go to the DLQ.`}
-              onClick={act(() => cancelMatching(client, filter, pendingMatching))}
+              confirm={`Cancel all ${data.pending} matching messages? They are not delivered, and do not go to the DLQ.`}
+              onClick={act(() => cancelMatching(client, filterQuery(filter)))}
             >
-              Cancel all {pendingMatching.length} matching
+              Cancel all {data.pending} matching
             </Action>
           </div>
         )}
         <Notice notice={notice} />
         <ErrorLine error={error} />
         {messages.length === 0 ? (
-          <Empty>No messages yet. Send one from the Send view or from your app; it appears here within a second.</Empty>
+          data && (
+            <Empty>
+              {filtered
+                ? 'No message matches.'
+                : 'No messages yet. Send one from the Send view or from your app; it appears here within a second.'}
+            </Empty>
+          )
         ) : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th>State</th>
-                <th>Destination</th>
-                <th class="extra">Queue / group</th>
-                <th class="extra">Label</th>
-                <th>Created</th>
-                <th class="extra">Next delivery</th>
-              </tr>
-            </thead>
-            <tbody>
-              {messages.map((message) => (
-                <tr class={message.id === selected ? 'selected' : ''} data-message-id={message.id}>
-                  <td>
-                    <State state={message.state} />
-                  </td>
-                  <td class="url">
-                    <a href={`#/messages/${message.id}`}>{message.url}</a>
-                    {message.run && (
-                      <small class="run-step">
-                        {' '}
-                        <a href={`#/workflows/${encodeURIComponent(message.run.id)}`}>{message.run.id}</a> · {message.run.step}
-                      </small>
-                    )}
-                  </td>
-                  <td class="extra">{message.queue ?? message.group ?? ''}</td>
-                  <td class="extra">{message.label ?? ''}</td>
-                  <td>{time(message.createdAt)}</td>
-                  <td class="extra">{time(message.next)}</td>
+          <>
+            <table class="list">
+              <thead>
+                <tr>
+                  <th>State</th>
+                  <th>Destination</th>
+                  <th class="extra">Queue / group</th>
+                  <th class="extra">Label</th>
+                  <th>Created</th>
+                  <th class="extra">Next delivery</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {messages.map((message) => (
+                  <tr class={message.messageId === selected ? 'selected' : ''} data-message-id={message.messageId}>
+                    <td>
+                      <State state={message.state} />
+                    </td>
+                    <td class="url">
+                      <a href={`#/messages/${message.messageId}`}>{message.url}</a>
+                      {message.workflowRunId && (
+                        <small class="run-step">
+                          {' '}
+                          <a href={`#/workflows/${encodeURIComponent(message.workflowRunId)}`}>{message.workflowRunId}</a> · {message.step}
+                        </small>
+                      )}
+                    </td>
+                    <td class="extra">{message.queueName ?? message.topicName ?? ''}</td>
+                    <td class="extra">{message.labels?.join(',') ?? ''}</td>
+                    <td>{time(message.createdAt)}</td>
+                    <td class="extra">{time(message.nextDeliveryTime)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <nav class="pager" aria-label="Pages">
+              <span class="muted">
+                {first.toLocaleString()}–{(first + messages.length - 1).toLocaleString()} of {(data?.total ?? 0).toLocaleString()}
+              </span>
+              <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+                Newer
+              </button>
+              <button type="button" disabled={!data?.cursor} onClick={() => data?.cursor && setCursors([...cursors, data.cursor])}>
+                Older
+              </button>
+            </nav>
+          </>
         )}
       </section>
-      {current && <MessageDetail key={current.id} client={client} settings={settings} message={current} all={all} refresh={refresh} />}
+      {selected && <MessageDetail key={selected} client={client} settings={settings} id={selected} refresh={refresh} />}
     </div>
   );
 }
 
-function MessageDetail({
-  client,
-  settings,
-  message,
-  all,
-  refresh,
-}: {
-  client: MessagingClient;
-  settings: Signing;
-  message: MessageSummary;
-  all: MessageSummary[];
-  refresh: () => void;
-}) {
+function MessageDetail({ client, settings, id, refresh }: { client: MessagingClient; settings: Signing; id: string; refresh: () => void }) {
+  const story = usePoll(() => devRequest<Story>('GET', `/dev/messages/${encodeURIComponent(id)}`));
+  const message = story.data?.message;
   // Whether it is in the DLQ now (retried, deleted or expired entries are not): asked, not assumed.
   const inDlq = usePoll(() =>
-    message.state === 'FAILED' ? client.dlq.list({ messageId: message.id }).then((page) => page.messages[0]) : Promise.resolve(undefined),
+    message?.state === 'FAILED' ? client.dlq.list({ messageId: id }).then((page) => page.messages[0]) : Promise.resolve(undefined),
   );
   const { notice, act: run } = useAct(() => {
     refresh();
+    story.refresh();
     inDlq.refresh();
   });
-  // Oldest first, as the attempts they report on happened.
-  const callbacks = all.filter((other) => other.sourceMessageId === message.id).sort((a, b) => a.createdAt - b.createdAt);
-  const resends = all.filter((other) => other.resentFrom === message.id);
   const [editing, setEditing] = useState(false);
-  const created = message.events[0];
-  const pending = !['DELIVERED', 'FAILED', 'CANCELED'].includes(message.state);
+  const close = (
+    <a class="close" href="#/messages" aria-label="Close the message">
+      ×
+    </a>
+  );
+  if (!message) {
+    return (
+      <aside class="detail" aria-label={`Message ${id}`}>
+        <header>
+          <h2>
+            <code>{id}</code>
+          </h2>
+          {close}
+        </header>
+        <ErrorLine error={story.error} />
+      </aside>
+    );
+  }
+  const pending = !FINISHED.includes(message.state);
   // Waiting on time (a delay, a sleep, a retry's backoff), so the service's retry now applies; not in a queue.
-  const waiting = message.next !== undefined && message.next > Date.now() && message.queue === undefined;
+  const waiting = message.nextDeliveryTime !== undefined && message.nextDeliveryTime > Date.now() && message.queueName === undefined;
+  const resentAs = story.data?.resentAs ?? [];
   return (
-    <aside class="detail" aria-label={`Message ${message.id}`}>
+    <aside class="detail" aria-label={`Message ${id}`}>
       <header>
         <h2>
-          <State state={message.state} /> <code>{message.id}</code>
+          <State state={message.state} /> <code>{id}</code>
         </h2>
-        <a class="close" href="#/messages" aria-label="Close the message">
-          ×
-        </a>
+        {close}
       </header>
       <dl class="facts">
         <dt>Destination</dt>
         <dd class="url">
-          {created?.method ?? 'POST'} {message.url}
+          {message.method} {message.url}
         </dd>
-        {message.queue && (
+        {message.queueName && (
           <>
             <dt>Queue</dt>
-            <dd>{message.queue}</dd>
+            <dd>{message.queueName}</dd>
           </>
         )}
-        {message.group && (
+        {message.topicName && (
           <>
             <dt>URL group</dt>
-            <dd>{message.group}</dd>
+            <dd>{message.topicName}</dd>
           </>
         )}
-        {message.label && (
+        {message.labels && (
           <>
             <dt>Label</dt>
-            <dd>{message.label}</dd>
+            <dd>{message.labels.join(',')}</dd>
           </>
         )}
         {message.resentFrom && (
@@ -193,12 +231,12 @@ function MessageDetail({
             </dd>
           </>
         )}
-        {resends.length > 0 && (
+        {resentAs.length > 0 && (
           <>
             <dt>Resent as</dt>
             <dd class="resends">
-              {resends.map((resend) => (
-                <a href={`#/messages/${resend.id}`}>{resend.id}</a>
+              {resentAs.map((resend) => (
+                <a href={`#/messages/${resend}`}>{resend}</a>
               ))}
             </dd>
           </>
@@ -206,35 +244,34 @@ function MessageDetail({
       </dl>
       <div class="actions">
         {waiting && (
-          <Action onClick={run(async () => (await client.messages.runNow(message.id), 'Released: it is attempted now'))}>
+          <Action onClick={run(async () => (await client.messages.runNow(id), 'Released: it is attempted now'))}>
             {message.state === 'RETRY' ? 'Retry now' : 'Run now'}
           </Action>
         )}
-        {pending && (
-          <Action onClick={run(async () => `Cancelled ${(await client.messages.cancel(message.id)).cancelled} message`)}>Cancel</Action>
-        )}
+        {pending && <Action onClick={run(async () => `Cancelled ${(await client.messages.cancel(id)).cancelled} message`)}>Cancel</Action>}
         {message.state === 'FAILED' &&
           (inDlq.data ? (
             <Action onClick={run(async () => `Retried as ${(await client.dlq.retry(inDlq.data!.dlqId)).messageId}`)}>Retry from DLQ</Action>
           ) : (
             inDlq.loaded && <span class="muted">Not in the DLQ any more (retried, deleted or expired).</span>
           ))}
-        <Action onClick={run(async () => `Replayed as ${await replay(message)}`)}>Replay</Action>
+        <Action onClick={run(async () => `Replayed as ${await replay(id)}`)}>Replay</Action>
         <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
           Edit and resend
         </button>
       </div>
       <Notice notice={notice} />
-      {editing && created && <ResendEditor message={message} created={created} />}
+      {editing && <ResendEditor message={message} />}
       <h3>Body</h3>
-      <pre class="body">{decodeBody(created?.body) || '(empty)'}</pre>
+      <pre class="body">{shownBody(message) || '(empty)'}</pre>
       <h3>Timeline</h3>
-      <Timeline events={message.events} settings={settings} />
-      {callbacks.map((callback) => (
+      {story.data?.events.length === 0 && <p class="muted">Its events are older than the logs the server keeps.</p>}
+      <Timeline events={story.data?.events ?? []} settings={settings} />
+      {story.data?.callbacks.map((callback) => (
         <section class="callback">
           <h3>
             {callback.kind === 'failure-callback' ? 'Failure callback' : 'Callback'} <State state={callback.state} />{' '}
-            <span class="muted">{callback.url}</span> <span class="reports-on">{reportsOn(callback)}</span>
+            <span class="muted">{callback.url}</span> <span class="reports-on">{reportsOn(callback.body)}</span>
           </h3>
           <Timeline events={callback.events} settings={settings} />
         </section>
@@ -339,8 +376,8 @@ function Headers({ headers }: { headers: Array<[string, string]> }) {
 }
 
 /** Which attempt a callback reports on, from the body the service gave it (`retried`, `status`). */
-function reportsOn(callback: MessageSummary): string {
-  const { retried, status } = bodyFields(callback.events[0]?.body);
+function reportsOn(body: string | undefined): string {
+  const { retried, status } = jsonFields(body);
   if (typeof retried !== 'number') return '';
   return `on attempt ${retried + 1}${typeof status === 'number' ? `, answered ${status}` : ''}`;
 }

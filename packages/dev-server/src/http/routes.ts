@@ -5,6 +5,7 @@ import { workflowDlqRoutes, workflowRunRoutes } from '../workflows/run-routes';
 import { waiterRoutes } from '../workflows/waiters';
 import { dlqRoutes } from './dlq';
 import { signingKeyRoutes } from './keys';
+import { messageListRoutes } from './message-list';
 import { messageRoutes } from './messages';
 import { queueRoutes } from './queues';
 import type { Route } from './router';
@@ -29,5 +30,6 @@ export function allRoutes(service: Service): Route[] {
     ...workflowDlqRoutes(service),
     ...managementRoutes(service),
     ...workbenchRoutes(service),
+    ...messageListRoutes(service),
   ];
 }

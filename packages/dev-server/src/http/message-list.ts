@@ -1,0 +1,340 @@
+import type { Service } from '../service';
+import { badRequest, notFound } from '../errors';
+import type { DevState } from '../state/dev-state';
+import { type LogRecord, type MessageRecord, bodyBytes } from '../state/records';
+import { readCount } from './messages';
+import { json, type Reply, type Route } from './router';
+import { labelFields, logView, messageFields } from './views';
+
+// The console's Messages at any scale: the pending messages and those the logs still hold, filtered
+// and paged here (newest first) so the browser holds one page, and one message's whole story.
+// Not the service's interface: under `/dev/`, like the rest of the workbench.
+
+const FILTERS = ['state', 'queue', 'url', 'label', 'text', 'run', 'steps', 'from', 'to'] as const;
+const PAGE = 50;
+const MAX_PAGE = 500;
+
+export function messageListRoutes(service: Service): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/dev/messages',
+      auth: 'messaging',
+      query: [...FILTERS, 'count', 'cursor'],
+      handler: (request) => listMessages(service, request.query),
+    },
+    {
+      method: 'GET',
+      path: '/dev/messages/:messageId',
+      auth: 'messaging',
+      handler: (request) => messageStory(service, request.params.messageId ?? ''),
+    },
+    {
+      method: 'DELETE',
+      path: '/dev/messages',
+      auth: 'messaging',
+      // "Cancel all matching": the pending messages the list's filter matches, as a bulk action in the background.
+      query: [...FILTERS],
+      handler: (request) => {
+        const filter = readFilter(request.query);
+        const ids: string[] = [];
+        scan(service.store.state, (each) => {
+          if (each.pending && matches(each, filter)) ids.push(each.record.id);
+        });
+        const described: Record<string, string[]> = {};
+        for (const name of FILTERS) if (request.query.get(name)) described[name] = request.query.getAll(name);
+        const action = service.actions.cancelInBackground(ids, described);
+        return { status: 202, json: { actionId: action.actionId, total: action.total } };
+      },
+    },
+  ];
+}
+
+/** A row of the console's list: one message, folded from its record and its last log entry. */
+interface MessageRow {
+  messageId: string;
+  /** Its last log entry's state (CREATED, ACTIVE, RETRY, DELIVERED, FAILED, CANCELED). */
+  state: string;
+  method: string;
+  url: string;
+  createdAt: number;
+  /** A pending message's next attempt: its retry's, or a delayed message's first. */
+  nextDeliveryTime?: number;
+  /** A pending message's attempts so far. */
+  retried?: number;
+  queueName?: string;
+  topicName?: string;
+  label?: string;
+  labels?: string[];
+  resentFrom?: string;
+  /** Absent for an application's message. */
+  kind?: 'callback' | 'failure-callback';
+  workflowRunId?: string;
+  /** The step a run's message carries (`name (Type)`), or `trigger`. */
+  step?: string;
+}
+
+/** `GET /dev/messages`. */
+export interface MessagePage {
+  messages: MessageRow[];
+  /** How many messages match, on every page. */
+  total: number;
+  /** How many of those are pending (what "Cancel all matching" cancels). */
+  pending: number;
+  cursor?: string;
+}
+
+/** A message as the detail shows it: its row, its headers as delivered, its body (text, or base64 when not UTF-8), redacted where asked. */
+type MessageView = MessageRow & { header?: Record<string, string[]>; body?: string; bodyBase64?: string };
+
+/** `GET /dev/messages/:id`. */
+export interface MessageStory<Event = Record<string, unknown>> {
+  message: MessageView;
+  /** Its log events the server still holds, oldest first. */
+  events: Event[];
+  /** Its callbacks and failure callbacks, oldest first, each with its own events. */
+  callbacks: Array<MessageView & { events: Event[] }>;
+  /** Messages sent again from it (Replay, Edit and resend). */
+  resentAs: string[];
+}
+
+/** A message as a row of the list knows it. */
+interface Found {
+  record: MessageRecord;
+  state: string;
+  pending: boolean;
+  /** Attempts made so far. */
+  retried: number;
+  last: LogRecord | undefined;
+}
+
+interface ListFilter {
+  state: string;
+  queue: string;
+  url: string;
+  label: string;
+  /** The text searched for, in any case. */
+  text: RegExp | undefined;
+  asciiText: boolean;
+  run: string;
+  /** Whether a workflow run's own messages (its trigger and steps) are listed. */
+  steps: boolean;
+  from: number | undefined;
+  to: number | undefined;
+}
+
+function readFilter(query: URLSearchParams): ListFilter {
+  const text = (name: string) => (query.get(name) ?? '').trim();
+  const steps = text('steps');
+  if (steps !== '' && steps !== 'true' && steps !== 'false')
+    throw badRequest(`invalid steps ${JSON.stringify(steps)}: expected true or false`);
+  return {
+    state: text('state').toUpperCase(),
+    queue: text('queue'),
+    url: text('url'),
+    label: text('label'),
+    text: text('text') ? new RegExp(text('text').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') : undefined,
+    asciiText: /^[\x20-\x7e]*$/.test(text('text')),
+    run: text('run'),
+    steps: steps !== 'false',
+    from: readTime(text('from'), 'from'),
+    to: readTime(text('to'), 'to'),
+  };
+}
+
+function readTime(value: string, name: string): number | undefined {
+  if (value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw badRequest(`invalid ${name} ${JSON.stringify(value)}: expected Unix milliseconds`);
+  return Number(value);
+}
+
+/** `GET /dev/messages`: one page, newest first, with how many match in all and how many of them are pending. */
+function listMessages(service: Service, query: URLSearchParams): Reply {
+  const filter = readFilter(query);
+  const count = readCount(query, PAGE, MAX_PAGE);
+  const before = readCursor(query.get('cursor'));
+  const page: Found[] = [];
+  let total = 0;
+  let pending = 0;
+  let more = false;
+  // One pass, newest first, building nothing for a message the page does not show: at 100,000 pending
+  // messages the counts are what costs, so they must stay a loop of comparisons.
+  scan(service.store.state, (each) => {
+    if (!matches(each, filter)) return;
+    total += 1;
+    if (each.pending) pending += 1;
+    if (before !== undefined && each.record.seq >= before) return;
+    if (page.length < count) page.push({ ...each });
+    else more = true;
+  });
+  const last = page.at(-1)?.record;
+  const answer: MessagePage = { messages: page.map(row), total, pending, ...(more && last ? { cursor: String(last.seq) } : {}) };
+  return json(answer);
+}
+
+/** `GET /dev/messages/:id`: the message, its events oldest first, its callbacks with theirs, and what was resent from it. */
+function messageStory(service: Service, id: string): Reply {
+  const { state } = service.store;
+  const known = knownMessages(state);
+  const message = known.get(id);
+  if (!message) throw notFound(`message ${id} not found: it is neither pending nor in the logs the server keeps`);
+  const events = (messageId: string) =>
+    state.logs.flatMap((entry, index) =>
+      entry.messageId === messageId ? [logView(entry, state.logMessages[index]!, service.config)] : [],
+    );
+  const related = [...known.values()];
+  const story: MessageStory = {
+    message: view(message),
+    events: events(id),
+    callbacks: related
+      .filter((other) => other.record.sourceMessageId === id)
+      .sort((a, b) => a.record.createdAt - b.record.createdAt || a.record.seq - b.record.seq)
+      .map((callback) => ({ ...view(callback), events: events(callback.record.id) })),
+    resentAs: related.filter((other) => other.record.resentFrom === id).map((other) => other.record.id),
+  };
+  return json(story);
+}
+
+/** Every message the server knows: pending ones, and finished ones while the logs still hold them. */
+function knownMessages(state: DevState): Map<string, Found> {
+  const known = new Map<string, Found>();
+  scan(state, (each) => known.set(each.record.id, { ...each }));
+  return known;
+}
+
+/**
+ * Visits every message the server knows, newest (last accepted) first: the pending ones and the
+ * finished ones the logs still hold, merged by acceptance order. `found` is reused between calls.
+ */
+function scan(state: DevState, visit: (found: Found) => void): void {
+  const lastEntry = new Map<string, number>();
+  state.logs.forEach((entry, index) => {
+    lastEntry.set(entry.messageId, index);
+  });
+  const finished: Array<{ record: MessageRecord; last: LogRecord }> = [];
+  for (const [id, index] of lastEntry) {
+    if (!state.messages.has(id)) finished.push({ record: state.logMessages[index]!, last: state.logs[index]! });
+  }
+  finished.sort((a, b) => b.record.seq - a.record.seq);
+  // Pending messages are kept in acceptance order (updated in place); sorted only if that ever breaks.
+  const waiting = [...state.messages.values()];
+  if (waiting.some((each, index) => index > 0 && each.record.seq < waiting[index - 1]!.record.seq)) {
+    waiting.sort((a, b) => a.record.seq - b.record.seq);
+  }
+  const found: Found = { record: undefined as never, state: '', pending: false, retried: 0, last: undefined };
+  let next = 0;
+  for (let index = waiting.length - 1; index >= -1; index -= 1) {
+    const pending = waiting[index];
+    while (next < finished.length && (pending === undefined || finished[next]!.record.seq > pending.record.seq)) {
+      const done = finished[next++]!;
+      found.record = done.record;
+      found.state = done.last.state;
+      found.pending = false;
+      found.retried = 0;
+      found.last = done.last;
+      visit(found);
+    }
+    if (pending === undefined) break;
+    const at = lastEntry.get(pending.record.id);
+    found.record = pending.record;
+    found.last = at === undefined ? undefined : state.logs[at];
+    found.state = found.last?.state ?? (pending.retried > 0 ? 'RETRY' : 'CREATED');
+    found.pending = true;
+    found.retried = pending.retried;
+    visit(found);
+  }
+}
+
+/** Whether an application's message matches the filter (callbacks are shown with the message they report on). */
+function matches(each: Found, filter: ListFilter): boolean {
+  const message = each.record;
+  if (message.kind !== 'message') return false;
+  if (filter.state && each.state !== filter.state) return false;
+  if (filter.queue && message.queue !== filter.queue) return false;
+  if (filter.url && !message.url.includes(filter.url)) return false;
+  if (filter.label && !hasLabel(message.label, filter.label)) return false;
+  if (filter.run && message.workflow?.runId !== filter.run) return false;
+  if (!filter.steps && message.workflow !== undefined) return false;
+  if (filter.from !== undefined && message.createdAt < filter.from) return false;
+  if (filter.to !== undefined && message.createdAt > filter.to) return false;
+  return !filter.text || mentions(message, filter.text, filter.asciiText);
+}
+
+/** Whether a message's labels (comma-separated when several) hold `wanted`; most have one, so no split. */
+const hasLabel = (labels: string | undefined, wanted: string): boolean =>
+  labels === wanted || (labels !== undefined && labels.includes(',') && labels.split(',').includes(wanted));
+
+/**
+ * Whether the message's id, URL, label, shown headers or body hold the text, in any case; what is
+ * redacted is never searched. The body is tested as stored (its bytes as latin1): for ASCII text
+ * that matches exactly where its UTF-8 would, without decoding every body of a large list.
+ */
+function mentions(message: MessageRecord, text: RegExp, ascii: boolean): boolean {
+  const has = (value: string | undefined) => value !== undefined && text.test(value);
+  if (has(message.id) || has(message.url) || has(message.label)) return true;
+  const redact = message.redact;
+  if (redact?.headers !== true) {
+    for (const name in message.forwardHeaders) {
+      if (redact?.headers.includes(name.toLowerCase())) continue;
+      if (has(name) || has(message.forwardHeaders[name])) return true;
+    }
+  }
+  if (redact?.body) return false;
+  return ascii ? has(message.body) : has(bodyBytes(message).toString('utf8'));
+}
+
+function row(found: Found): MessageRow {
+  const message = found.record;
+  const last = found.last;
+  const next =
+    last?.state === 'RETRY'
+      ? last.nextDeliveryTime
+      : found.state === 'CREATED' && message.notBefore > message.createdAt
+        ? message.notBefore
+        : undefined;
+  return {
+    messageId: message.id,
+    state: found.state,
+    method: message.method,
+    url: message.url,
+    createdAt: message.createdAt,
+    ...(next !== undefined && found.pending ? { nextDeliveryTime: next } : {}),
+    ...(found.pending && found.retried > 0 ? { retried: found.retried } : {}),
+    ...(message.queue !== undefined ? { queueName: message.queue } : {}),
+    ...(message.topicName !== undefined ? { topicName: message.topicName } : {}),
+    ...(labelFields(message.label) as Pick<MessageRow, 'label' | 'labels'>),
+    ...(message.resentFrom !== undefined ? { resentFrom: message.resentFrom } : {}),
+    ...(message.kind !== 'message' ? { kind: message.kind } : {}),
+    ...(message.workflow ? { workflowRunId: message.workflow.runId, step: stepOf(message) } : {}),
+  };
+}
+
+/** A row with what the detail shows besides: the headers as delivered and the body, redacted where asked. */
+function view(found: Found): MessageView {
+  const { header, body, bodyBase64 } = messageFields(found.record) as Pick<MessageView, 'header' | 'body' | 'bodyBase64'>;
+  return {
+    ...row(found),
+    ...(header ? { header } : {}),
+    ...(body !== undefined ? { body } : {}),
+    ...(bodyBase64 !== undefined ? { bodyBase64 } : {}),
+  };
+}
+
+/** The step a run's message carries, as the SDK published it (`{ stepName, stepType }`), else its trigger. */
+function stepOf(message: MessageRecord): string {
+  if (message.redact?.body) return 'step';
+  try {
+    const step = JSON.parse(bodyBytes(message).toString('utf8')) as { stepName?: unknown; stepType?: unknown };
+    if (typeof step.stepName === 'string') return typeof step.stepType === 'string' ? `${step.stepName} (${step.stepType})` : step.stepName;
+  } catch {
+    // Not JSON: the trigger's own body.
+  }
+  return 'trigger';
+}
+
+/** `cursor`: the acceptance order of the last message of the page before. */
+function readCursor(value: string | null): number | undefined {
+  if (value === null || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw badRequest(`invalid cursor ${JSON.stringify(value)}: pass the cursor of the page before, as given`);
+  return Number(value);
+}
