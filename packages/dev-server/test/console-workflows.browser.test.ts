@@ -113,6 +113,19 @@ describe('the Workflows view of the console', () => {
     await expect(resumed.locator('dd pre').textContent()).resolves.toBe('"paid"');
     await expect(resumed.locator('.step[data-step-name="charge"] pre').textContent()).resolves.toContain('"approvedBy"');
     await expect(page.locator(`tr[data-run-id="${workflowRunId}"]`).getByText('RUN_FAILED').count()).resolves.toBe(1);
+    await expect(resumed.locator('.run-timeline li').first().textContent()).resolves.toMatch(
+      new RegExp(`Started, resuming ${workflowRunId} from its failed step`),
+    );
+    // The failed run's page tells what happened to it, and links the run it went on as.
+    await resumed.locator('.run-timeline a', { hasText: workflowRunId }).click();
+    const original = page.locator('aside.detail');
+    await original.locator('h2').getByText('RUN_FAILED').waitFor();
+    const resumedAs = original.locator('.run-timeline li[data-kind="resumed"]');
+    await resumedAs.waitFor();
+    await expect(original.locator('.run-timeline li[data-kind="dead-lettered"]').textContent()).resolves.toMatch(
+      /failed for good \(answered 500\) and went to the DLQ/,
+    );
+    await expect(resumedAs.textContent()).resolves.toMatch(/Resumed from its failed step msg_\w+ as run wfr_/);
   });
 
   it('cancels a sleeping run from its page after asking, and no later step runs', async () => {

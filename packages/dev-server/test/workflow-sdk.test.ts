@@ -248,6 +248,34 @@ describe('the Workflow SDK on mailroom dev', () => {
 
     await client().dlq.delete(dlqOf(c));
     expect((await client().dlq.list()).messages).toEqual([]);
+
+    // Each failed run keeps what happened to it: its step dead-lettered first, the SDK's failure
+    // function called (it has one by default; its answer may come before or after what follows), and
+    // what was done with it.
+    const timeline = async (runId: string) =>
+      ((await client().logs({ workflowRunId: runId })).runs[0] as unknown as { timeline: Array<Record<string, unknown>> }).timeline;
+    const deadLettered = {
+      kind: 'dead-lettered',
+      messageId: expect.stringMatching(/^msg_/),
+      detail: 'answered 500',
+      at: expect.any(Number),
+    };
+    const failureFunction = { kind: 'failure-function', detail: 'answered 200', at: expect.any(Number) };
+    const told = async (runId: string, then: Record<string, unknown>) => {
+      await waitUntil(async () => (await timeline(runId)).length === 3, `run ${runId}'s timeline to hold 3 events`);
+      const events = await timeline(runId);
+      expect(events[0]).toEqual(deadLettered);
+      expect(events.slice(1)).toEqual(expect.arrayContaining([failureFunction, then]));
+    };
+    await told(a, {
+      kind: 'resumed',
+      workflowRunId: resumed.workflowRunId,
+      messageId: expect.stringMatching(/^msg_/),
+      at: expect.any(Number),
+    });
+    await told(b, { kind: 'restarted', workflowRunId: restarted.workflowRunId, at: expect.any(Number) });
+    await told(c, { kind: 'dlq-deleted', at: expect.any(Number) });
+    await expect(timeline(resumed.workflowRunId)).resolves.toEqual([{ kind: 'ended', detail: 'RUN_SUCCESS', at: expect.any(Number) }]);
   });
 
   it('runs a failure function again on request after it failed (retryFailureFunction)', async () => {

@@ -1,6 +1,7 @@
 import type { MessagingClient, WorkflowRun } from '@mailroom/core';
 import { useState } from 'preact/hooks';
 import { dateTime, decodeBody, devRequest, jsonOrText, pretty } from './api';
+import { type RunEvent, RunTimeline } from './run-timeline';
 import { Action, Field, Notice, State, useAct } from './ui';
 
 // A workflow run's page: every step in order (parallel branches side by side), what it waits for,
@@ -12,6 +13,7 @@ export type Run = WorkflowRun & {
   waiting?: Array<{ eventId: string; deadline: number }>;
   invoker?: { workflowRunId: string };
   origin?: { workflowRunId: string; action: 'resume' | 'restart' };
+  timeline?: RunEvent[];
 };
 
 /** A failed attempt of the step a delivery runs, as the run logs list them. */
@@ -162,6 +164,7 @@ export function RunPage({ client, run, refresh }: { client: MessagingClient; run
           {typeof failure.failResponse === 'string' && failure.failResponse !== '' && <ErrorText text={failure.failResponse} />}
         </div>
       )}
+      <RunTimeline createdAt={run.workflowRunCreatedAt} origin={run.origin} timeline={run.timeline} />
     </aside>
   );
 }

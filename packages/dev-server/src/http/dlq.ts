@@ -45,7 +45,7 @@ export function dlqRoutes(service: Service): Route[] {
       auth: 'messaging',
       handler: async (request) => {
         const entry = existing(service, request.params.dlqId);
-        await service.store.commit({ type: 'dlq.deleted', ids: [entry.dlqId] });
+        await service.store.commit({ type: 'dlq.deleted', at: service.config.now(), ids: [entry.dlqId] });
         return empty();
       },
     },
@@ -56,7 +56,7 @@ export function dlqRoutes(service: Service): Route[] {
       query: QUERY_PARAMETERS.dlq,
       handler: async (request) => {
         const { entries, cursor } = select(service, request.query);
-        await service.store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) });
+        await service.store.commit({ type: 'dlq.deleted', at: service.config.now(), ids: entries.map((entry) => entry.dlqId) });
         return json({ deleted: entries.length, ...(cursor ? { cursor } : {}) });
       },
     },

@@ -78,7 +78,7 @@ const SHAPES: { [T in EncodedRecord['type']]: (record: Shape) => boolean } = {
   'fault.set': (r) => isObject(r.fault) && isString(r.fault.id) && isString(r.fault.kind) && isNumber(r.fault.count),
   'fault.applied': (r) => isString(r.id),
   'fault.removed': (r) => isString(r.id),
-  'dlq.deleted': (r) => isStrings(r.ids),
+  'dlq.deleted': (r) => isStrings(r.ids) && optional(r.at, isNumber),
   'dlq.retried': (r) => isNumber(r.at) && isStrings(r.ids) && listOf(r.messages, isMessage),
   'queue.updated': (r) => isString(r.name) && (r.queue === null || (isObject(r.queue) && isString(r.queue.name))),
   'schedule.updated': (r) =>

@@ -133,7 +133,32 @@ export interface WorkflowRunRecord {
   webhooks?: string[];
   /** The message that started it: a restart sends it again as a new run. */
   trigger: MessageRecord;
+  /** What happened to it after it started, oldest first: kept when it fails, is resumed or restarted. */
+  timeline?: RunEventRecord[];
 }
+
+/** One thing that happened to a run, as its page tells it. */
+export interface RunEventRecord {
+  /** Unix milliseconds. */
+  at: number;
+  kind: RunEventKind;
+  /** The step message it concerns (a dead-lettered, resumed or retried step). */
+  messageId?: string;
+  /** The run it went on as (resumed, restarted). */
+  runId?: string;
+  /** The answer or error it ended with (`answered 500`), or the state it ended in. */
+  detail?: string;
+}
+
+export type RunEventKind =
+  | 'dead-lettered'
+  | 'failure-function'
+  | 'failure-function-again'
+  | 'resumed'
+  | 'restarted'
+  | 'retried'
+  | 'dlq-deleted'
+  | 'ended';
 
 /** One step of a run as published, with what its log shows (absent in runs journaled before they were kept). */
 export interface RunStepRecord {
@@ -405,7 +430,8 @@ export type DevRecord =
   | { type: 'fault.removed'; id: string }
   /** A waiting message (a delay, a sleep, a retry's backoff) made due at `at`: the service's "retry now". */
   | { type: 'message.released'; id: string; at: number }
-  | { type: 'dlq.deleted'; ids: string[] }
+  /** `at` when a request deleted them (a run's timeline notes it), not when they left for a restart. */
+  | { type: 'dlq.deleted'; ids: string[]; at?: number }
   /** Entries sent again: each leaves the DLQ and its message is accepted under a new id. */
   | { type: 'dlq.retried'; at: number; ids: string[]; messages: MessageRecord[] }
   | { type: 'queue.updated'; name: string; queue: QueueRecord | null }

@@ -1,4 +1,4 @@
-import { noteWorkflowMessage, resumeRunStep } from './runs';
+import { noteRunEvent, noteWorkflowMessage, resumeRunStep } from './runs';
 import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
@@ -36,6 +36,7 @@ export function reduce(state: DevState, record: DevRecord): void {
     case 'dlq.retriggered': {
       const entry = state.dlq.get(record.dlqId);
       if (entry) entry.failureCallbackInfo = { state: 'CALLBACK_INPROGRESS' };
+      noteRunEvent(state, entry?.message.workflow?.runId, { at: record.at, kind: 'failure-function-again' });
       addMessage(state, record.message, record.at);
       return;
     }
@@ -75,7 +76,11 @@ export function reduce(state: DevState, record: DevRecord): void {
       return;
     }
     case 'dlq.deleted':
-      for (const id of record.ids) state.dlq.delete(id);
+      for (const id of record.ids) {
+        if (record.at !== undefined)
+          noteRunEvent(state, state.dlq.get(id)?.message.workflow?.runId, { at: record.at, kind: 'dlq-deleted' });
+        state.dlq.delete(id);
+      }
       return;
     case 'dlq.retried':
       record.ids.forEach((id, index) => {
@@ -122,6 +127,7 @@ export function reduce(state: DevState, record: DevRecord): void {
       run.completedAt = record.at;
       delete run.earlyEvents;
       if (record.responseBase64 !== undefined) run.responseBase64 = record.responseBase64;
+      noteRunEvent(state, run.runId, { at: record.at, kind: 'ended', detail: record.state });
       return;
     }
     case 'waiter.added':
@@ -217,6 +223,12 @@ function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attem
   for (const spawned of record.spawned) addMessage(state, spawned, record.at);
   if (record.dlq) {
     addDlqEntry(state, record.dlq);
+    noteRunEvent(state, record.dlq.message.workflow?.runId, {
+      at: record.at,
+      kind: 'dead-lettered',
+      messageId: record.dlq.message.id,
+      detail: record.response ? `answered ${record.response.status}` : (record.error ?? 'no answer'),
+    });
     // A step that failed for good fails its run.
     const run = record.dlq.message.workflow && state.runs.get(record.dlq.message.workflow.runId);
     if (run && run.state === 'RUN_STARTED') {
@@ -233,6 +245,11 @@ function settleFailureCallback(state: DevState, message: MessageRecord, record: 
   if (message.kind !== 'failure-callback' || message.dlqId === undefined) return;
   const entry = state.dlq.get(message.dlqId);
   if (!entry) return;
+  noteRunEvent(state, entry.message.workflow?.runId, {
+    at: record.at,
+    kind: 'failure-function',
+    detail: record.response ? `answered ${record.response.status}` : (record.error ?? 'no answer'),
+  });
   entry.failureCallbackInfo = {
     state: record.outcome === 'delivered' ? 'CALLBACK_SUCCESS' : 'CALLBACK_FAIL',
     ...(record.response

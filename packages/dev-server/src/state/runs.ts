@@ -1,6 +1,6 @@
 import type { DevState } from './dev-state';
 import { deliveredHeaderValues } from './header-values';
-import { bodyBase64, type MessageRecord, type RunStepRecord, type WorkflowRunRecord } from './records';
+import { bodyBase64, type MessageRecord, type RunEventRecord, type RunStepRecord, type WorkflowRunRecord } from './records';
 
 // Workflow runs as the reducer derives them: a trigger message (`<P>-Workflow-Init: true`) starts a
 // run, and every later message it publishes for that run id is one of its steps. Derived from
@@ -25,6 +25,8 @@ export function noteWorkflowMessage(state: DevState, message: MessageRecord): vo
       trigger: message,
       ...(workflow.restartOf !== undefined ? { origin: { runId: workflow.restartOf, action: 'restart' as const } } : {}),
     });
+    if (workflow.restartOf !== undefined)
+      noteRunEvent(state, workflow.restartOf, { at: message.createdAt, kind: 'restarted', runId: workflow.runId });
     trimRuns(state);
     return;
   }
@@ -96,6 +98,7 @@ export function resumeRunStep(state: DevState, failed: MessageRecord, again: Mes
   if (!run || !again.workflow) return;
   const steps = run.steps.map((step) => (step.messageId === failed.id ? { ...step, messageId: again.id } : step));
   if (again.workflow.runId === run.runId) {
+    noteRunEvent(state, run.runId, { at: again.createdAt, kind: 'retried', messageId: failed.id });
     run.steps = steps;
     if (run.state === 'RUN_FAILED') {
       run.state = 'RUN_STARTED';
@@ -103,7 +106,9 @@ export function resumeRunStep(state: DevState, failed: MessageRecord, again: Mes
     }
     return;
   }
-  const { completedAt: _completedAt, responseBase64: _response, earlyEvents: _events, ...kept } = run;
+  noteRunEvent(state, run.runId, { at: again.createdAt, kind: 'resumed', messageId: failed.id, runId: again.workflow.runId });
+  // The new run carries the steps; what happened to the failed run stays on the failed run.
+  const { completedAt: _completedAt, responseBase64: _response, earlyEvents: _events, timeline: _timeline, ...kept } = run;
   const trigger = run.trigger.workflow
     ? { ...run.trigger, workflow: { ...run.trigger.workflow, runId: again.workflow.runId, createdAt: again.workflow.createdAt } }
     : run.trigger;
@@ -119,6 +124,18 @@ export function resumeRunStep(state: DevState, failed: MessageRecord, again: Mes
     origin: { runId: run.runId, action: 'resume' },
   });
   trimRuns(state);
+}
+
+/** Events kept per run: a run retried in a loop keeps its latest. */
+const TIMELINE_LIMIT = 100;
+
+/** Notes what happened to a run on its timeline, when the server still knows the run. */
+export function noteRunEvent(state: DevState, runId: string | undefined, event: RunEventRecord): void {
+  const run = runId === undefined ? undefined : state.runs.get(runId);
+  if (!run) return;
+  const timeline = (run.timeline ??= []);
+  timeline.push(event);
+  if (timeline.length > TIMELINE_LIMIT) timeline.splice(0, timeline.length - TIMELINE_LIMIT);
 }
 
 /** What a run's trigger set that every later message of the run carries too. */

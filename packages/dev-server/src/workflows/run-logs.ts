@@ -165,9 +165,13 @@ function runLog(run: WorkflowRunRecord, index: RunIndex): Record<string, unknown
             : Buffer.from(run.responseBase64, 'base64').toString('utf8'),
         }
       : {}),
-    // Not in the service's answer: what the run waits for now, and the run it resumes or restarts, for the console.
+    // Not in the service's answer, for the console: what the run waits for now, the run it resumes or
+    // restarts, and what happened to it (dead-lettered, its failure function, resumed or restarted as).
     ...(waiting.length > 0 ? { waiting } : {}),
     ...(run.origin ? { origin: { workflowRunId: run.origin.runId, action: run.origin.action } } : {}),
+    ...(run.timeline
+      ? { timeline: run.timeline.map(({ runId, ...event }) => ({ ...event, ...(runId ? { workflowRunId: runId } : {}) })) }
+      : {}),
     ...(dlqEntry ? { dlqId: dlqEntry.dlqId } : {}),
     ...(invoker ? { invoker: { workflowRunId: invoker.runId, workflowUrl: invoker.url, workflowRunCreatedAt: invoker.createdAt } } : {}),
     ...(dlqEntry?.failureCallbackInfo && dlqEntry.message.failureCallback

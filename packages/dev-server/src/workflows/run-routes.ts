@@ -93,7 +93,7 @@ export function workflowDlqRoutes(service: Service): Route[] {
       query: QUERY_PARAMETERS.workflowDlq,
       handler: async ({ query }) => {
         const { entries, cursor } = runEntries(service, query);
-        await service.store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) });
+        await service.store.commit({ type: 'dlq.deleted', at: service.config.now(), ids: entries.map((entry) => entry.dlqId) });
         return json({ deleted: entries.length, ...(cursor ? { cursor } : {}) });
       },
     },
