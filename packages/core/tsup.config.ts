@@ -9,6 +9,7 @@ const entry = {
   testing: 'src/testing.ts',
   undici: 'src/undici.ts',
   protocol: 'src/protocol.ts',
+  idempotency: 'src/idempotency.ts',
 };
 
 // jose ships only ES modules. Node 20.19+ can `require` them, Jest's module system cannot (Nest's

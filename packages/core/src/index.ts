@@ -112,6 +112,7 @@ export type {
   CallbackMessage,
   CallbackOptions,
   DecodedBody,
+  EndpointOptions,
   FailureCallbackMessage,
   InboundRequest,
   MessageHandler,
@@ -125,3 +126,4 @@ export type {
   SchemaOutput,
   SourceSchema,
 } from './receive';
+export type { IdempotencyOption, IdempotencySettings, IdempotencyStore } from './idempotency/guard';

@@ -148,6 +148,12 @@ export const NON_RETRYABLE_STATUS = 489;
 export const SIGNATURE_REFUSED_HEADER = 'Mailroom-Signature-Refused';
 
 /**
+ * On the 2xx a Mailroom receiver answers to a delivery of a message its endpoint already handled
+ * (the `idempotency` option): the handler did not run again.
+ */
+export const ALREADY_HANDLED_HEADER = 'Mailroom-Already-Handled';
+
+/**
  * The one rule for "this answer ends the retries at once", read the same by the dev server (deciding
  * the next attempt) and by receivers of callbacks (deciding `isFinalAttempt`): status 489 with
  * `<P>-NonRetryable-Error: true` (any case, spaces trimmed). A 489 without it, or saying `false`,

@@ -2,7 +2,16 @@ import { processEnvironment } from '../config';
 import { isDestinationDefinition, type BodyOf, type DestinationDefinition } from '../contract';
 import { ValidationError } from '../errors';
 import type { CallbackMessage, CallbackOptions, FailureCallbackMessage, SchemaOutput } from './received-messages';
-import { QUIET_START, checkHandler, createReceiver, type Endpoint, type MessageHandler, type Receiver } from './create-receiver';
+import { idempotencyGuard } from '../idempotency/guard';
+import {
+  QUIET_START,
+  checkHandler,
+  createReceiver,
+  type Endpoint,
+  type EndpointOptions,
+  type MessageHandler,
+  type Receiver,
+} from './create-receiver';
 import type { ReceiverOptions, ResponseSchema, SourceSchema } from './receiver-options';
 
 /**
@@ -12,7 +21,7 @@ import type { ReceiverOptions, ResponseSchema, SourceSchema } from './receiver-o
  */
 export interface EndpointFactories<H, C = unknown> {
   /** A typed destination: the handler gets the definition's schema output as `message.body`. */
-  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>, C>): H;
+  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>, C>, options?: EndpointOptions): H;
   /** A callback, called by the service after every delivery attempt; bodies arrive decoded. */
   callback<S extends SourceSchema = undefined, R extends ResponseSchema = undefined>(
     handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>, context: C) => unknown,
@@ -115,19 +124,22 @@ function mailroomValues(env: unknown): Record<string, string> | undefined {
  */
 function factories<H, C>(build: (make: (receiver: Receiver) => Endpoint) => H): EndpointFactories<H, C> {
   return {
-    destination: (definition, handler) => {
+    destination: (definition, handler, endpointOptions) => {
       if (!isDestinationDefinition(definition)) {
         throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
       }
       checkHandler(handler);
-      return build((receiver) => receiver.destination(definition, handler as MessageHandler<BodyOf<typeof definition>>));
+      idempotencyGuard(endpointOptions?.idempotency);
+      return build((receiver) => receiver.destination(definition, handler as MessageHandler<BodyOf<typeof definition>>, endpointOptions));
     },
     callback: (handler, callbackOptions) => {
       checkHandler(handler);
+      idempotencyGuard(callbackOptions?.idempotency);
       return build((receiver) => receiver.callback(handler as never, callbackOptions));
     },
     failureCallback: (handler, callbackOptions) => {
       checkHandler(handler);
+      idempotencyGuard(callbackOptions?.idempotency);
       return build((receiver) => receiver.failureCallback(handler as never, callbackOptions));
     },
   };

@@ -14,6 +14,14 @@ import {
   ValidationError,
 } from '../errors';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
+import {
+  ALREADY_HANDLED,
+  type GuardedDelivery,
+  idempotencyGuard,
+  type IdempotencyGuard,
+  type IdempotencyOption,
+} from '../idempotency/guard';
+import { ALREADY_HANDLED_HEADER } from '../wire';
 import type { VerifiedSignature } from '../signature';
 import { defaultVerifier, regionalVerifiers, type VerifyDelivery } from './keys';
 import {
@@ -48,14 +56,26 @@ export interface Endpoint {
   errorResponse(error: unknown, request: InboundRequest): OutboundResponse;
 }
 
+/** An endpoint's own settings. */
+export interface EndpointOptions {
+  /**
+   * Handle each message once however often it is delivered: a store from `@mailroom/core/idempotency`
+   * (or `{ store, leaseSeconds, ttlSeconds }`); `false` opts out of the receiver's default.
+   */
+  idempotency?: IdempotencyOption | false;
+}
+
 /** A handler gets the message, and second what its adapter passes along (Hono's `Context`, ...). */
 export type MessageHandler<T, C = unknown> = (message: ReceivedMessage<T>, context: C) => unknown;
 
 export interface Receiver {
   /** A typed destination endpoint: the handler gets the definition's schema output as `message.body`. */
-  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>>): Endpoint;
+  destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>>, options?: EndpointOptions): Endpoint;
   /** An endpoint with an optional schema of its own (no definition). */
-  message<S extends StandardSchemaV1 | undefined = undefined>(handler: MessageHandler<SchemaOutput<S>>, options?: { schema?: S }): Endpoint;
+  message<S extends StandardSchemaV1 | undefined = undefined>(
+    handler: MessageHandler<SchemaOutput<S>>,
+    options?: EndpointOptions & { schema?: S },
+  ): Endpoint;
   /** A callback endpoint, called by the service after every delivery attempt. */
   callback<S extends StandardSchemaV1 | DestinationDefinition | undefined = undefined, R extends StandardSchemaV1 | undefined = undefined>(
     handler: (message: CallbackMessage<SchemaOutput<S>, SchemaOutput<R>>, context: unknown) => unknown,
@@ -154,31 +174,51 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
     return toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
   };
+  // The handler of a message endpoint, behind the endpoint's idempotency guard when it has one.
+  const messageEndpoint = <T>(
+    schema: StandardSchemaV1<unknown, T> | undefined,
+    handler: MessageHandler<T>,
+    endpointOptions: EndpointOptions | undefined,
+  ): Endpoint => {
+    const guard = guardOf(options, endpointOptions);
+    if (!guard) return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
+    return makeEndpoint(async (input) => {
+      const message = await receiveNow(input, schema);
+      return guard(guardedDelivery(message), () => handler(message, input.context));
+    });
+  };
+  const callbackEndpoint = (
+    handler: (message: never, context: never) => unknown,
+    callbackOptions: CallbackOptions<never, never>,
+    failure: boolean,
+  ) => {
+    const guard = guardOf(options, callbackOptions);
+    return makeEndpoint(async (input) => {
+      const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
+      const message = await toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
+      const run = () => handler(message as never, input.context as never);
+      return guard ? guard(guardedDelivery(delivery), run) : run();
+    });
+  };
   return {
-    destination: (definition, handler) => {
+    destination: (definition, handler, endpointOptions) => {
       if (!isDestinationDefinition(definition)) {
         throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
       }
       checkHandler(handler);
-      const schema = definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>;
-      return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
+      return messageEndpoint(definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>, handler, endpointOptions);
     },
     message: (handler, messageOptions) => {
       checkHandler(handler);
-      const schema = messageOptions?.schema as StandardSchemaV1<unknown, never> | undefined;
-      return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
+      return messageEndpoint(messageOptions?.schema as StandardSchemaV1<unknown, never> | undefined, handler, messageOptions);
     },
     callback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
-      return makeEndpoint(async (input) =>
-        handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>)) as never, input.context as never),
-      );
+      return callbackEndpoint(handler as never, callbackOptions as CallbackOptions<never, never>, false);
     },
     failureCallback: (handler, callbackOptions = {}) => {
       checkHandler(handler);
-      return makeEndpoint(async (input) =>
-        handler((await receiveCallback(input, callbackOptions as CallbackOptions<never, never>, true)) as never, input.context as never),
-      );
+      return callbackEndpoint(handler as never, callbackOptions as CallbackOptions<never, never>, true);
     },
     receive,
     receiveCallback: (input, callbackOptions) => receiveCallback(input, callbackOptions as CallbackOptions<never, never>) as never,
@@ -425,9 +465,22 @@ export function defaultOnError(error: unknown, { stage, request }: { stage: Rece
 /** Nothing means 200; a string is sent as text; anything else as JSON. */
 function resultResponse(result: unknown): OutboundResponse {
   if (result === undefined || result === null) return { status: 200, headers: {}, body: '' };
+  if (result === ALREADY_HANDLED) return { status: 200, headers: { [ALREADY_HANDLED_HEADER.toLowerCase()]: 'true' }, body: '' };
   if (typeof result === 'string') return textResponse(200, result);
   return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
 }
+
+/** The endpoint's idempotency guard: its own option, else the receiver's default. */
+function guardOf(options: ReceiverOptions, endpointOptions: EndpointOptions | undefined): IdempotencyGuard | undefined {
+  if (endpointOptions?.idempotency !== undefined) return idempotencyGuard(endpointOptions.idempotency);
+  return idempotencyGuard(options.idempotency, 'options.idempotency');
+}
+
+/** Which message, delivered where: the token's `sub` names the URL the service delivered to. */
+const guardedDelivery = (message: ReceivedMessage<unknown>): GuardedDelivery => ({
+  messageId: message.messageId,
+  destination: message.signature?.claims.sub ?? message.url ?? '',
+});
 
 /**
  * `publicUrl` + the request's path and query. The last answer is kept: an endpoint is called on the

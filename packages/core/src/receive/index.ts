@@ -1,4 +1,4 @@
-export type { MessageHandler, Receiver } from './create-receiver';
+export type { EndpointOptions, MessageHandler, Receiver } from './create-receiver';
 export type { InboundRequest, OutboundResponse } from './receiver-options';
 export type { ReceivedMessage } from './received-messages';
 export type { ReceiverOptions, ReceiveStage } from './receiver-options';

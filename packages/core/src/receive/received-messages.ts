@@ -5,6 +5,7 @@ import type { DeliveryFields } from './delivery-headers';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
 import type { MaybePromise } from '../maybe-promise';
+import type { IdempotencyOption } from '../idempotency/guard';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 const decoder = new TextDecoder();
@@ -136,6 +137,8 @@ export interface CallbackOptions<
   source?: S;
   /** Schema of the destination's answer (`body`). */
   response?: R;
+  /** Handle each callback once however often it is delivered (or `false` to opt out of the receiver's default). */
+  idempotency?: IdempotencyOption | false;
 }
 
 /** The output type of an optional schema or definition; `unknown` without one. */

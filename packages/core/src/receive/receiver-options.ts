@@ -1,3 +1,4 @@
+import type { IdempotencyOption } from '../idempotency/guard';
 import { ValidationError } from '../errors';
 import type { Environment } from '../config';
 import type { DestinationDefinition } from '../contract';
@@ -95,6 +96,12 @@ export interface ReceiverOptions {
   onError?: (error: unknown, context: { stage: ReceiveStage; request?: InboundRequest }) => void;
   /** Where `MAILROOM_*` variables are read from. Default `process.env`. */
   env?: Environment;
+  /**
+   * Every endpoint handles each message once, however often the service delivers it: a store from
+   * `@mailroom/core/idempotency` (or `{ store, leaseSeconds, ttlSeconds }`). An endpoint's own
+   * `idempotency` option wins; `false` there opts it out. See docs/idempotency.md.
+   */
+  idempotency?: IdempotencyOption;
 }
 
 /** 1 MiB: far above any message the service sends, small enough that a flood cannot exhaust memory. */
