@@ -80,6 +80,9 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /dev/faults': 'messaging',
   'DELETE /dev/faults/:id': 'messaging',
   'POST /dev/workflows/runs/:runId/time-out': 'messaging',
+  'GET /dev/messages': 'messaging',
+  'GET /dev/messages/:messageId': 'messaging',
+  'DELETE /dev/messages': 'messaging',
 };
 
 const routes = (): Route[] => allRoutes({} as Service);
