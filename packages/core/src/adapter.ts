@@ -27,6 +27,11 @@ export { DEFAULT_CONSUMED_HINT } from './node/read';
 // these are its two halves for frameworks that need them apart.
 export { readWebRequest, toWebResponse } from './receive/answers';
 
+// For frameworks whose handlers run outside an endpoint (Nest's controller methods): the idempotency
+// guard around a handler, and what it answers for a message already handled.
+export { ALREADY_HANDLED, guardedDelivery, idempotencyGuard, type IdempotencyGuard } from './idempotency/guard';
+export { ALREADY_HANDLED_HEADER } from './wire';
+
 // For frameworks that read definitions and schemas from decorator metadata.
 export { isDestinationDefinition, isStandardSchema } from './contract';
 

@@ -1,4 +1,5 @@
 import { SignatureGuard } from './guard';
+import { IdempotencyInterceptor } from './idempotency';
 import { MailroomExceptionFilter } from './refusal';
 import { requestState } from './request-state';
 import {
@@ -10,8 +11,17 @@ import {
   type SourceSchema,
   NEST_METADATA_KEYS,
 } from './metadata';
-import type { CallbackOptions, DestinationDefinition, ReceivedMessage as CoreReceivedMessage } from '@mailroom/core';
-import { HttpCode, SetMetadata, UseFilters, UseGuards, applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { CallbackOptions, DestinationDefinition, EndpointOptions, ReceivedMessage as CoreReceivedMessage } from '@mailroom/core';
+import {
+  HttpCode,
+  SetMetadata,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+  applyDecorators,
+  createParamDecorator,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
 /** The property of the message to inject instead of the whole message, e.g. `'body'`. */
@@ -63,9 +73,9 @@ export type ReceivedMessage<T = unknown> = CoreReceivedMessage<T>;
  *   }
  * }
  */
-export function OnMessage(definition: DestinationDefinition): MethodDecorator {
+export function OnMessage(definition: DestinationDefinition, options?: EndpointOptions): MethodDecorator {
   // biome-ignore lint/complexity/noArguments: tells `@OnX()` from `@OnX(undefined)`, to say which mistake it is
-  return mailroomRoute('message', arguments.length, definition);
+  return mailroomRoute('message', arguments.length, definition, options);
 }
 
 /**
@@ -101,13 +111,14 @@ export function OnFailureCallback(options?: CallbackOptions<SourceSchema, Respon
   return mailroomRoute('failureCallback', arguments.length, options);
 }
 
-function mailroomRoute(kind: RouteKind, argumentCount: number, argument: unknown): MethodDecorator {
+function mailroomRoute(kind: RouteKind, argumentCount: number, argument: unknown, options?: unknown): MethodDecorator {
   // Recorded unchecked: the start-up checks report every malformed route at once, with class and
   // method names, instead of the first one crashing the import.
-  const metadata: RouteMetadata = { kind, argument, argumentCount };
+  const metadata: RouteMetadata = { kind, argument, argumentCount, ...(options !== undefined ? { options } : {}) };
   return applyDecorators(
     SetMetadata(ROUTE_METADATA_KEYS[kind], metadata),
     UseGuards(SignatureGuard),
+    UseInterceptors(IdempotencyInterceptor),
     UseFilters(MailroomExceptionFilter),
     defaultHttpCode(200),
   );

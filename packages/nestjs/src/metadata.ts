@@ -1,5 +1,5 @@
-import type { CallbackOptions, DestinationDefinition } from '@mailroom/core';
-import { isDestinationDefinition, isStandardSchema } from '@mailroom/core/adapter';
+import type { CallbackOptions, DestinationDefinition, IdempotencyOption } from '@mailroom/core';
+import { idempotencyGuard, isDestinationDefinition, isStandardSchema } from '@mailroom/core/adapter';
 import type { Reflector } from '@nestjs/core';
 
 // Which methods declare a `@ReceivedMessage()` parameter, recorded by the decorator itself, so the
@@ -68,12 +68,18 @@ export interface RouteMetadata {
   argument: unknown;
   /** How many arguments the decorator got, to tell `@OnMessage()` from `@OnMessage(undefined)`. */
   argumentCount: number;
+  /** `@OnMessage`'s second argument: the route's own settings. */
+  options?: unknown;
 }
 
 /** A route whose metadata passed {@link checkRoute}. */
-export type MailroomRoute =
+export type MailroomRoute = (
   | { kind: 'message'; definition: DestinationDefinition }
-  | { kind: 'callback' | 'failureCallback'; options: CallbackOptions<SourceSchema, ResponseSchema> };
+  | { kind: 'callback' | 'failureCallback'; options: CallbackOptions<SourceSchema, ResponseSchema> }
+) & {
+  /** The route's own `idempotency` (else the module's applies); `false` opts it out. */
+  idempotency?: IdempotencyOption | false;
+};
 
 /** Every Mailroom decorator on a method (more than one is a mistake the start-up checks report). */
 export function readRouteMetadata(reflector: Reflector, method: Function): RouteMetadata[] {
@@ -101,7 +107,19 @@ export function checkRoute(metadata: RouteMetadata): MailroomRoute | { problem: 
   const name = decoratorName(metadata.kind);
   if (metadata.kind === 'message') {
     const definition = metadata.argument;
-    if (isDestinationDefinition(definition)) return { kind: 'message', definition };
+    if (isDestinationDefinition(definition)) {
+      const options = metadata.options ?? {};
+      if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+        return { problem: `${name}'s second argument must be an options object { idempotency? }, got ${describe(options)}` };
+      }
+      const { idempotency, ...unknown } = options as { idempotency?: IdempotencyOption | false };
+      const extra = Object.keys(unknown);
+      if (extra.length > 0)
+        return { problem: `${name} got unknown option(s) ${extra.map((key) => `"${key}"`).join(', ')}; expected { idempotency? }` };
+      const wrong = idempotencyProblem(name, idempotency);
+      if (wrong) return { problem: wrong };
+      return { kind: 'message', definition, ...(idempotency !== undefined ? { idempotency } : {}) };
+    }
     const usage = `${name}(orderPlaced), where orderPlaced = defineDestination({ name, schema })`;
     if (metadata.argumentCount === 0) return { problem: `${name}() needs the destination definition: ${usage}` };
     if (isStandardSchema(definition)) return { problem: `${name} got a bare schema; wrap it in a definition: ${usage}` };
@@ -111,17 +129,35 @@ export function checkRoute(metadata: RouteMetadata): MailroomRoute | { problem: 
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     return { problem: `${name} expects an options object { source?, response? }, got ${describe(options)}` };
   }
-  const { source, response, ...unknown } = options as { source?: unknown; response?: unknown };
+  const { source, response, idempotency, ...unknown } = options as { source?: unknown; response?: unknown; idempotency?: unknown };
   const extra = Object.keys(unknown);
   if (extra.length > 0)
-    return { problem: `${name} got unknown option(s) ${extra.map((key) => `"${key}"`).join(', ')}; expected { source?, response? }` };
+    return {
+      problem: `${name} got unknown option(s) ${extra.map((key) => `"${key}"`).join(', ')}; expected { source?, response?, idempotency? }`,
+    };
   if (source !== undefined && !isDestinationDefinition(source) && !isStandardSchema(source)) {
     return { problem: `${name} option "source" must be a destination definition or a Standard Schema, got ${describe(source)}` };
   }
   if (response !== undefined && !isStandardSchema(response)) {
     return { problem: `${name} option "response" must be a Standard Schema, got ${describe(response)}` };
   }
-  return { kind: metadata.kind, options: options as CallbackOptions<SourceSchema, ResponseSchema> };
+  const wrong = idempotencyProblem(name, idempotency);
+  if (wrong) return { problem: wrong };
+  return {
+    kind: metadata.kind,
+    options: options as CallbackOptions<SourceSchema, ResponseSchema>,
+    ...(idempotency !== undefined ? { idempotency: idempotency as IdempotencyOption | false } : {}),
+  };
+}
+
+/** What is wrong with a route's `idempotency` option, checked at start-up by core's own rule. */
+function idempotencyProblem(name: string, idempotency: unknown): string | undefined {
+  try {
+    idempotencyGuard(idempotency as IdempotencyOption | false | undefined);
+    return undefined;
+  } catch (error) {
+    return `${name} option ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
 
 function describe(value: unknown): string {

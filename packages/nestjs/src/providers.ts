@@ -14,7 +14,7 @@ import {
   type Receiver,
   type ReceiverOptions,
 } from '@mailroom/core';
-import { createManagementClientNow, createMessagingClientNow } from '@mailroom/core/adapter';
+import { createManagementClientNow, createMessagingClientNow, idempotencyGuard } from '@mailroom/core/adapter';
 import { resolveHeaderPrefix } from '@mailroom/core/protocol';
 import { ConfigurableModuleBuilder, Inject, Logger, type Provider } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
@@ -188,7 +188,11 @@ function mark<T extends object>(client: T, error: ConfigError): T {
 /** The receiver: created once, so keys and limits are checked when the app starts. */
 export const receiverProvider: Provider<Receiver> = {
   provide: MAILROOM_RECEIVER,
-  useFactory: (options: MailroomModuleOptions) => createReceiver(receiverOptions(options)),
+  useFactory: (options: MailroomModuleOptions) => {
+    // The module's default store is checked when the app starts, not at the first delivery.
+    idempotencyGuard(options.idempotency, 'MailroomModule idempotency');
+    return createReceiver(receiverOptions(options));
+  },
   inject: [MAILROOM_MODULE_OPTIONS],
 };
 

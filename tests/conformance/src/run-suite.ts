@@ -3,6 +3,7 @@ import { bodyCases } from './cases/bodies';
 import { bodyConsumedCases } from './cases/body-consumed';
 import { callbackCases } from './cases/callbacks';
 import { headerCases } from './cases/headers';
+import { idempotencyCases } from './cases/idempotency';
 import { limitCases } from './cases/limits';
 import { schemaAndHandlerCases } from './cases/schema-and-handler';
 import { signatureCases } from './cases/signature';
@@ -10,7 +11,7 @@ import { useTarget, type Harness } from './cases/support/harness';
 import type { ConformanceTarget } from './target';
 
 /** The groups of cases, by theme; each is one file in `src/cases`. */
-export const CASE_THEMES = ['signature', 'bodies', 'limits', 'schema-and-handler', 'headers', 'callbacks'] as const;
+export const CASE_THEMES = ['signature', 'bodies', 'limits', 'schema-and-handler', 'headers', 'callbacks', 'idempotency'] as const;
 export type CaseTheme = (typeof CASE_THEMES)[number];
 
 export interface SuiteOptions {
@@ -25,6 +26,7 @@ const THEMES: Record<CaseTheme, (main: Harness, target: ConformanceTarget) => vo
   'schema-and-handler': schemaAndHandlerCases,
   headers: headerCases,
   callbacks: callbackCases,
+  idempotency: idempotencyCases,
 };
 
 /**

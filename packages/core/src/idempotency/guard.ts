@@ -57,6 +57,15 @@ export interface GuardedDelivery {
   destination: string;
 }
 
+/** Which message, delivered where: the token's `sub` names the URL the service delivered to. */
+export function guardedDelivery(message: {
+  messageId: string | undefined;
+  url: string | undefined;
+  signature?: { claims: { sub?: string } } | undefined;
+}): GuardedDelivery {
+  return { messageId: message.messageId, destination: message.signature?.claims.sub ?? message.url ?? '' };
+}
+
 /** Runs `handle` at most once per message and destination; `undefined` when no store is set. */
 export type IdempotencyGuard = (delivery: GuardedDelivery, handle: () => unknown) => Promise<unknown>;
 

@@ -1,4 +1,5 @@
 import { NonRetryableError, RetryAfterError, type ReceiverOptions } from '@mailroom/core';
+import { createMemoryStore } from '@mailroom/core/idempotency';
 import { orderPlaced, PATHS } from '../fixtures';
 import { honoApp } from '../targets/hono-app';
 import { encode, type RemoteConfig, type WireError } from './wire';
@@ -15,8 +16,10 @@ export function remoteApp(config: RemoteConfig): { fetch: (request: Request, env
     if (outcome.error) throw rebuild(outcome.error);
     return outcome.value;
   };
+  const { idempotency, ...settings } = config.options;
   const options: ReceiverOptions = {
-    ...config.options,
+    ...settings,
+    ...(idempotency === 'memory' ? { idempotency: createMemoryStore() } : {}),
     now: () => config.nowMs,
     onError: (error, where) => {
       const report = fetch(`${config.bridgeUrl}/error`, {

@@ -85,11 +85,14 @@ async function text(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The settings a remote app can be given: the data of the options; the clock as its one instant. */
+/**
+ * The settings a remote app can be given: the data of the options; the clock as its one instant; an
+ * idempotency store as `'memory'`, for the app to make one in its own runtime (a store cannot cross).
+ */
 function remoteConfig(setup: TargetSetup, bridgeUrl: string): RemoteConfig {
-  const { now, onError: _onError, ...options } = setup.options;
+  const { now, onError: _onError, idempotency, ...options } = setup.options;
   return {
-    options: options as Record<string, unknown>,
+    options: { ...options, ...(idempotency ? { idempotency: 'memory' } : {}) } as Record<string, unknown>,
     nowMs: now ? now() : Date.now(),
     bridgeUrl,
     failureSourceIsDefinition: setup.failureCallbackOptions?.source === orderPlaced,
