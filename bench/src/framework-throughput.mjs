@@ -54,6 +54,16 @@ await report(async ({ smoke }) => {
         path: '/floor/orders',
         token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/floor/orders`, rawBody: body }),
       },
+      // Express only: the Mailroom route with a memory idempotency store, a new message id per request.
+      ...(framework === 'express'
+        ? {
+            idempotent: {
+              path: '/idempotent/orders',
+              token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/idempotent/orders`, rawBody: body }),
+              uniqueHeader: 'upstash-message-id',
+            },
+          }
+        : {}),
     };
 
     // Correctness first: a broken path must never report a speed.
@@ -82,12 +92,29 @@ await report(async ({ smoke }) => {
 
     const durationSeconds = smoke ? 1 : 3;
     const cpuMicros = Object.fromEntries(Object.keys(routes).map((name) => [name, []]));
-    const contenders = Object.entries(routes).map(([name, { path, token }]) => ({
+    if (routes.idempotent) {
+      const { path, token } = routes.idempotent;
+      await expect('idempotent, valid token', base + path, { headers: deliveryHeaders(token), body }, 200);
+      const again = await post(base + path, { headers: deliveryHeaders(token), body });
+      check(
+        again.status === 200 && again.headers['mailroom-already-handled'] === 'true',
+        'idempotent: a repeated message id was handled again',
+      );
+      checks.push(`${framework}: the idempotent route answers a repeated message id 200 with Mailroom-Already-Handled`);
+    }
+    const contenders = Object.entries(routes).map(([name, { path, token, uniqueHeader }]) => ({
       name,
       async measure(round) {
         const cpuBefore = await server.call({ cmd: 'cpu' });
         const result = await loader.call({
-          options: { url: base + path, headers: deliveryHeaders(token), body: body.toString(), connections: CONNECTIONS, durationSeconds },
+          options: {
+            url: base + path,
+            headers: deliveryHeaders(token),
+            body: body.toString(),
+            connections: CONNECTIONS,
+            durationSeconds,
+            uniqueHeader,
+          },
         });
         check(
           result.non2xx === 0 && result.errors === 0,
@@ -114,6 +141,7 @@ await report(async ({ smoke }) => {
       mailroom: 'mailroom destination (sig+JSON+zod)',
       vendor: 'vendor Receiver (sig+JSON+zod)',
       floor: 'floor: hand-written verifying route (node:crypto+JSON+zod)',
+      idempotent: 'mailroom destination + idempotency (memory store), a new message id each',
     };
     const rows = [];
     for (const name of Object.keys(routes)) {
@@ -147,6 +175,11 @@ await report(async ({ smoke }) => {
           { text: '<= 1.05x floor time (>= 0.95x floor)', met: floor.median <= 1.05 },
           { text: '>= 1.25x vendor', met: vendor.median >= 1.25 },
         );
+      }
+      if (name === 'idempotent') {
+        const cost = pairedRatio(cpuMicros.idempotent, cpuMicros.mailroom);
+        cpu.ratios.push({ vs: 'mailroom destination time', ...cost });
+        cpu.targets.push({ text: '<= 1.10x the route without', met: cost.median <= 1.1 });
       }
       rows.push(rate, cpu);
     }

@@ -9,7 +9,9 @@ export function post(url, { headers = {}, body = '' } = {}) {
       (response) => {
         const chunks = [];
         response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString() }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks).toString() }),
+        );
       },
     );
     request.on('error', reject);

@@ -2,10 +2,33 @@
 // never shares an event loop with the server under test. It only ever targets 127.0.0.1.
 import autocannon from 'autocannon';
 
-function run({ url, method = 'POST', headers = {}, body, connections = 10, durationSeconds }) {
+function run({ url, method = 'POST', headers = {}, body, connections = 10, durationSeconds, uniqueHeader }) {
   if (!new URL(url).hostname.startsWith('127.')) throw new Error(`load-worker only targets 127.0.0.1, got ${url}`);
+  // `uniqueHeader`: a new value of that header on every request (a new message id, as the service sends).
+  let sequence = 0;
+  const requests = uniqueHeader
+    ? [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            headers: { ...request.headers, [uniqueHeader]: `msg_load_${process.pid}_${sequence++}` },
+          }),
+        },
+      ]
+    : undefined;
   return new Promise((resolve, reject) => {
-    autocannon({ url, method, headers, body, connections, duration: durationSeconds, pipelining: 1, timeout: 10 }, (error, result) => {
+    const options = {
+      url,
+      method,
+      headers,
+      body,
+      connections,
+      duration: durationSeconds,
+      pipelining: 1,
+      timeout: 10,
+      ...(requests ? { requests } : {}),
+    };
+    autocannon(options, (error, result) => {
       if (error) reject(error);
       else
         resolve({

@@ -3,8 +3,10 @@
 //   /bare             express.json() and the handler: no signature, no schema (the ceiling)
 //   /mailroom/orders  @mailroom/express destination: signature, JSON parse, zod, handler
 //   /vendor/orders    the vendor SDK's Receiver as its docs show it, plus the same JSON parse and zod
+//   /idempotent/orders the Mailroom destination with a memory idempotency store
 //   /floor/orders     the floor: a minimal hand-written verifying route (node:crypto, JSON.parse, zod)
 import { defineDestination } from '@mailroom/core';
+import { createMemoryStore } from '@mailroom/core/idempotency';
 import { createMailroom } from '@mailroom/express';
 import { Receiver } from '@upstash/qstash';
 import express from 'express';
@@ -31,6 +33,15 @@ const orders = defineDestination({ name: 'orders', path: '/mailroom/orders', sch
 app.post(
   '/mailroom/orders',
   mailroom.destination(orders, (message) => handle(message.body)),
+);
+
+// The same destination with a memory idempotency store (measurement 10's row in situ): each
+// request carries a new message id, so every one is claimed and completed.
+const idempotent = createMailroom({ ...MAILROOM_OPTIONS, idempotency: createMemoryStore() });
+const idempotentOrders = defineDestination({ name: 'orders', path: '/idempotent/orders', schema: orderSchema });
+app.post(
+  '/idempotent/orders',
+  idempotent.destination(idempotentOrders, (message) => handle(message.body)),
 );
 
 const receiver = new Receiver({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY });

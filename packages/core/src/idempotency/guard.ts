@@ -1,4 +1,5 @@
 import { expectObject, RetryAfterError, ValidationError } from '../errors';
+import { isThenable } from '../maybe-promise';
 
 // Exactly-once handling over at-least-once delivery: before a handler runs, its delivery claims the
 // message (its id at this destination) in a store shared by every instance of the app; a claim that
@@ -16,14 +17,15 @@ export type ClaimResult =
 /**
  * Where endpoints remember which messages they handled, shared by every instance of the app. Each
  * operation must be atomic in the store: two deliveries claiming at once must not both get `claimed`.
+ * A store in memory may answer at once; one over the network answers with a promise.
  */
 export interface IdempotencyStore {
   /** Claims `key` for `owner` for `leaseMs`, unless it is held by another owner or done. */
-  claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult>;
+  claim(key: string, owner: string, leaseMs: number): ClaimResult | Promise<ClaimResult>;
   /** Marks `key` handled, for `ttlMs`, unless another owner took it over meanwhile. */
-  complete(key: string, owner: string, ttlMs: number): Promise<void>;
+  complete(key: string, owner: string, ttlMs: number): void | Promise<void>;
   /** Gives up `owner`'s claim (its handler failed), so the next delivery runs the handler again. */
-  release(key: string, owner: string): Promise<void>;
+  release(key: string, owner: string): void | Promise<void>;
 }
 
 /** `idempotency` as an endpoint or `createMailroom` takes it: a store, or a store with its times. */
@@ -66,8 +68,11 @@ export function guardedDelivery(message: {
   return { messageId: message.messageId, destination: message.signature?.claims.sub ?? message.url ?? '' };
 }
 
-/** Runs `handle` at most once per message and destination; `undefined` when no store is set. */
-export type IdempotencyGuard = (delivery: GuardedDelivery, handle: () => unknown) => Promise<unknown>;
+/**
+ * Runs `handle` at most once per message and destination. Synchronous when the store and the handler
+ * are (a memory store, a sync handler): no promise is made that nothing waits for.
+ */
+export type IdempotencyGuard = (delivery: GuardedDelivery, handle: () => unknown) => unknown;
 
 /** The guard for an endpoint's `idempotency` option, checked when the endpoint is declared. */
 export function idempotencyGuard(option: IdempotencyOption | false | undefined, where = 'idempotency'): IdempotencyGuard | undefined {
@@ -76,12 +81,18 @@ export function idempotencyGuard(option: IdempotencyOption | false | undefined, 
   const leaseMs = (settings.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
   const ttlMs = (settings.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
   const { store } = settings;
-  return async ({ messageId, destination }, handle) => {
-    // Every delivery of the service names its message; a request without one has nothing to key on.
-    if (messageId === undefined || messageId === '') return handle();
-    const key = `${messageId} ${destination}`;
-    const owner = globalThis.crypto.randomUUID();
-    const claim = await store.claim(key, owner, leaseMs);
+  // The handler failed: the retry must run it again, not wait for the lease.
+  const failed = (key: string, owner: string, error: unknown): Promise<never> =>
+    Promise.resolve()
+      .then(() => store.release(key, owner))
+      .catch(() => {})
+      .then(() => Promise.reject(error));
+  // If completing fails the delivery fails too, and the retry runs the handler again: at least once, never lost.
+  const completed = (key: string, owner: string, result: unknown): unknown => {
+    const marked = store.complete(key, owner, ttlMs);
+    return marked instanceof Promise ? marked.then(() => result) : result;
+  };
+  const claimed = (claim: ClaimResult, messageId: string, key: string, owner: string, handle: () => unknown): unknown => {
     if (claim.state === 'done') return ALREADY_HANDLED;
     if (claim.state === 'busy') {
       // Not 2xx: the first delivery may still fail, and then this message must be delivered again.
@@ -93,15 +104,25 @@ export function idempotencyGuard(option: IdempotencyOption | false | undefined, 
     }
     let result: unknown;
     try {
-      result = await handle();
+      result = handle();
     } catch (error) {
-      // The handler failed: the retry must run it again, not wait for the lease.
-      await store.release(key, owner).catch(() => {});
-      throw error;
+      return failed(key, owner, error);
     }
-    // If this fails the delivery fails too, and the retry runs the handler again: at least once, never lost.
-    await store.complete(key, owner, ttlMs);
-    return result;
+    if (!isThenable(result)) return completed(key, owner, result);
+    return Promise.resolve(result).then(
+      (value) => completed(key, owner, value),
+      (error: unknown) => failed(key, owner, error),
+    );
+  };
+  return ({ messageId, destination }, handle) => {
+    // Every delivery of the service names its message; a request without one has nothing to key on.
+    if (messageId === undefined || messageId === '') return handle();
+    const key = `${messageId} ${destination}`;
+    const owner = globalThis.crypto.randomUUID();
+    // Synchronous with a memory store: no promise nor closure that nothing waits for.
+    const claim = store.claim(key, owner, leaseMs);
+    if (claim instanceof Promise) return claim.then((found) => claimed(found, messageId, key, owner, handle));
+    return claimed(claim, messageId, key, owner, handle);
   };
 }
 

@@ -177,10 +177,9 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   ): Endpoint => {
     const guard = guardOf(options, endpointOptions);
     if (!guard) return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
-    return makeEndpoint(async (input) => {
-      const message = await receiveNow(input, schema);
-      return guard(guardedDelivery(message), () => handler(message, input.context));
-    });
+    return makeEndpoint((input) =>
+      whenReady(receiveNow(input, schema), (message) => guard(guardedDelivery(message), () => handler(message, input.context))),
+    );
   };
   const callbackEndpoint = (
     handler: (message: never, context: never) => unknown,
