@@ -148,7 +148,9 @@ describe.each(STORES)('idempotent handlers over the %s store', (_name, makeStore
     let calls = 0;
     const url = await instance(() => void (calls += 1), { idempotency: { store, leaseSeconds: 0.3 }, publicUrl: 'http://app.test' });
     // A holder that claimed and died: it never completes nor releases.
-    await expect(Promise.resolve(store.claim('msg_crash http://app.test/orders', 'crashed-instance', 300))).resolves.toEqual({ state: 'claimed' });
+    await expect(Promise.resolve(store.claim('msg_crash http://app.test/orders', 'crashed-instance', 300))).resolves.toEqual({
+      state: 'claimed',
+    });
     await expect(deliver(url, 'msg_crash')).resolves.toMatchObject({ status: 409 });
     await new Promise((resolve) => setTimeout(resolve, 350));
     await expect(deliver(url, 'msg_crash')).resolves.toMatchObject({ status: 200, handled: null });

@@ -33,7 +33,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (message === undefined) return next.handle();
     // A callback's message carries the delivery it came in: that delivery's id is the key.
     const delivery = 'delivery' in message ? message.delivery : message;
-    return from(guard(guardedDelivery(delivery), () => lastValueFrom(next.handle(), { defaultValue: undefined }))).pipe(
+    // The guard answers at once over a memory store (a value, or a throw for a held claim): as a promise here.
+    const guarded = Promise.resolve().then(() =>
+      guard(guardedDelivery(delivery), () => lastValueFrom(next.handle(), { defaultValue: undefined })),
+    );
+    return from(guarded).pipe(
       map((result) => {
         if (result !== ALREADY_HANDLED) return result;
         http.getResponse<ServerResponse>().setHeader(ALREADY_HANDLED_HEADER, 'true');

@@ -124,7 +124,7 @@ function Console({
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <nav aria-label="Views">
+      <nav class="views" aria-label="Views">
         <div class="brand">
           <span class="logo" aria-hidden="true">
             ✉

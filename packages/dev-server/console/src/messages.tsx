@@ -138,7 +138,7 @@ export function MessagesView({ client, settings, selected }: { client: Messaging
                 ))}
               </tbody>
             </table>
-            <div class="pager" role="navigation" aria-label="Pages">
+            <nav class="pager" aria-label="Pages">
               <span class="muted">
                 {first.toLocaleString()}–{(first + messages.length - 1).toLocaleString()} of {(data?.total ?? 0).toLocaleString()}
               </span>
@@ -148,7 +148,7 @@ export function MessagesView({ client, settings, selected }: { client: Messaging
               <button type="button" disabled={!data?.cursor} onClick={() => data?.cursor && setCursors([...cursors, data.cursor])}>
                 Older
               </button>
-            </div>
+            </nav>
           </>
         )}
       </section>

@@ -77,7 +77,7 @@ export function WorkflowsView({ client, selected }: { client: MessagingClient; s
           )}
         />
         {(cursors.length > 0 || data?.cursor) && (
-          <div class="pager" role="navigation" aria-label="Pages">
+          <nav class="pager" aria-label="Pages">
             <span class="muted">page {cursors.length + 1}</span>
             <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
               Newer
@@ -85,7 +85,7 @@ export function WorkflowsView({ client, selected }: { client: MessagingClient; s
             <button type="button" disabled={!data?.cursor} onClick={() => data?.cursor && setCursors([...cursors, data.cursor])}>
               Older
             </button>
-          </div>
+          </nav>
         )}
       </div>
       {selected &&
