@@ -10,6 +10,7 @@ const entry = {
   undici: 'src/undici.ts',
   protocol: 'src/protocol.ts',
   idempotency: 'src/idempotency.ts',
+  tracing: 'src/tracing.ts',
 };
 
 // jose ships only ES modules. Node 20.19+ can `require` them, Jest's module system cannot (Nest's

@@ -28,8 +28,10 @@ export { DEFAULT_CONSUMED_HINT } from './node/read';
 export { readWebRequest, toWebResponse } from './receive/answers';
 
 // For frameworks whose handlers run outside an endpoint (Nest's controller methods): the idempotency
-// guard around a handler, and what it answers for a message already handled.
+// guard around a handler, what it answers for a message already handled, and the handler's span.
 export { ALREADY_HANDLED, guardedDelivery, idempotencyGuard, type IdempotencyGuard } from './idempotency/guard';
+export { checkTracing } from './tracing/hooks';
+export { tracedDelivery } from './receive/received-messages';
 export { ALREADY_HANDLED_HEADER } from './wire';
 
 // For frameworks that read definitions and schemas from decorator metadata.

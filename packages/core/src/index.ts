@@ -127,3 +127,4 @@ export type {
   SourceSchema,
 } from './receive';
 export type { IdempotencyOption, IdempotencySettings, IdempotencyStore } from './idempotency/guard';
+export type { MessageTracing } from './tracing/hooks';

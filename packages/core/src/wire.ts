@@ -210,3 +210,21 @@ export const QUERY_PARAMETERS = {
   /** `DELETE /v2/workflows/runs`: `workflowUrl` is a prefix unless `workflowUrlExactMatch=true`. */
   workflowCancel: [...UNIVERSAL_FILTERS, ...URL_PART_FILTERS, ...PAGING, 'workflowRunIds', 'workflowUrl', 'workflowUrlExactMatch'],
 } as const satisfies Record<string, readonly string[]>;
+
+/** The W3C Trace Context header a traced send forwards with its message (docs/tracing.md). */
+export const TRACE_PARENT_HEADER = 'traceparent';
+
+const TRACE_PARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}/;
+
+/**
+ * The trace and the sending span a `traceparent` value names, or `undefined` for anything else
+ * (an all-zero id is invalid by the W3C rule).
+ *
+ * @example parseTraceParent('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')
+ * // { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }
+ */
+export function parseTraceParent(value: string | undefined): { traceId: string; spanId: string } | undefined {
+  const match = value === undefined ? null : TRACE_PARENT.exec(value.trim());
+  if (!match || /^0+$/.test(match[1]!) || /^0+$/.test(match[2]!)) return undefined;
+  return { traceId: match[1]!, spanId: match[2]! };
+}

@@ -1,5 +1,5 @@
 import { SignatureGuard } from './guard';
-import { IdempotencyInterceptor } from './idempotency';
+import { DeliveryInterceptor } from './delivery-interceptor';
 import { MailroomExceptionFilter } from './refusal';
 import { requestState } from './request-state';
 import {
@@ -118,7 +118,7 @@ function mailroomRoute(kind: RouteKind, argumentCount: number, argument: unknown
   return applyDecorators(
     SetMetadata(ROUTE_METADATA_KEYS[kind], metadata),
     UseGuards(SignatureGuard),
-    UseInterceptors(IdempotencyInterceptor),
+    UseInterceptors(DeliveryInterceptor),
     UseFilters(MailroomExceptionFilter),
     defaultHttpCode(200),
   );

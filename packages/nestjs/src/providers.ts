@@ -234,10 +234,10 @@ function logThroughNest(error: unknown, { stage, request }: { stage: ReceiveStag
 }
 
 function messagingClient(options: MailroomModuleOptions): MessagingClient {
-  const { baseUrl, token, appUrl, messaging, headerPrefix, env } = checkFactoryOptions(options);
+  const { baseUrl, token, appUrl, messaging, headerPrefix, env, tracing } = checkFactoryOptions(options);
   try {
     // Read now: an app that injects a client it cannot use fails at start-up (see explorer.ts).
-    return createMessagingClientNow({ ...messaging, baseUrl, token, appUrl, headerPrefix, env });
+    return createMessagingClientNow({ ...messaging, baseUrl, token, appUrl, headerPrefix, env, ...(tracing ? { tracing } : {}) });
   } catch (error) {
     // Settings given in code mean "I want to send": a missing one is a mistake to report now. With
     // none given, this app may only receive, and must boot without a token it never uses.

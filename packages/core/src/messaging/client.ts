@@ -14,6 +14,7 @@ import {
 import type { DestinationDefinition, PayloadOf } from '../contract';
 import { createRequesterWhenConfigured, type HttpTransport } from '../http';
 import type { ServiceConnection } from './connection';
+import { checkTracing, type MessageTracing } from '../tracing/hooks';
 import { requesterSettings, type SharedClientOptions } from '../http/requester-options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
 import {
@@ -151,6 +152,11 @@ export interface MessagingClientOptions extends SharedClientOptions {
    * fetch; leave it out on edge runtimes. Exclusive with `fetch`.
    */
   transport?: HttpTransport;
+  /**
+   * `openTelemetry()` from `@mailroom/core/tracing`: `send`, `publish`, `enqueue` and `batch` run in
+   * a producer span, and the message carries its trace context to the handler. See docs/tracing.md.
+   */
+  tracing?: MessageTracing;
 }
 
 /** Options of a call that only reads or acts on one resource. */
@@ -359,6 +365,7 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
     ),
     headerPrefix: resolveHeaderPrefix(options.headerPrefix, env),
     appUrl: appUrlSetting === undefined ? undefined : checkBaseUrl('appUrl', appUrlSetting),
+    tracing: checkTracing(options.tracing, 'tracing'),
   };
   const keys = (method: 'GET' | 'POST', path: string[], call?: CallOptions) =>
     connection.requester.requestJson({ method, path, retrySafe: method === 'GET', ...signalOf(call) }, (value, url) =>

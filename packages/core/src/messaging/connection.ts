@@ -1,4 +1,5 @@
 import type { Requester } from '../http/requester-options';
+import type { MessageTracing } from '../tracing/hooks';
 
 // The one thing every messaging resource module takes, in a module of its own so that they need not
 // import the client that imports them all.
@@ -9,4 +10,6 @@ export interface ServiceConnection {
   headerPrefix: string;
   /** Public base URL of the receiving app; `send(def, ...)` resolves `def.path` against it. */
   appUrl: string | undefined;
+  /** Producer spans around sends, when the client was given `tracing`. */
+  tracing: MessageTracing | undefined;
 }

@@ -6,7 +6,8 @@ import type { RequestSpec } from '../http';
 import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
 import { isPlainEnqueueResult } from '../schemas/messaging';
 import { parseResponse, parseResponseFast } from '../schemas/primitives';
-import { RESOURCE_NAME } from '../wire';
+import { headerNames, RESOURCE_NAME } from '../wire';
+import { destinationLabel, forwardTraceContext } from '../tracing/hooks';
 import { unsignableUrl } from '../signature/token';
 import { z } from 'zod';
 import { toPromise } from '../maybe-promise';
@@ -178,6 +179,7 @@ function sendOne(
   request: { destination: string; signal?: AbortSignal },
   body: unknown,
   options: EnqueueOptions,
+  typed?: { name: string },
 ): Promise<EnqueueResult | EnqueueResult[]> {
   const destination = checkDestination(request.destination, options);
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
@@ -199,9 +201,31 @@ function sendOne(
   // The service reads a URL destination verbatim from the rest of the path, query included.
   if (destination.kind === 'url') spec.rawTail = destination.href;
   if (request.signal) spec.signal = request.signal;
-  return destination.kind === 'urlGroup'
-    ? connection.requester.requestJson(spec, parseUrlGroupResult)
-    : connection.requester.requestJson(spec, parseEnqueueResult);
+  const { requester, tracing } = connection;
+  const sendNow = (): Promise<EnqueueResult | EnqueueResult[]> =>
+    destination.kind === 'urlGroup' ? requester.requestJson(spec, parseUrlGroupResult) : requester.requestJson(spec, parseEnqueueResult);
+  if (!tracing) return sendNow();
+  const operation = typed ? 'send' : queue === undefined ? 'publish' : 'enqueue';
+  return tracing.traceSend(
+    { operation, destination: typed?.name ?? labelOf(destination), messageCount: 1 },
+    (context) => {
+      forwardTraceContext(spec.headers as Record<string, string>, context, headerNames(connection.headerPrefix), callbacksOf(options));
+      return sendNow();
+    },
+    messageIdsOf,
+  );
+}
+
+function labelOf(destination: Readonly<ClassifiedDestination>): string {
+  return destination.kind === 'url' ? destinationLabel(destination.href) : destination.name;
+}
+
+function callbacksOf(options: EnqueueOptions): { callback: boolean; failureCallback: boolean } {
+  return { callback: options.callback !== undefined, failureCallback: options.failureCallback !== undefined };
+}
+
+function messageIdsOf(result: EnqueueResult | EnqueueResult[] | BatchResult[]): string[] {
+  return (Array.isArray(result) ? result.flat() : [result]).map((one) => one.messageId);
 }
 
 function checkDestination(destination: unknown, options: EnqueueOptions): Readonly<ClassifiedDestination> {
@@ -284,6 +308,8 @@ async function sendBatch<I extends { destination: string; queue?: string; body?:
   contentType?: string,
 ): Promise<BatchResult[]> {
   if (!Array.isArray(items) || items.length === 0) throw new ValidationError('items', 'expected a non-empty array of messages');
+  const callbacks: Array<{ callback: boolean; failureCallback: boolean }> = [];
+  const labels = new Set<string>();
   const wire = items.map((item, index) => {
     try {
       expectObject(item as unknown, 'item', '{ destination, queue?, body, ...options }');
@@ -295,10 +321,13 @@ async function sendBatch<I extends { destination: string; queue?: string; body?:
       const destination = checkDestination(item.destination, deliveryOptions as EnqueueOptions);
       const body = bodyOf(item, index);
       if (typeof body !== 'string') throw new ValidationError('body', 'a batch body must be a string; send binary bodies with publish');
+      const options = deliveryOptions as EnqueueOptions;
+      callbacks.push(callbacksOf(options));
+      labels.add(labelOf(destination));
       return {
         destination: destination.kind === 'url' ? destination.href : destination.name,
         ...(item.queue !== undefined ? { queue: checkName('queue', item.queue) } : {}),
-        headers: buildEnqueueHeaders(deliveryOptions as EnqueueOptions, { headerPrefix: connection.headerPrefix }),
+        headers: buildEnqueueHeaders(options, { headerPrefix: connection.headerPrefix }),
         body,
       };
     } catch (error) {
@@ -308,6 +337,28 @@ async function sendBatch<I extends { destination: string; queue?: string; body?:
       throw new ValidationError(error.path ? `items.${index}.${error.path}` : `items.${index}`, reason, { cause: error });
     }
   });
+  const sendNow = () => requestBatch(connection, wire, options, items.length);
+  const { tracing } = connection;
+  if (!tracing) return sendNow();
+  // One span for the request; every message of it carries its context.
+  const destination = labels.size === 1 ? [...labels][0]! : 'several destinations';
+  return tracing.traceSend(
+    { operation: 'batch', destination, messageCount: wire.length },
+    (context) => {
+      const names = headerNames(connection.headerPrefix);
+      for (const [index, item] of wire.entries()) forwardTraceContext(item.headers, context, names, callbacks[index]!);
+      return sendNow();
+    },
+    messageIdsOf,
+  );
+}
+
+function requestBatch(
+  connection: ServiceConnection,
+  wire: ReadonlyArray<{ headers: Record<string, string> }>,
+  options: { signal?: AbortSignal },
+  count: number,
+): Promise<BatchResult[]> {
   return connection.requester.requestJson(
     {
       method: 'POST',
@@ -319,8 +370,8 @@ async function sendBatch<I extends { destination: string; queue?: string; body?:
     },
     (value, url) => {
       const results = parseResponse(batchResultSchema, value, url);
-      if (results.length !== items.length) {
-        throw new ResponseValidationError({ field: '', url, reason: `has ${results.length} results for ${items.length} messages` });
+      if (results.length !== count) {
+        throw new ResponseValidationError({ field: '', url, reason: `has ${results.length} results for ${count} messages` });
       }
       return results;
     },
@@ -364,10 +415,13 @@ export async function send<D extends DestinationDefinition>(
   await validateWithSchema(definition.schema, payload, 'payload');
   const { queue, url, ...rest } = options;
   const destination = url ?? endpointUrl(connection, definition);
-  const request = { ...rest, destination, body: payload };
+  const request = { ...rest, destination };
+  const sendOptions = enqueueOptionsOf(request);
+  sendOptions.contentType = 'application/json';
   // Published unless a queue is asked for: an ordered queue per destination would hold every later
   // message behind one that is still retrying (a minute of default backoff).
-  const sent = queue === undefined ? publishJSON(connection, request) : enqueueJSON(connection, { ...request, queue });
+  const queueName = queue === undefined ? undefined : checkName('queue', queue);
+  const sent = sendOne(connection, queueName, request, jsonText('body', payload), sendOptions, definition);
   return (await sent) as EnqueueResult;
 }
 

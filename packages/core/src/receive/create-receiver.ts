@@ -16,6 +16,7 @@ import {
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
 import { ALREADY_HANDLED, guardedDelivery, idempotencyGuard, type IdempotencyGuard, type IdempotencyOption } from '../idempotency/guard';
 import { ALREADY_HANDLED_HEADER } from '../wire';
+import { checkTracing, type MessageTracing } from '../tracing/hooks';
 import { signedPathChecker, signedUrlOf } from './signed-url';
 import type { VerifiedSignature } from '../signature';
 import { defaultVerifier, regionalVerifiers, type VerifyDelivery } from './keys';
@@ -26,6 +27,7 @@ import {
   type FailureCallbackMessage,
   type SchemaOutput,
   decodeText,
+  tracedDelivery,
   parseBody,
   type ReceivedMessage,
   validateBody,
@@ -131,6 +133,8 @@ interface ReceiverSetup {
   regional: (region: string) => VerifyDelivery | undefined;
   /** Whether a refused signature's answer names the failed check: in development, tests and dev mode only. */
   nameRefusals: boolean;
+  /** Consumer spans around handlers (the `tracing` option). */
+  tracing: MessageTracing | undefined;
 }
 
 /** Marks options of a receiver made on a first request: that request reports a missing key itself. */
@@ -174,11 +178,18 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     schema: StandardSchemaV1<unknown, T> | undefined,
     handler: MessageHandler<T>,
     endpointOptions: EndpointOptions | undefined,
+    name?: string,
   ): Endpoint => {
     const guard = guardOf(options, endpointOptions);
-    if (!guard) return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
+    const { tracing } = setup;
+    if (!guard && !tracing)
+      return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
+    const run = (message: ReceivedMessage<T>, input: InboundRequest) =>
+      guard ? guard(guardedDelivery(message), () => handler(message, input.context)) : handler(message, input.context);
     return makeEndpoint((input) =>
-      whenReady(receiveNow(input, schema), (message) => guard(guardedDelivery(message), () => handler(message, input.context))),
+      whenReady(receiveNow(input, schema), (message) =>
+        tracing ? tracing.traceDelivery(tracedDelivery('message', name, message), () => run(message, input)) : run(message, input),
+      ),
     );
   };
   const callbackEndpoint = (
@@ -191,7 +202,9 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
       const message = await toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
       const run = () => handler(message as never, input.context as never);
-      return guard ? guard(guardedDelivery(delivery), run) : run();
+      const guarded = guard ? () => guard(guardedDelivery(delivery), run) : run;
+      const kind = failure ? 'failureCallback' : 'callback';
+      return setup.tracing ? setup.tracing.traceDelivery(tracedDelivery(kind, undefined, delivery, delivery.body), guarded) : guarded();
     });
   };
   return {
@@ -200,7 +213,12 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
         throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
       }
       checkHandler(handler);
-      return messageEndpoint(definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>, handler, endpointOptions);
+      return messageEndpoint(
+        definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>,
+        handler,
+        endpointOptions,
+        definition.name,
+      );
     },
     message: (handler, messageOptions) => {
       checkHandler(handler);
@@ -259,6 +277,7 @@ function resolveSetup(options: ReceiverOptions): ReceiverSetup {
     regional: regionalVerifiers(keyOptions, env),
     // Only where a person develops: NODE_ENV development or test, or dev mode. Elsewhere a prober learns nothing.
     nameRefusals: env.NODE_ENV === 'development' || env.NODE_ENV === 'test' || devServerUrl(options.dev, env) !== undefined,
+    tracing: checkTracing(options.tracing, 'options.tracing'),
   };
 }
 

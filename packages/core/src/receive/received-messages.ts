@@ -6,6 +6,7 @@ import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
 import type { MaybePromise } from '../maybe-promise';
 import type { IdempotencyOption } from '../idempotency/guard';
+import type { TracedDelivery } from '../tracing/hooks';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 const decoder = new TextDecoder();
@@ -223,4 +224,28 @@ export function validateBody<T>(schema: StandardSchemaV1<unknown, T>, value: unk
 function outputOf<T>(result: StandardSchemaV1.Result<T>): T {
   if (result.issues) throw new SchemaValidationError('body', result.issues);
   return result.value;
+}
+
+/** A verified delivery as tracing describes it; `source` for a callback: the message it reports on. */
+export function tracedDelivery(
+  kind: TracedDelivery['kind'],
+  destination: string | undefined,
+  message: ReceivedMessage<unknown>,
+  source?: Pick<CallbackBody, 'sourceMessageId' | 'sourceHeader'>,
+): TracedDelivery {
+  return {
+    kind,
+    destination: destination ?? pathOf(message.url),
+    messageId: message.messageId,
+    retried: message.retried,
+    forwarded: () => message.forwardedHeaders,
+    ...(source ? { sourceMessageId: source.sourceMessageId, ...(source.sourceHeader ? { sourceHeaders: source.sourceHeader } : {}) } : {}),
+  };
+}
+
+/** The path a delivery arrived at, without its query (which may carry a secret). */
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return 'unknown';
+  const path = url.split('?', 1)[0]!;
+  return /^https?:\/\//i.test(path) ? path.replace(/^https?:\/\/[^/]*/i, '') || '/' : path;
 }

@@ -1,4 +1,5 @@
 import type { IdempotencyOption } from '../idempotency/guard';
+import type { MessageTracing } from '../tracing/hooks';
 import { ValidationError } from '../errors';
 import type { Environment } from '../config';
 import type { DestinationDefinition } from '../contract';
@@ -102,6 +103,11 @@ export interface ReceiverOptions {
    * `idempotency` option wins; `false` there opts it out. See docs/idempotency.md.
    */
   idempotency?: IdempotencyOption;
+  /**
+   * `openTelemetry()` from `@mailroom/core/tracing`: each handler runs in a consumer span that
+   * continues the sender's trace. See docs/tracing.md.
+   */
+  tracing?: MessageTracing;
 }
 
 /** 1 MiB: far above any message the service sends, small enough that a flood cannot exhaust memory. */

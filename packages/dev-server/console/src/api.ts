@@ -28,6 +28,8 @@ export type ConsoleEvent = LogEvent & {
     startedAt: number;
     durationMs: number;
     requestHeaders: Record<string, string>;
+    /** The sender's trace (its forwarded `traceparent`), when the send was traced. */
+    trace?: { traceId: string; spanId: string };
     response?: { status: number; headers: Record<string, string[]>; body: string; truncated: boolean };
     error?: string;
   };

@@ -319,6 +319,12 @@ function Attempt({ attempt, url, settings }: { attempt: NonNullable<ConsoleEvent
       <summary>
         Attempt {attempt.retried + 1}: {attempt.response ? `answered ${attempt.response.status}` : (attempt.error ?? 'no answer')} in{' '}
         {attempt.durationMs} ms
+        {attempt.trace && (
+          <span class="muted" title={`sent from span ${attempt.trace.spanId}`}>
+            {' '}
+            · trace <code class="trace-id">{attempt.trace.traceId}</code>
+          </span>
+        )}
       </summary>
       {refusal && (
         <div class="refusal" role="note">

@@ -8,6 +8,7 @@ import {
   type MessageRecord,
   type RedactSettings,
 } from '../state/records';
+import { parseTraceParent, TRACE_PARENT_HEADER } from '@mailroom/core/protocol';
 import { createHash } from 'node:crypto';
 import { type HeaderValues, canonicalHeaderName, deliveredHeaderValues } from '../state/header-values';
 import { buildDeliveryRequest } from '../engine/delivery-request';
@@ -160,11 +161,15 @@ function attemptView(
   const redact = message.redact?.headers;
   const hidden = (name: string) => redact === true || redact?.includes(name.toLowerCase());
   const headers = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, hidden(name) ? redacted(value) : value]));
+  // The trace the sender's span started, carried to the destination with this attempt.
+  const traceParent = Object.entries(sent).find(([name]) => name.toLowerCase() === TRACE_PARENT_HEADER)?.[1];
+  const trace = parseTraceParent(traceParent);
   return {
     retried: attempt.retried,
     startedAt: attempt.startedAt,
     durationMs: attempt.durationMs,
     requestHeaders: headers,
+    ...(trace ? { trace } : {}),
     ...(attempt.response
       ? {
           response: {
