@@ -60,11 +60,20 @@ export interface DevServerOptions {
    * Dev mode's in-process server uses it, so a script that sent its messages can end. Default `false`.
    */
   exitWhenIdle?: boolean;
+  /**
+   * Export a span for each attempt of a traced message over OTLP/HTTP to this collector, as
+   * `OTEL_EXPORTER_OTLP_ENDPOINT` names one (`http://localhost:4318`; `/v1/traces` is added).
+   * Default: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (the whole URL), else `OTEL_EXPORTER_OTLP_ENDPOINT`, else none.
+   */
+  otlpEndpoint?: string;
 }
 
 /** The options with their defaults applied and checked; the three without a default stay `undefined`. */
-export type ResolvedOptions = Required<Omit<DevServerOptions, 'dataDir' | 'region' | 'onEvent'>> & {
+export type ResolvedOptions = Required<Omit<DevServerOptions, 'dataDir' | 'region' | 'onEvent' | 'otlpEndpoint'>> & {
   [K in 'dataDir' | 'region' | 'onEvent']: DevServerOptions[K];
+} & {
+  /** Where attempt spans go: the whole `/v1/traces` URL, or `undefined` to export none. */
+  otlpTracesUrl: string | undefined;
 };
 
 /** Default port, the same as the service's own local server uses, so examples need no change. */
@@ -109,7 +118,22 @@ export function resolveOptions(options: DevServerOptions = {}, env: Environment 
     onEvent: options.onEvent,
     exitWhenIdle: options.exitWhenIdle === true,
     faults: checkFaultList(options.faults),
+    otlpTracesUrl: otlpTracesUrl(options.otlpEndpoint, env),
   };
+}
+
+/** The OTLP/HTTP traces URL: the option or `OTEL_EXPORTER_OTLP_ENDPOINT` plus `/v1/traces`, or the traces variable whole. */
+function otlpTracesUrl(endpoint: unknown, env: Environment): string | undefined {
+  const base = endpoint ?? (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? undefined : env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const url = base === undefined ? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT : `${String(base).replace(/\/+$/, '')}/v1/traces`;
+  if (url === undefined || url === '') return undefined;
+  if (typeof base !== 'string' && base !== undefined) throw new TypeError(`otlpEndpoint must be a URL, got ${JSON.stringify(base)}`);
+  if (!/^https?:\/\/[^/\s]+/.test(url)) {
+    throw new TypeError(
+      `otlpEndpoint must be an http(s) URL of an OTLP/HTTP collector such as http://localhost:4318, got ${JSON.stringify(base ?? url)}`,
+    );
+  }
+  return url;
 }
 
 /** Each fault is checked by the service's own rules when it is set; here, only that it is a list. */

@@ -85,7 +85,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         ...(damagedFile ? { damagedFile } : {}),
       }),
   });
-  const service = createService({ store, events, credentials, plan, config });
+  // Loaded only when asked for: the OpenTelemetry SDK is no cost to a server that exports nothing.
+  const spans = resolved.otlpTracesUrl ? (await import('./attempt-spans')).startAttemptSpans(resolved.otlpTracesUrl) : undefined;
+  const service = createService({ store, events, credentials, plan, config, ...(spans ? { engine: { spans } } : {}) });
   try {
     await setStartingFaults(service, resolved.faults);
   } catch (error) {
@@ -148,7 +150,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     close() {
       // HTTP first (no new acceptance), then the engine (no new attempt), then the journal.
       releaseWhenIdle?.();
-      closing ??= stopServer(server).then(() => closeService(service));
+      // The spans still buffered go out before close resolves.
+      closing ??= stopServer(server)
+        .then(() => closeService(service))
+        .then(() => spans?.close());
       return closing;
     },
   };

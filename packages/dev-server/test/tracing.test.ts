@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { failTimes } from './helpers/destination';
-import { destination, t, useTestServer } from './helpers/test-server';
+import { failTimes, startDestination } from './helpers/destination';
+import { destination, startTestServer, t, useTestServer } from './helpers/test-server';
 import { useWorkflowApp, w } from './helpers/workflow-app';
 
 // A traced send forwards its W3C `traceparent` with the message (docs/tracing.md): the dev server
@@ -83,3 +85,90 @@ describe('a traced workflow run (the vendor SDK)', () => {
     expect(new Set(traced)).toEqual(new Set([TRACE_ID]));
   });
 });
+
+/** An OTLP/HTTP collector on port 0: what the exporter posts to `/v1/traces` (OTLP JSON), span by span. */
+async function startCollector(): Promise<{ url: string; spans: OtlpSpan[]; close(): Promise<void> }> {
+  const spans: OtlpSpan[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.url === '/v1/traces') {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+      };
+      for (const resource of body.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes: Array<{ key: string; value: { stringValue?: string; intValue?: string | number } }>;
+  status?: { code?: number };
+}
+
+describe('the server’s own spans (otlpEndpoint)', () => {
+  it('exports one span per attempt under the sender’s, and each attempt carries its own span to the handler', async () => {
+    const collector = await startCollector();
+    const target = await startDestination();
+    const dev = await startTestServer({ otlpEndpoint: collector.url });
+    try {
+      target.script('/traced', failTimes(1));
+      const { messageId } = await dev.messaging.publish({
+        destination: `${target.url}/traced`,
+        body: 'x',
+        retries: 1,
+        headers: { traceparent: TRACE_PARENT },
+      });
+      await dev.waitForEvents('delivered', 1);
+      const deliveries = await target.waitFor('/traced', 2);
+      const events = (await dev.messaging.logs.list({ messageId })).events;
+      await dev.close();
+      const attempts = events.flatMap((event) => attemptOf(event) ?? []).sort((a, b) => a.retried - b.retried);
+      // Flushed by close: one span per attempt, each a child of the sender's span, in its trace.
+      const exported = [...collector.spans].sort(
+        (a, b) => attributeOf(a, 'mailroom.delivery.retried') - attributeOf(b, 'mailroom.delivery.retried'),
+      );
+      expect(exported.map((span) => [span.name, span.traceId, span.parentSpanId, attributeOf(span, 'http.response.status_code')])).toEqual([
+        ['deliver /traced', TRACE_ID, SENDER_SPAN, 500],
+        ['deliver /traced', TRACE_ID, SENDER_SPAN, 200],
+      ]);
+      expect(exported.map((span) => span.status?.code ?? 0)).toEqual([2, 0]);
+      // The destination got each attempt's span as its parent, and the logs say so too.
+      expect(deliveries.map((delivery) => delivery.headers.traceparent)).toEqual(
+        exported.map((span) => `00-${TRACE_ID}-${span.spanId}-01`),
+      );
+      expect(attempts.map((attempt) => attempt.trace)).toEqual(
+        exported.map((span) => ({ traceId: TRACE_ID, spanId: span.spanId, parentSpanId: SENDER_SPAN })),
+      );
+      expect(attempts.map((attempt) => new Headers(attempt.requestHeaders).get('traceparent'))).toEqual(
+        deliveries.map((delivery) => delivery.headers.traceparent),
+      );
+    } finally {
+      await dev.close();
+      await target.close();
+      await collector.close();
+    }
+  });
+
+  it('refuses an endpoint that is not an http(s) URL, naming what to give', async () => {
+    await expect(startTestServer({ otlpEndpoint: 'localhost:4318' })).rejects.toThrow(
+      /OTLP\/HTTP collector such as http:\/\/localhost:4318/,
+    );
+  });
+});
+
+function attributeOf(span: OtlpSpan, key: string): number {
+  const value = span.attributes.find((attribute) => attribute.key === key)?.value;
+  return Number(value?.intValue ?? value?.stringValue);
+}

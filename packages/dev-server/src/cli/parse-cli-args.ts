@@ -36,6 +36,8 @@ Options:
                          skew-clock:by=-10m  (set and clear them later in the console or /dev/faults)
   --app-url <url>        Base URL of your app, printed as MAILROOM_APP_URL so client.send(def)
                          knows where to deliver (default $MAILROOM_APP_URL or http://localhost:3000)
+  --otlp-endpoint <url>  Export a span per attempt of a traced message to this OTLP/HTTP collector,
+                         e.g. http://localhost:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none)
   -h, --help             Show this help
 `;
 
@@ -66,6 +68,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
         'time-scale': { type: 'string' },
         'app-url': { type: 'string' },
         fault: { type: 'string', multiple: true },
+        'otlp-endpoint': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -113,6 +116,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   if (values['allowed-host'] !== undefined) options.allowedHosts = values['allowed-host'];
   if (values['data-dir'] !== undefined) options.dataDir = values['data-dir'];
   if (values['repair-journal']) options.repairJournal = true;
+  if (values['otlp-endpoint'] !== undefined) options.otlpEndpoint = values['otlp-endpoint'];
   if (values['header-prefix'] !== undefined) options.headerPrefix = values['header-prefix'];
   if (values.issuer !== undefined) options.issuer = values.issuer;
   if (values.fault !== undefined) {

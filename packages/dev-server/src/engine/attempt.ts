@@ -44,6 +44,33 @@ export interface AttemptRecordInput {
   startedAt?: number;
   /** The token the attempt was signed with: with the message, it gives every header that was sent. */
   signature?: string | undefined;
+  /** The attempt's own span (see {@link AttemptSpans}). */
+  spanId?: string | undefined;
+}
+
+/**
+ * The server's own span for each attempt of a traced message (`otlpEndpoint`): a child of the sender's
+ * span, and the parent of the handler's, since the attempt carries its `traceparent` instead.
+ */
+export interface AttemptSpans {
+  /** Starts the span of an attempt whose message forwards `traceParent`; `undefined` for one that is not a valid trace. */
+  start(attempt: {
+    traceParent: string;
+    url: string;
+    method: string;
+    messageId: string;
+    retried: number;
+    at: number;
+  }): AttemptSpan | undefined;
+  /** Sends what is still buffered, and stops. */
+  close(): Promise<void>;
+}
+
+export interface AttemptSpan {
+  spanId: string;
+  /** The `traceparent` the attempt carries: the sender's trace, this span. */
+  traceParent: string;
+  end(outcome: { outcome: AttemptOutcome; status?: number; error?: string }, at: number): void;
 }
 
 /**
@@ -91,6 +118,7 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
   };
   if (input.startedAt !== undefined) record.startedAt = input.startedAt;
   if (input.signature !== undefined) record.signature = input.signature;
+  if (input.spanId !== undefined) record.spanId = input.spanId;
   if (input.wait) {
     record.delaySource = input.wait.source;
     record.dueAt = at + input.wait.delayMs * config.timeScale;

@@ -1,7 +1,7 @@
 import type { EventBus } from '../events';
 import type { Store } from '../state/store';
 import type { FlowControlSettings, MessageRecord } from '../state/records';
-import { attemptRecord, classifyAttempt, reportAttempt, retryWait } from './attempt';
+import { type AttemptSpan, type AttemptSpans, attemptRecord, classifyAttempt, reportAttempt, retryWait } from './attempt';
 import {
   buildDeliveryRequest,
   createRequestSender,
@@ -9,7 +9,7 @@ import {
   type RequestSender,
   workflowDeliveryBody,
 } from './delivery-request';
-import { createTokenSigner, type TokenSigner } from '@mailroom/core/protocol';
+import { createTokenSigner, TRACE_PARENT_HEADER, type TokenSigner } from '@mailroom/core/protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
 import type { EngineConfig } from '../settings';
@@ -55,6 +55,8 @@ export interface EngineDeps {
   sender?: RequestSender;
   /** Faults on demand to apply to attempts (duplicates, lost answers, a skewed signing clock). Default: none. */
   faults?: Pick<Faults, 'take' | 'skewMs'>;
+  /** A span per attempt of a traced message, exported by the server. Default: none. */
+  spans?: AttemptSpans;
 }
 
 /**
@@ -141,16 +143,20 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       return;
     }
     const { record: message, retried } = pending;
-    const sent: { signature?: string } = {};
+    const sent: Sent = {};
     const result = await deliver(message, retried, sent);
     if (closing || (!result.ok && result.aborted)) {
       dispatcher.finished(id, false);
       return;
     }
-    await settleAttempt(message, retried, result, { startedAt, signature: sent.signature });
+    if (sent.span) {
+      const { outcome } = classifyAttempt(result, retried, message.maxRetries, config.headerPrefix);
+      sent.span.end({ outcome, ...answerOf(result) }, config.now());
+    }
+    await settleAttempt(message, retried, result, { startedAt, signature: sent.signature, spanId: sent.span?.spanId });
   }
 
-  function deliver(message: MessageRecord, retried: number, sent: { signature?: string }): Promise<RequestResult> {
+  function deliver(message: MessageRecord, retried: number, sent: Sent): Promise<RequestResult> {
     try {
       const sign = signer();
       // A run's message carries the run's history (or nothing, for the SDK to fetch it), not its own body.
@@ -166,6 +172,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
         },
         body,
       );
+      if (deps.spans) traceAttempt(deps.spans, request, message, retried, sent, config.now());
       const outgoing = {
         url: request.url,
         method: request.method,
@@ -197,7 +204,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     message: MessageRecord,
     retried: number,
     result: RequestResult,
-    request: { startedAt: number; signature: string | undefined },
+    request: { startedAt: number; signature: string | undefined; spanId: string | undefined },
   ): Promise<void> {
     const at = config.now();
     const classified = classifyAttempt(result, retried, message.maxRetries, config.headerPrefix);
@@ -267,4 +274,38 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
       sender.close();
     },
   };
+}
+
+/** What an attempt was sent with, kept for its record. */
+interface Sent {
+  signature?: string;
+  span?: AttemptSpan;
+}
+
+/** Gives a traced message's attempt a span of its own, which the attempt's `traceparent` names instead of the sender's. */
+function traceAttempt(
+  spans: AttemptSpans,
+  request: { url: string; method: string; headers: Record<string, string> },
+  message: MessageRecord,
+  retried: number,
+  sent: Sent,
+  at: number,
+): void {
+  const name = Object.keys(request.headers).find((header) => header.toLowerCase() === TRACE_PARENT_HEADER);
+  if (name === undefined) return;
+  const span = spans.start({
+    traceParent: request.headers[name]!,
+    url: request.url,
+    method: request.method,
+    messageId: message.id,
+    retried,
+    at,
+  });
+  if (!span) return;
+  request.headers[name] = span.traceParent;
+  sent.span = span;
+}
+
+function answerOf(result: RequestResult): { status?: number; error?: string } {
+  return result.ok ? { status: result.status } : { error: result.error };
 }

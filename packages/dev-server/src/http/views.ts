@@ -160,10 +160,13 @@ function attemptView(
   const sent = buildDeliveryRequest(message, attempt.retried, config, () => attempt.signature ?? '').headers;
   const redact = message.redact?.headers;
   const hidden = (name: string) => redact === true || redact?.includes(name.toLowerCase());
+  // The trace the sender's span started, carried to the destination with this attempt; under the
+  // attempt's own span when the server exported one.
+  const traceHeader = Object.keys(sent).find((name) => name.toLowerCase() === TRACE_PARENT_HEADER);
+  const sender = parseTraceParent(traceHeader === undefined ? undefined : sent[traceHeader]);
+  const trace = sender && attempt.spanId ? { traceId: sender.traceId, spanId: attempt.spanId, parentSpanId: sender.spanId } : sender;
+  if (traceHeader !== undefined && sender && attempt.spanId) sent[traceHeader] = `00-${sender.traceId}-${attempt.spanId}-01`;
   const headers = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, hidden(name) ? redacted(value) : value]));
-  // The trace the sender's span started, carried to the destination with this attempt.
-  const traceParent = Object.entries(sent).find(([name]) => name.toLowerCase() === TRACE_PARENT_HEADER)?.[1];
-  const trace = parseTraceParent(traceParent);
   return {
     retried: attempt.retried,
     startedAt: attempt.startedAt,

@@ -315,6 +315,8 @@ export interface AttemptDetail {
   durationMs: number;
   /** The attempt's token; the headers sent are rebuilt from it and the message when shown. */
   signature: string | undefined;
+  /** The attempt's own span, when the server exported one: the `traceparent` it carried names it. */
+  spanId?: string;
   response?: { status: number; headers: HeaderValues; bodyBase64: string; truncated: boolean };
   error?: string;
 }
@@ -411,6 +413,8 @@ export type DevRecord =
       startedAt?: number;
       /** The token the attempt was signed with; the other headers follow from the message. */
       signature?: string;
+      /** The attempt's own span, when the server exports spans (`otlpEndpoint`): its `traceparent` names it. */
+      spanId?: string;
       /** What decided the wait before the next attempt (outcome `retry`). */
       delaySource?: DelaySource;
       bytes: number;

@@ -288,6 +288,7 @@ function attemptDetail(record: Extract<DevRecord, { type: 'attempt' }>): Attempt
     startedAt,
     durationMs: record.at - startedAt,
     signature: record.signature,
+    ...(record.spanId !== undefined ? { spanId: record.spanId } : {}),
     ...(response ? { response } : {}),
     ...(record.error !== undefined ? { error: record.error } : {}),
   };
