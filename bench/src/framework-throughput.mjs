@@ -5,7 +5,7 @@
 // the CPU time: req/s on 2 cores moves with whatever else runs (a load generator, a GC of its own),
 // CPU per request much less. The server and the load generator are pinned to different cores.
 import { check, log, report } from './lib/child.mjs';
-import { PUBLIC_URL, orderBody, serviceToken, tamper, CURRENT_KEY, NEXT_KEY } from './lib/fixtures.mjs';
+import { PUBLIC_URL, orderBody, serviceToken, tamper, CURRENT_KEY, NEXT_KEY, TRACE_PARENT } from './lib/fixtures.mjs';
 import { post } from './lib/http-check.mjs';
 import { LOAD_WORKER, pinToCpu, startProcess } from './lib/processes.mjs';
 import { alternate } from './lib/rounds.mjs';
@@ -62,6 +62,17 @@ await report(async ({ smoke }) => {
               token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/idempotent/orders`, rawBody: body }),
               uniqueHeader: 'upstash-message-id',
             },
+            // A traced send's delivery carries its trace context as a forwarded header.
+            untraced: {
+              path: '/untraced/orders',
+              token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/untraced/orders`, rawBody: body }),
+              extraHeaders: { traceparent: TRACE_PARENT },
+            },
+            traced: {
+              path: '/traced/orders',
+              token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/traced/orders`, rawBody: body }),
+              extraHeaders: { traceparent: TRACE_PARENT },
+            },
           }
         : {}),
     };
@@ -102,14 +113,26 @@ await report(async ({ smoke }) => {
       );
       checks.push(`${framework}: the idempotent route answers a repeated message id 200 with Mailroom-Already-Handled`);
     }
-    const contenders = Object.entries(routes).map(([name, { path, token, uniqueHeader }]) => ({
+    for (const name of ['untraced', 'traced']) {
+      if (!routes[name]) continue;
+      const { path, token, extraHeaders } = routes[name];
+      await expect(`${name}, valid token`, base + path, { headers: { ...deliveryHeaders(token), ...extraHeaders }, body }, 200);
+      await expect(
+        `${name}, tampered body`,
+        base + path,
+        { headers: { ...deliveryHeaders(token), ...extraHeaders }, body: tamper(body) },
+        401,
+      );
+    }
+    if (routes.traced) checks.push(`${framework}: the traced routes answer a valid delivery 200 and a tampered one 401`);
+    const contenders = Object.entries(routes).map(([name, { path, token, uniqueHeader, extraHeaders }]) => ({
       name,
       async measure(round) {
         const cpuBefore = await server.call({ cmd: 'cpu' });
         const result = await loader.call({
           options: {
             url: base + path,
-            headers: deliveryHeaders(token),
+            headers: { ...deliveryHeaders(token), ...extraHeaders },
             body: body.toString(),
             connections: CONNECTIONS,
             durationSeconds,
@@ -142,6 +165,8 @@ await report(async ({ smoke }) => {
       vendor: 'vendor Receiver (sig+JSON+zod)',
       floor: 'floor: hand-written verifying route (node:crypto+JSON+zod)',
       idempotent: 'mailroom destination + idempotency (memory store), a new message id each',
+      untraced: 'mailroom destination + tracing, no OpenTelemetry SDK started (tracing off)',
+      traced: 'mailroom destination + tracing, an SDK recording every span (tracing on)',
     };
     const rows = [];
     for (const name of Object.keys(routes)) {
@@ -180,6 +205,11 @@ await report(async ({ smoke }) => {
         const cost = pairedRatio(cpuMicros.idempotent, cpuMicros.mailroom);
         cpu.ratios.push({ vs: 'mailroom destination time', ...cost });
         cpu.targets.push({ text: '<= 1.10x the route without', met: cost.median <= 1.1 });
+      }
+      if (name === 'untraced' || name === 'traced') {
+        const cost = pairedRatio(cpuMicros[name], cpuMicros.mailroom);
+        cpu.ratios.push({ vs: 'mailroom destination time', ...cost });
+        if (name === 'untraced') cpu.targets.push({ text: '<= 1.02x the route without', met: cost.median <= 1.02 });
       }
       rows.push(rate, cpu);
     }

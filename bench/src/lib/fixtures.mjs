@@ -105,3 +105,6 @@ export async function tokenSet(rawBody, url) {
 export function bodyClaimOf(token) {
   return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).body;
 }
+
+/** A sender's span, as a traced send forwards it with the message (W3C `traceparent`). */
+export const TRACE_PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';

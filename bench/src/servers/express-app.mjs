@@ -4,9 +4,13 @@
 //   /mailroom/orders  @mailroom/express destination: signature, JSON parse, zod, handler
 //   /vendor/orders    the vendor SDK's Receiver as its docs show it, plus the same JSON parse and zod
 //   /idempotent/orders the Mailroom destination with a memory idempotency store
+//   /untraced/orders  the Mailroom destination with `tracing: openTelemetry()` and no SDK started (tracing off)
+//   /traced/orders    the same with an SDK recording every span (a batch processor, spans dropped at export)
 //   /floor/orders     the floor: a minimal hand-written verifying route (node:crypto, JSON.parse, zod)
 import { defineDestination } from '@mailroom/core';
 import { createMemoryStore } from '@mailroom/core/idempotency';
+import { openTelemetry } from '@mailroom/core/tracing';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createMailroom } from '@mailroom/express';
 import { Receiver } from '@upstash/qstash';
 import express from 'express';
@@ -42,6 +46,23 @@ const idempotentOrders = defineDestination({ name: 'orders', path: '/idempotent/
 app.post(
   '/idempotent/orders',
   idempotent.destination(idempotentOrders, (message) => handle(message.body)),
+);
+
+// Tracing as an app would leave it before starting an SDK (the global API's no-op tracer), and with
+// one recording every span; the exporter drops them, so only the spans' own cost is measured.
+const untraced = createMailroom({ ...MAILROOM_OPTIONS, tracing: openTelemetry() });
+app.post(
+  '/untraced/orders',
+  untraced.destination(defineDestination({ name: 'orders', path: '/untraced/orders', schema: orderSchema }), (message) =>
+    handle(message.body),
+  ),
+);
+const dropSpans = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
+const recording = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter: dropSpans })] });
+const traced = createMailroom({ ...MAILROOM_OPTIONS, tracing: openTelemetry({ tracerProvider: recording }) });
+app.post(
+  '/traced/orders',
+  traced.destination(defineDestination({ name: 'orders', path: '/traced/orders', schema: orderSchema }), (message) => handle(message.body)),
 );
 
 const receiver = new Receiver({ currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY });

@@ -14,7 +14,8 @@ export type AppEvent =
 
 /**
  * The example app: one typed destination, its callback and its failure callback. Signing keys come
- * from `options` or MAILROOM_CURRENT_SIGNING_KEY / MAILROOM_NEXT_SIGNING_KEY.
+ * from `options` or MAILROOM_CURRENT_SIGNING_KEY / MAILROOM_NEXT_SIGNING_KEY; `options.idempotency`
+ * and `options.tracing` (server.ts sets both) apply to every endpoint, and `tracing` to `/send` too.
  */
 export function createApp(options: ReceiverOptions = {}): { app: Express; events: AppEvent[]; fulfilment: FulfilmentStep[] } {
   const events: AppEvent[] = [];
@@ -85,7 +86,8 @@ export function createApp(options: ReceiverOptions = {}): { app: Express; events
   let client: MessagingClient | undefined;
   app.post('/send', async (req, res, next) => {
     try {
-      client ??= createMessagingClient({ env: options.env });
+      // The client traces its sends when the receivers trace their handlers: one trace from here to the handler.
+      client ??= createMessagingClient({ env: options.env, ...(options.tracing ? { tracing: options.tracing } : {}) });
       res.json(await client.send(orderPlaced, req.body));
     } catch (error) {
       next(error);

@@ -1,7 +1,14 @@
+import { createMemoryStore } from '@mailroom/core/idempotency';
+import { openTelemetry } from '@mailroom/core/tracing';
 import { createApp } from './app';
 
 const port = Number(process.env.PORT ?? 3000);
 const { app } = createApp({
+  // Each order is handled once however often it is delivered (one instance: memory; several: Redis or Postgres).
+  idempotency: createMemoryStore(),
+  // Spans through @opentelemetry/api: nothing is recorded until an OpenTelemetry SDK is started
+  // (docs/tracing.md), e.g. node --import ./otel.mjs dist/server.js.
+  tracing: openTelemetry(),
   onError: (error, { stage }) => stage !== 'handler' && console.warn(`[example] refused at ${stage}: ${String(error)}`),
 });
 const server = app.listen(port, '127.0.0.1', () => {

@@ -1,5 +1,10 @@
 import { createTestService, type TestService } from '@mailroom/testing';
 import request from 'supertest';
+import type { ReceiverOptions } from '@mailroom/core';
+import { createMemoryStore } from '@mailroom/core/idempotency';
+import { openTelemetry } from '@mailroom/core/tracing';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AppEvent, createApp } from '../src/app';
 import { orderPlaced } from '../src/destinations';
@@ -13,12 +18,12 @@ afterEach(async () => {
   service = undefined;
 });
 
-async function start() {
+async function start(options: Omit<ReceiverOptions, 'env'> = {}) {
   let events: AppEvent[] = [];
   let app: ReturnType<typeof createApp>['app'] | undefined;
   service = await createTestService({
     createApp: (env) => {
-      ({ app, events } = createApp({ env, onError: () => {} }));
+      ({ app, events } = createApp({ ...options, env, onError: () => {} }));
       return app;
     },
   });
@@ -81,5 +86,36 @@ describe('example-express message flows', () => {
     await service.advance(0);
     expect(orders(events()).map((event) => event.kind === 'order' && event.messageId)).toEqual([messageId, messageId]);
     expect(service.deliveries(orderPlaced).map((delivery) => delivery.body.orderId)).toEqual(['o-4', 'o-4']);
+  });
+
+  it('handles the duplicate once with an idempotency store (server.ts has one); both deliveries are answered 200', async () => {
+    const { service, events } = await start({ idempotency: createMemoryStore() });
+    service.faults.duplicate({ to: orderPlaced, times: 1 });
+    await service.client.send(orderPlaced, { orderId: 'o-5', total: 5 });
+    await service.advance(0);
+    expect(orders(events()).map((event) => event.kind === 'order' && event.orderId)).toEqual(['o-5']);
+    expect(service.deliveries(orderPlaced).map((delivery) => delivery.status)).toEqual([200, 200]);
+  });
+
+  it('traces /send and the handler as one trace (server.ts traces through the global OpenTelemetry SDK)', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    provider.register();
+    try {
+      const { service, app } = await start({ tracing: openTelemetry() });
+      const sent = await request(app).post('/send').send({ orderId: 'o-6', total: 6 });
+      await service.advance(0);
+      const [producer] = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.PRODUCER);
+      const [consumer] = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CONSUMER);
+      expect(producer?.name).toBe('send order-placed');
+      expect(consumer?.attributes['messaging.message.id']).toBe(sent.body.messageId);
+      expect(consumer?.spanContext().traceId).toBe(producer?.spanContext().traceId);
+      expect(consumer?.parentSpanContext?.spanId).toBe(producer?.spanContext().spanId);
+    } finally {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    }
   });
 });

@@ -95,7 +95,8 @@ function traceSend<R>(
 
 function traceDelivery<R>(tracer: Tracer, system: string, delivery: TracedDelivery, handle: () => R): R {
   const active = context.active();
-  const parent = parentOf(active, propagation.extract(active, delivery.forwarded(), recordGetter));
+  // The delivery itself is the carrier: its forwarded headers are only gathered if a propagator reads them.
+  const parent = parentOf(active, propagation.extract(active, delivery, deliveryGetter));
   const attributes: Attributes = {
     'messaging.system': system,
     'messaging.operation.type': 'process',
@@ -175,4 +176,10 @@ const recordGetter: TextMapGetter<Record<string, string | string[]>> = {
     }
     return undefined;
   },
+};
+
+/** A delivery's forwarded headers, read through {@link recordGetter} when a propagator asks. */
+const deliveryGetter: TextMapGetter<TracedDelivery> = {
+  keys: (delivery) => Object.keys(delivery.forwarded()),
+  get: (delivery, key) => recordGetter.get(delivery.forwarded(), key),
 };
