@@ -7,13 +7,14 @@ import type { AttemptSpans } from './engine/attempt';
 
 // The dev server's own spans, exported over OTLP/HTTP when asked (`--otlp-endpoint`): one per attempt
 // of a traced message, between the sender's span and the handler's. Loaded only then, and never
-// registered globally: an app that embeds the server keeps its own tracing to itself.
+// registered globally: an app that embeds the server keeps its own tracing to itself. An export
+// gives up after 3 s, so a collector that is down never holds up Ctrl+C for long.
 
 /** Starts exporting attempt spans to `tracesUrl` (the full `/v1/traces` URL). */
 export function startAttemptSpans(tracesUrl: string): AttemptSpans {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'mailroom-dev' }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: tracesUrl }) })],
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: tracesUrl, timeoutMillis: 3000 }) })],
   });
   const tracer = provider.getTracer('@mailroom/dev-server');
   return {

@@ -33,6 +33,8 @@ export interface DevServer {
   plan: PlanName;
   port: number;
   dataDir: string | undefined;
+  /** Where a span per attempt of a traced message is exported (OTLP/HTTP), when it is. */
+  otlpTracesUrl: string | undefined;
   /** Calls `listener` with every event until the returned function is called. */
   subscribe(listener: DevServerEventListener): () => void;
   /** Stops listening and delivering, and makes the state durable. Pending messages resume on the next start. */
@@ -146,6 +148,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     plan: resolved.plan,
     port,
     dataDir: resolved.dataDir,
+    otlpTracesUrl: resolved.otlpTracesUrl,
     subscribe: (listener) => events.subscribe(listener),
     close() {
       // HTTP first (no new acceptance), then the engine (no new attempt), then the journal.

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { failTimes, startDestination } from './helpers/destination';
 import { destination, startTestServer, t, useTestServer } from './helpers/test-server';
+import { resolveOptions } from '../src/settings';
 import { useWorkflowApp, w } from './helpers/workflow-app';
 
 // A traced send forwards its W3C `traceparent` with the message (docs/tracing.md): the dev server
@@ -158,6 +159,22 @@ describe('the server’s own spans (otlpEndpoint)', () => {
       await dev.close();
       await target.close();
       await collector.close();
+    }
+  });
+
+  it('takes the endpoint from the option, else OpenTelemetry’s own variables, and says where it exports', async () => {
+    expect(resolveOptions({}, {}).otlpTracesUrl).toBeUndefined();
+    expect(resolveOptions({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).otlpTracesUrl).toBe(
+      'http://collector:4318/v1/traces',
+    );
+    const both = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:4318/custom' };
+    expect(resolveOptions({}, both).otlpTracesUrl).toBe('http://traces:4318/custom');
+    expect(resolveOptions({ otlpEndpoint: 'https://mine:4318' }, both).otlpTracesUrl).toBe('https://mine:4318/v1/traces');
+    const dev = await startTestServer({ otlpEndpoint: 'http://127.0.0.1:9' });
+    try {
+      expect(dev.server.otlpTracesUrl).toBe('http://127.0.0.1:9/v1/traces');
+    } finally {
+      await dev.close();
     }
   });
 

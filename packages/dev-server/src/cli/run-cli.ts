@@ -83,6 +83,7 @@ function startBanner(server: DevServer, appUrl: string): string {
     ['Issuer', server.issuer],
     ['Plan', server.plan],
     ['Data', server.dataDir ?? 'in memory (use --data-dir to keep messages across restarts)'],
+    ...(server.otlpTracesUrl ? [['Traces', `a span per attempt of a traced message, to ${server.otlpTracesUrl}`] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   return [
