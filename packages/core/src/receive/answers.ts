@@ -1,11 +1,12 @@
-import { BodyReadError, BodyTooLargeError } from '../errors';
-import { headerNames, NON_RETRYABLE_STATUS, SIGNATURE_REFUSED_HEADER } from '../wire';
+import { BodyReadError, BodyTooLargeError, NonRetryableError, RetryAfterError } from '../errors';
+import { ALREADY_HANDLED } from '../idempotency/guard';
+import { ALREADY_HANDLED_HEADER, headerNames, NON_RETRYABLE_STATUS, SIGNATURE_REFUSED_HEADER } from '../wire';
 import type { InboundRequest, OutboundResponse, ReceiveStage } from './receiver-options';
 
 /** What a crashed handler answers, in every adapter. */
 const HANDLER_FAILED_BODY = '{"error":"handler failed"}';
 
-export function textResponse(status: number, body: string, headers: Record<string, string> = {}): OutboundResponse {
+function textResponse(status: number, body: string, headers: Record<string, string> = {}): OutboundResponse {
   return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };
 }
 
@@ -140,4 +141,23 @@ export function toWebResponse(out: { status: number; headers: Record<string, str
 function hasAny(record: Record<string, string>): boolean {
   for (const _name in record) return true;
   return false;
+}
+
+/** What `onError` does when not given: one `console.warn` line per refusal, one `console.error` line per handler failure. */
+export function defaultOnError(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  if (!request) console.warn(`[mailroom] ${message}`);
+  // A handler that gives up or asks for later decided so: that is an answer, not a failure.
+  else if (error instanceof NonRetryableError) console.warn(`[mailroom] handler gave up on the message (489, no retry): ${message}`);
+  else if (error instanceof RetryAfterError) console.warn(`[mailroom] handler asked for a retry in ${error.seconds} s: ${message}`);
+  else if (stage === 'handler') console.error(`[mailroom] handler failed: ${message}`);
+  else console.warn(`[mailroom] request refused at ${stage}: ${message}`);
+}
+
+/** Nothing means 200; a string is sent as text; anything else as JSON. */
+export function resultResponse(result: unknown): OutboundResponse {
+  if (result === undefined || result === null) return { status: 200, headers: {}, body: '' };
+  if (result === ALREADY_HANDLED) return { status: 200, headers: { [ALREADY_HANDLED_HEADER.toLowerCase()]: 'true' }, body: '' };
+  if (typeof result === 'string') return textResponse(200, result);
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
 }

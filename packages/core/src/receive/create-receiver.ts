@@ -27,13 +27,14 @@ import {
   type FailureCallbackMessage,
   type SchemaOutput,
   decodeText,
+  receivedMessage,
   tracedDelivery,
   parseBody,
   type ReceivedMessage,
   validateBody,
 } from './received-messages';
 import { deliveryHeaderReader, type DeliveryFields, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
-import { errorResponse, textResponse, readWebRequest, toWebResponse } from './answers';
+import { defaultOnError, errorResponse, readWebRequest, resultResponse, toWebResponse } from './answers';
 import { isThenable, toPromise, whenReady, type MaybePromise } from '../maybe-promise';
 import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './receiver-options';
 
@@ -318,71 +319,8 @@ function parseAndValidate<T>(
   signature: VerifiedSignature | undefined,
 ): MaybePromise<ReceivedMessage<T>> {
   const parsed = parseBody(input.rawBody, delivery.fields.contentType);
-  if (!schema) return receivedMessage(input, method, delivery, parsed as T, signature);
-  return whenReady(validateBody(schema, parsed), (body) => receivedMessage(input, method, delivery, body, signature));
-}
-
-/**
- * The handler's view of a delivery. A class, not a literal with accessors (those are built again for
- * every delivery): `headers` and `forwardedHeaders` read through to the delivery's records, which are
- * only built when a handler first looks at them, and a handler may still replace them.
- */
-// The class declares the delivery's fields through this interface, so they are defined once
-// (DeliveryFields); the constructor copies them in with Object.assign.
-// biome-ignore lint/correctness/noUnusedVariables: merged into the class below, which is its user.
-interface Message<T> extends DeliveryFields {}
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every merged field (Object.assign).
-class Message<T> implements ReceivedMessage<T> {
-  url: string | undefined;
-  #delivery: DeliveryHeaders;
-  #headers: Record<string, string> | undefined;
-  #forwardedHeaders: Record<string, string> | undefined;
-
-  constructor(
-    public body: T,
-    public rawBody: Uint8Array,
-    public method: string,
-    url: string | undefined,
-    delivery: DeliveryHeaders,
-    public signature: VerifiedSignature | undefined,
-  ) {
-    Object.assign(this, delivery.fields);
-    this.url = url;
-    this.#delivery = delivery;
-  }
-
-  text(): string {
-    return decodeText(this.rawBody);
-  }
-
-  get forwardedHeaders(): Record<string, string> {
-    return (this.#forwardedHeaders ??= this.#delivery.forwarded);
-  }
-  set forwardedHeaders(value: Record<string, string>) {
-    this.#forwardedHeaders = value;
-  }
-  get headers(): Record<string, string> {
-    return (this.#headers ??= this.#delivery.all);
-  }
-  set headers(value: Record<string, string>) {
-    this.#headers = value;
-  }
-
-  /** Logging a message (`JSON.stringify`) shows its headers too, as it would for plain data. */
-  toJSON(): Omit<ReceivedMessage<T>, 'text'> {
-    const { text: _method, ...fields } = this;
-    return { ...fields, headers: this.headers, forwardedHeaders: this.forwardedHeaders };
-  }
-}
-
-function receivedMessage<T>(
-  input: InboundRequest,
-  method: string,
-  delivery: DeliveryHeaders,
-  body: T,
-  signature: VerifiedSignature | undefined,
-): ReceivedMessage<T> {
-  return new Message(body, input.rawBody, method, input.url, delivery, signature);
+  if (!schema) return receivedMessage(parsed as T, input.rawBody, method, input.url, delivery, signature);
+  return whenReady(validateBody(schema, parsed), (body) => receivedMessage(body, input.rawBody, method, input.url, delivery, signature));
 }
 
 /** Never throws: every failure becomes its answer (a crashed handler's keeps the error for the adapter). */
@@ -462,25 +400,6 @@ function report(setup: ReceiverSetup, error: unknown, where: { stage: ReceiveSta
   } catch {
     // A failing logger must not turn a clear answer into a crash.
   }
-}
-
-/** What `onError` does when not given: one `console.warn` line per refusal, one `console.error` line per handler failure. */
-export function defaultOnError(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  if (!request) console.warn(`[mailroom] ${message}`);
-  // A handler that gives up or asks for later decided so: that is an answer, not a failure.
-  else if (error instanceof NonRetryableError) console.warn(`[mailroom] handler gave up on the message (489, no retry): ${message}`);
-  else if (error instanceof RetryAfterError) console.warn(`[mailroom] handler asked for a retry in ${error.seconds} s: ${message}`);
-  else if (stage === 'handler') console.error(`[mailroom] handler failed: ${message}`);
-  else console.warn(`[mailroom] request refused at ${stage}: ${message}`);
-}
-
-/** Nothing means 200; a string is sent as text; anything else as JSON. */
-function resultResponse(result: unknown): OutboundResponse {
-  if (result === undefined || result === null) return { status: 200, headers: {}, body: '' };
-  if (result === ALREADY_HANDLED) return { status: 200, headers: { [ALREADY_HANDLED_HEADER.toLowerCase()]: 'true' }, body: '' };
-  if (typeof result === 'string') return textResponse(200, result);
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
 }
 
 /** The endpoint's idempotency guard: its own option, else the receiver's default. */

@@ -1,7 +1,7 @@
 import { SchemaValidationError, isDestinationDefinition, type DestinationDefinition } from '../contract';
 import { InvalidBodyError } from '../errors';
 import { isNonRetryableAnswer } from '../wire';
-import type { DeliveryFields } from './delivery-headers';
+import type { DeliveryFields, DeliveryHeaders } from './delivery-headers';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
 import type { MaybePromise } from '../maybe-promise';
@@ -248,4 +248,69 @@ function pathOf(url: string | undefined): string {
   if (url === undefined) return 'unknown';
   const path = url.split('?', 1)[0]!;
   return /^https?:\/\//i.test(path) ? path.replace(/^https?:\/\/[^/]*/i, '') || '/' : path;
+}
+
+/**
+ * The handler's view of a delivery. A class, not a literal with accessors (those are built again for
+ * every delivery): `headers` and `forwardedHeaders` read through to the delivery's records, which are
+ * only built when a handler first looks at them, and a handler may still replace them.
+ */
+// The class declares the delivery's fields through this interface, so they are defined once
+// (DeliveryFields); the constructor copies them in with Object.assign.
+// biome-ignore lint/correctness/noUnusedVariables: merged into the class below, which is its user.
+interface Message<T> extends DeliveryFields {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every merged field (Object.assign).
+class Message<T> implements ReceivedMessage<T> {
+  url: string | undefined;
+  #delivery: DeliveryHeaders;
+  #headers: Record<string, string> | undefined;
+  #forwardedHeaders: Record<string, string> | undefined;
+
+  constructor(
+    public body: T,
+    public rawBody: Uint8Array,
+    public method: string,
+    url: string | undefined,
+    delivery: DeliveryHeaders,
+    public signature: VerifiedSignature | undefined,
+  ) {
+    Object.assign(this, delivery.fields);
+    this.url = url;
+    this.#delivery = delivery;
+  }
+
+  text(): string {
+    return decodeText(this.rawBody);
+  }
+
+  get forwardedHeaders(): Record<string, string> {
+    return (this.#forwardedHeaders ??= this.#delivery.forwarded);
+  }
+  set forwardedHeaders(value: Record<string, string>) {
+    this.#forwardedHeaders = value;
+  }
+  get headers(): Record<string, string> {
+    return (this.#headers ??= this.#delivery.all);
+  }
+  set headers(value: Record<string, string>) {
+    this.#headers = value;
+  }
+
+  /** Logging a message (`JSON.stringify`) shows its headers too, as it would for plain data. */
+  toJSON(): Omit<ReceivedMessage<T>, 'text'> {
+    const { text: _method, ...fields } = this;
+    return { ...fields, headers: this.headers, forwardedHeaders: this.forwardedHeaders };
+  }
+}
+
+/** What a verified delivery's handler gets. */
+export function receivedMessage<T>(
+  body: T,
+  rawBody: Uint8Array,
+  method: string,
+  url: string | undefined,
+  delivery: DeliveryHeaders,
+  signature: VerifiedSignature | undefined,
+): ReceivedMessage<T> {
+  return new Message(body, rawBody, method, url, delivery, signature);
 }
