@@ -5,7 +5,7 @@ import type { MessagePage } from '../../src/http/message-list';
 import { decodeBody, decodeClaims, devRequest, jsonFields, pretty, shownBody, type Story, time, usePoll, type ConsoleEvent } from './api';
 import { cancelMatching, replay, ResendEditor } from './message-actions';
 import { explainRefusal, type Signing } from './refusals';
-import { Action, Empty, ErrorLine, Field, Notice, State, useAct } from './ui';
+import { Action, Empty, ErrorLine, Field, Notice, Pager, State, useAct } from './ui';
 
 // Messages, live: one page of rows, filtered and paged by the server, and a message's timeline: every attempt as sent
 // and answered, the wait before the next one and why, its callbacks with their own attempts.
@@ -138,17 +138,9 @@ export function MessagesView({ client, settings, selected }: { client: Messaging
                 ))}
               </tbody>
             </table>
-            <nav class="pager" aria-label="Pages">
-              <span class="muted">
-                {first.toLocaleString()}–{(first + messages.length - 1).toLocaleString()} of {(data?.total ?? 0).toLocaleString()}
-              </span>
-              <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-                Newer
-              </button>
-              <button type="button" disabled={!data?.cursor} onClick={() => data?.cursor && setCursors([...cursors, data.cursor])}>
-                Older
-              </button>
-            </nav>
+            <Pager cursors={cursors} setCursors={setCursors} next={data?.cursor}>
+              {first.toLocaleString()}–{(first + messages.length - 1).toLocaleString()} of {(data?.total ?? 0).toLocaleString()}
+            </Pager>
           </>
         )}
       </section>

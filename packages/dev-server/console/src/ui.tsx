@@ -111,6 +111,35 @@ export interface NoticeText {
 }
 
 /** Message ids in a notice become links to the message. */
+/**
+ * Newer and Older over a cursor listing: `cursors` are the pages walked so far (the newest page has
+ * none), `next` the listing's cursor for the page after this one.
+ */
+export function Pager({
+  cursors,
+  setCursors,
+  next,
+  children,
+}: {
+  cursors: string[];
+  setCursors: (cursors: string[]) => void;
+  next: string | undefined;
+  /** Where in the listing this page is. */
+  children: ComponentChildren;
+}) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      <span class="muted">{children}</span>
+      <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        Newer
+      </button>
+      <button type="button" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
+        Older
+      </button>
+    </nav>
+  );
+}
+
 export function Notice({ notice }: { notice: NoticeText | undefined }) {
   if (!notice) return null;
   const parts = notice.text.split(/(msg_[A-Za-z0-9_-]+)/);

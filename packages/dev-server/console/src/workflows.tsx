@@ -2,7 +2,7 @@ import type { MessagingClient, WorkflowRunFilter } from '@mailroom/core';
 import { useState } from 'preact/hooks';
 import { dateTime, usePoll } from './api';
 import { duration, type Run, RunPage } from './run-page';
-import { ErrorLine, Field, ListTable, State } from './ui';
+import { ErrorLine, Field, ListTable, Pager, State } from './ui';
 
 // Workflow runs, as the Workflow SDK drives them: the runs, paged and filtered by the service, and
 // the run asked for (by id, on any page) on its own page.
@@ -77,15 +77,9 @@ export function WorkflowsView({ client, selected }: { client: MessagingClient; s
           )}
         />
         {(cursors.length > 0 || data?.cursor) && (
-          <nav class="pager" aria-label="Pages">
-            <span class="muted">page {cursors.length + 1}</span>
-            <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Newer
-            </button>
-            <button type="button" disabled={!data?.cursor} onClick={() => data?.cursor && setCursors([...cursors, data.cursor])}>
-              Older
-            </button>
-          </nav>
+          <Pager cursors={cursors} setCursors={setCursors} next={data?.cursor}>
+            page {cursors.length + 1}
+          </Pager>
         )}
       </div>
       {selected &&
