@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { aptInstall } from '@mailroom/test-machine';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,28 +9,6 @@ import { join } from 'node:path';
 // Unix socket in a fresh directory (no TCP port at all) and stopped after it.
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-
-/** Installs a Debian package with apt-get (through sudo when not root), once per machine. */
-function aptInstall(pkg: string): void {
-  const run = (args: string[]) =>
-    execFileSync(isRoot ? args[0]! : 'sudo', isRoot ? args.slice(1) : ['-n', ...args], {
-      stdio: 'ignore',
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      timeout: 600_000,
-    });
-  const install = ['apt-get', 'install', '-y', '--no-install-recommends', pkg];
-  try {
-    try {
-      run(install);
-    } catch {
-      // A fresh machine may have no package lists yet.
-      run(['apt-get', 'update']);
-      run(install);
-    }
-  } catch (error) {
-    throw new Error(`the Debian package "${pkg}" is needed for these tests and could not be installed (${String(error)}); install it`);
-  }
-}
 
 async function until(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -54,7 +33,7 @@ export interface RealServer {
 
 /** `redis-server` on a Unix socket only (`--port 0`), without persistence. */
 export async function startRedis(): Promise<RealServer> {
-  if (!existsSync('/usr/bin/redis-server')) aptInstall('redis-server');
+  if (!existsSync('/usr/bin/redis-server')) aptInstall('redis-server', "the idempotency stores' tests");
   const dir = mkdtempSync(join(tmpdir(), 'mailroom-redis-'));
   const socket = join(dir, 'redis.sock');
   const child = spawn(
@@ -87,7 +66,7 @@ function postgresBin(): string {
   };
   const found = find();
   if (found) return found;
-  aptInstall('postgresql');
+  aptInstall('postgresql', "the idempotency stores' tests");
   const installed = find();
   if (!installed) throw new Error('apt-get installed postgresql, but no server binary was found under /usr/lib/postgresql');
   return installed;

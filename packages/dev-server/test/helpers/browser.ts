@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { aptInstall } from '@mailroom/test-machine';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
@@ -16,26 +16,10 @@ function findChromium(): string | undefined {
 function ensureChromium(): string {
   const found = findChromium();
   if (found) return found;
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  const apt = ['apt-get', 'install', '-y', '--no-install-recommends', 'chromium'];
-  const run = (args: string[]) =>
-    execFileSync(root ? args[0]! : 'sudo', root ? args.slice(1) : ['-n', ...args], {
-      stdio: 'ignore',
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      timeout: 300_000,
-    });
   try {
-    try {
-      run(apt);
-    } catch {
-      // A fresh machine may have no package lists yet.
-      run(['apt-get', 'update']);
-      run(apt);
-    }
+    aptInstall('chromium', "the console's browser tests", 300_000);
   } catch (error) {
-    throw new Error(
-      `Chromium is needed for the console's browser tests and could not be installed (${String(error)}). Install the Debian package "chromium", or set CHROMIUM_PATH.`,
-    );
+    throw new Error(`${(error as Error).message}, or set CHROMIUM_PATH.`);
   }
   const installed = findChromium();
   if (!installed) throw new Error('apt-get installed chromium, but no chromium binary was found; set CHROMIUM_PATH');
