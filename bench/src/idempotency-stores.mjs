@@ -11,7 +11,7 @@ import Redis from 'ioredis';
 import pg from 'pg';
 import { check, log, report } from './lib/child.mjs';
 import { CURRENT_KEY, MAILROOM_OPTIONS, PUBLIC_URL, orderBody, orderSchema, serviceToken } from './lib/fixtures.mjs';
-import { alternate, microsPerOp } from './lib/rounds.mjs';
+import { alternateEndpoints } from './lib/rounds.mjs';
 import { pairedRatio, summarise } from './lib/stats.mjs';
 
 const section = '11. Idempotency stores';
@@ -69,21 +69,7 @@ await report(async ({ smoke }) => {
       );
     }
 
-    const sliceMs = smoke ? 50 : 400;
-    const samples = await alternate(
-      Object.entries(routes).map(([name, endpoint]) => ({
-        name,
-        measure: (round) =>
-          microsPerOp(
-            async () => {
-              const out = await endpoint.handle(delivery());
-              if (out.status !== 200) throw new Error(`${name} answered ${out.status}`);
-            },
-            round === 0 ? sliceMs * 4 : sliceMs,
-          ),
-      })),
-      { rounds: smoke ? 2 : 10, warmup: true },
-    );
+    const samples = await alternateEndpoints(routes, delivery, { smoke, rounds: 10 });
     log(
       `idempotency stores: ${Object.keys(routes)
         .map((name) => `${name} ${summarise(samples[name]).median.toFixed(1)} µs`)

@@ -11,7 +11,7 @@ import { openTelemetry } from '@mailroom/core/tracing';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { check, log, report } from './lib/child.mjs';
 import { MAILROOM_OPTIONS, PUBLIC_URL, orderBody, orderSchema, serviceToken, CURRENT_KEY, TRACE_PARENT } from './lib/fixtures.mjs';
-import { alternate, microsPerOp } from './lib/rounds.mjs';
+import { alternateEndpoints } from './lib/rounds.mjs';
 import { pairedRatio, summarise } from './lib/stats.mjs';
 
 const section = '10. Receiving options';
@@ -69,21 +69,7 @@ await report(async ({ smoke }) => {
   await recording.forceFlush();
   check(spans === 1, `traced: expected one exported span for one delivery, got ${spans}`);
 
-  const sliceMs = smoke ? 50 : 400;
-  const samples = await alternate(
-    Object.entries(routes).map(([name, endpoint]) => ({
-      name,
-      measure: (round) =>
-        microsPerOp(
-          async () => {
-            const out = await endpoint.handle(delivery());
-            if (out.status !== 200) throw new Error(`${name} answered ${out.status}`);
-          },
-          round === 0 ? sliceMs * 4 : sliceMs,
-        ),
-    })),
-    { rounds: smoke ? 2 : 12, warmup: true },
-  );
+  const samples = await alternateEndpoints(routes, delivery, { smoke, rounds: 12 });
   const ratio = pairedRatio(samples.idempotent, samples.plain);
   const off = pairedRatio(samples.untraced, samples.plain);
   const on = pairedRatio(samples.traced, samples.plain);

@@ -117,3 +117,25 @@ export async function throughput(op, { concurrency, durationMs }) {
   if (firstError) throw firstError;
   return (done * 1000) / (performance.now() - start);
 }
+
+/**
+ * Times receiving endpoints in-process, alternating them round by round: each operation hands one
+ * new delivery to the endpoint's `handle`, which must answer 200. Microseconds per delivery, by name.
+ */
+export function alternateEndpoints(endpoints, delivery, { smoke, rounds }) {
+  const sliceMs = smoke ? 50 : 400;
+  return alternate(
+    Object.entries(endpoints).map(([name, endpoint]) => ({
+      name,
+      measure: (round) =>
+        microsPerOp(
+          async () => {
+            const out = await endpoint.handle(delivery());
+            if (out.status !== 200) throw new Error(`${name} answered ${out.status}`);
+          },
+          round === 0 ? sliceMs * 4 : sliceMs,
+        ),
+    })),
+    { rounds: smoke ? 2 : rounds, warmup: true },
+  );
+}
