@@ -124,6 +124,24 @@ describe('state', () => {
     expect(again.nextDlqOrder).toBe(state.nextDlqOrder);
   });
 
+  it('knows whether its pending messages are in acceptance order, across a snapshot and after an older one is put back', () => {
+    const accepted = (seq: number): DevRecord => ({
+      type: 'messages.accepted',
+      at: NOW,
+      messages: [message(`msg_${seq}`, seq)],
+      dedupKeys: [],
+    });
+    const state = replay([accepted(1), accepted(2), accepted(3)]);
+    expect([...state.messages.values()].map((pending) => pending.record.seq)).toEqual([1, 2, 3]);
+    expect(state.messagesInOrder).toBe(true);
+    expect(replay(snapshotRecords(state, { now: NOW, dlqRetentionMs: RETENTION }), state).messagesInOrder).toBe(true);
+    // Delivered, then put back (as a restore of an older snapshot line would): it now sits after 3.
+    reduce(state, { type: 'messages.cancelled', at: NOW, ids: ['msg_1'] });
+    reduce(state, { type: 'message.restored', message: message('msg_1', 1), retried: 0, dueAt: NOW, started: false });
+    expect([...state.messages.values()].map((pending) => pending.record.seq)).toEqual([2, 3, 1]);
+    expect(state.messagesInOrder).toBe(false);
+  });
+
   it('leaves expired keys and DLQ entries out of snapshots and prunes them', () => {
     const state = replay(history);
     const later = { now: NOW + RETENTION + 1000, dlqRetentionMs: RETENTION };

@@ -153,21 +153,35 @@ function listMessages(service: Service, query: URLSearchParams): Reply {
   const filter = readFilter(query);
   const count = readCount(query, PAGE, MAX_PAGE);
   const before = readCursor(query.get('cursor'));
-  const page: Found[] = [];
+  // One pass, oldest first, keeping the newest `count` matches below the cursor in a ring of reused
+  // rows: at 100,000 pending messages the pass is what costs, so it stays a loop of comparisons.
+  const ring: Found[] = [];
+  let below = 0;
   let total = 0;
   let pending = 0;
-  let more = false;
-  // One pass, newest first, building nothing for a message the page does not show: at 100,000 pending
-  // messages the counts are what costs, so they must stay a loop of comparisons.
-  scan(service.store.state, (each) => {
-    if (!matches(each, filter)) return;
-    total += 1;
-    if (each.pending) pending += 1;
-    if (before !== undefined && each.record.seq >= before) return;
-    if (page.length < count) page.push({ ...each });
-    else more = true;
-  });
+  const { settle } = scan(
+    service.store.state,
+    (each) => {
+      if (!matches(each, filter)) return;
+      total += 1;
+      if (each.pending) pending += 1;
+      if (before !== undefined && each.record.seq >= before) return;
+      const slot = ring[below % count];
+      if (slot) {
+        slot.record = each.record;
+        slot.state = each.state;
+        slot.pending = each.pending;
+        slot.retried = each.retried;
+        slot.last = each.last;
+      } else ring.push({ ...each });
+      below += 1;
+    },
+    filter.state !== '',
+  );
+  const page = [...ring.slice(below % count), ...ring.slice(0, below % count)].reverse();
+  for (const each of page) if (each.state === '') settle(each);
   const last = page.at(-1)?.record;
+  const more = below > count;
   const answer: MessagePage = { messages: page.map(row), total, pending, ...(more && last ? { cursor: String(last.seq) } : {}) };
   return json(answer);
 }
@@ -203,46 +217,51 @@ function knownMessages(state: DevState): Map<string, Found> {
 }
 
 /**
- * Visits every message the server knows, newest (last accepted) first: the pending ones and the
+ * Visits every message the server knows, oldest (first accepted) first: the pending ones and the
  * finished ones the logs still hold, merged by acceptance order. `found` is reused between calls.
+ * Without `withState`, a pending message is visited without its state and last log entry (the
+ * lookup is most of the cost at 100,000 pending): `settle` from the answer fills them in.
  */
-function scan(state: DevState, visit: (found: Found) => void): void {
+function scan(state: DevState, visit: (found: Found) => void, withState = true): { settle: (found: Found) => void } {
+  const { logs } = state;
   const lastEntry = new Map<string, number>();
-  state.logs.forEach((entry, index) => {
-    lastEntry.set(entry.messageId, index);
-  });
+  for (let index = 0; index < logs.length; index += 1) lastEntry.set(logs[index]!.messageId, index);
   const finished: Array<{ record: MessageRecord; last: LogRecord }> = [];
   for (const [id, index] of lastEntry) {
-    if (!state.messages.has(id)) finished.push({ record: state.logMessages[index]!, last: state.logs[index]! });
+    if (!state.messages.has(id)) finished.push({ record: state.logMessages[index]!, last: logs[index]! });
   }
-  finished.sort((a, b) => b.record.seq - a.record.seq);
-  // Pending messages are kept in acceptance order (updated in place); sorted only if that ever breaks.
-  const waiting = [...state.messages.values()];
-  if (waiting.some((each, index) => index > 0 && each.record.seq < waiting[index - 1]!.record.seq)) {
-    waiting.sort((a, b) => a.record.seq - b.record.seq);
-  }
+  finished.sort((a, b) => a.record.seq - b.record.seq);
+  const waiting = state.messagesInOrder
+    ? state.messages.values()
+    : [...state.messages.values()].sort((a, b) => a.record.seq - b.record.seq);
+  const settle = (each: Found) => {
+    if (!each.pending) return;
+    const at = lastEntry.get(each.record.id);
+    each.last = at === undefined ? undefined : logs[at];
+    each.state = each.last?.state ?? (each.retried > 0 ? 'RETRY' : 'CREATED');
+  };
   const found: Found = { record: undefined as never, state: '', pending: false, retried: 0, last: undefined };
+  const visitFinished = (done: { record: MessageRecord; last: LogRecord }) => {
+    found.record = done.record;
+    found.state = done.last.state;
+    found.pending = false;
+    found.retried = 0;
+    found.last = done.last;
+    visit(found);
+  };
   let next = 0;
-  for (let index = waiting.length - 1; index >= -1; index -= 1) {
-    const pending = waiting[index];
-    while (next < finished.length && (pending === undefined || finished[next]!.record.seq > pending.record.seq)) {
-      const done = finished[next++]!;
-      found.record = done.record;
-      found.state = done.last.state;
-      found.pending = false;
-      found.retried = 0;
-      found.last = done.last;
-      visit(found);
-    }
-    if (pending === undefined) break;
-    const at = lastEntry.get(pending.record.id);
+  for (const pending of waiting) {
+    while (next < finished.length && finished[next]!.record.seq < pending.record.seq) visitFinished(finished[next++]!);
     found.record = pending.record;
-    found.last = at === undefined ? undefined : state.logs[at];
-    found.state = found.last?.state ?? (pending.retried > 0 ? 'RETRY' : 'CREATED');
     found.pending = true;
     found.retried = pending.retried;
+    found.last = undefined;
+    found.state = '';
+    if (withState) settle(found);
     visit(found);
   }
+  while (next < finished.length) visitFinished(finished[next++]!);
+  return { settle };
 }
 
 /** Whether an application's message matches the filter (callbacks are shown with the message they report on). */

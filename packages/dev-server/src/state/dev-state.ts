@@ -15,7 +15,7 @@ import type {
 } from './records';
 
 /** A message not yet delivered or failed for good. */
-interface PendingMessage {
+export interface PendingMessage {
   record: MessageRecord;
   /** Attempts made so far: the `<P>-Retried` value of the next attempt. */
   retried: number;
@@ -34,6 +34,13 @@ export interface DedupEntry {
 /** Everything the dev server knows, rebuilt from the journal on start. */
 export interface DevState {
   messages: Map<string, PendingMessage>;
+  /**
+   * Whether `messages` is in acceptance (`seq`) order, as it is unless an older message was put back:
+   * the console's list then walks it as it is instead of sorting 100,000 entries per page.
+   */
+  messagesInOrder: boolean;
+  /** The highest `seq` ever put in `messages`. */
+  newestPendingSeq: number;
   nextSeq: number;
   dedup: Map<string, DedupEntry>;
   groups: Map<string, UrlGroupRecord>;
@@ -68,6 +75,8 @@ export const LOG_LIMIT = 10_000;
 export function createEmptyState(): DevState {
   return {
     messages: new Map(),
+    messagesInOrder: true,
+    newestPendingSeq: 0,
     nextSeq: 1,
     dedup: new Map(),
     groups: new Map(),

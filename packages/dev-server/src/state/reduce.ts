@@ -1,5 +1,5 @@
 import { noteRunEvent, noteWorkflowMessage, resumeRunStep } from './runs';
-import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
+import { LOG_LIMIT, statsBucket, type DevState, type PendingMessage } from './dev-state';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
 /**
@@ -106,12 +106,7 @@ export function reduce(state: DevState, record: DevRecord): void {
       state.signingKeys = { current: record.current, next: record.next };
       return;
     case 'message.restored':
-      state.messages.set(record.message.id, {
-        record: record.message,
-        retried: record.retried,
-        dueAt: record.dueAt,
-        started: record.started,
-      });
+      putPending(state, { record: record.message, retried: record.retried, dueAt: record.dueAt, started: record.started });
       state.nextSeq = Math.max(state.nextSeq, record.message.seq + 1);
       return;
     case 'dlq.restored':
@@ -173,7 +168,7 @@ export function reduce(state: DevState, record: DevRecord): void {
 }
 
 function addMessage(state: DevState, message: MessageRecord, at: number): void {
-  state.messages.set(message.id, { record: message, retried: 0, dueAt: message.dueAt, started: false });
+  putPending(state, { record: message, retried: 0, dueAt: message.dueAt, started: false });
   state.nextSeq = Math.max(state.nextSeq, message.seq + 1);
   const bucket = statsBucket(state, at);
   bucket.requests += 1;
@@ -292,6 +287,13 @@ function attemptDetail(record: Extract<DevRecord, { type: 'attempt' }>): Attempt
     ...(response ? { response } : {}),
     ...(record.error !== undefined ? { error: record.error } : {}),
   };
+}
+
+function putPending(state: DevState, pending: PendingMessage): void {
+  const { seq } = pending.record;
+  if (seq < state.newestPendingSeq && !state.messages.has(pending.record.id)) state.messagesInOrder = false;
+  state.newestPendingSeq = Math.max(state.newestPendingSeq, seq);
+  state.messages.set(pending.record.id, pending);
 }
 
 function addDlqEntry(state: DevState, entry: DlqEntry): void {
