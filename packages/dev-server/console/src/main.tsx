@@ -28,8 +28,8 @@ const VIEWS = [
 
 type View = (typeof VIEWS)[number][0];
 
-function route(): { view: View; id: string | undefined } {
-  const [, view, id] = /^#\/([a-z-]+)(?:\/(.+))?$/.exec(location.hash) ?? [];
+function route(hash = location.hash): { view: View; id: string | undefined } {
+  const [, view, id] = /^#\/([a-z-]+)(?:\/(.+))?$/.exec(hash) ?? [];
   const known = VIEWS.some(([name]) => name === view);
   return { view: known ? (view as View) : 'messages', id: id ? decodeURIComponent(id) : undefined };
 }
@@ -37,9 +37,24 @@ function route(): { view: View; id: string | undefined } {
 function useRoute() {
   const [current, setCurrent] = useState(route);
   useEffect(() => {
-    const update = () => setCurrent(route());
-    addEventListener('hashchange', update);
-    return () => removeEventListener('hashchange', update);
+    const update = (hash?: string) =>
+      setCurrent((old) => {
+        const next = route(hash);
+        return next.view === old.view && next.id === old.id ? old : next;
+      });
+    const onHashChange = () => update();
+    // An in-app link is followed at its click: Chromium fires `hashchange` some 15 ms later.
+    const onClick = (event: MouseEvent) => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      const link = event.target instanceof Element ? event.target.closest('a[href^="#/"]') : null;
+      if (link) update(link.getAttribute('href') ?? undefined);
+    };
+    addEventListener('hashchange', onHashChange);
+    addEventListener('click', onClick);
+    return () => {
+      removeEventListener('hashchange', onHashChange);
+      removeEventListener('click', onClick);
+    };
   }, []);
   return current;
 }

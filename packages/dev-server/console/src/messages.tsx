@@ -34,7 +34,13 @@ export function MessagesView({ client, settings, selected }: { client: Messaging
   const cursor = cursors.at(-1);
   query.set('count', String(PAGE_SIZE));
   if (cursor) query.set('cursor', cursor);
-  const { data, error, refresh } = usePoll(() => devRequest<MessagePage>('GET', `/dev/messages?${query}`), 1000, query.toString());
+  // Each page remembers how deep it is, so the pager names the rows on screen while the next page loads.
+  const depth = cursors.length;
+  const { data, error, refresh } = usePoll(
+    async () => ({ ...(await devRequest<MessagePage>('GET', `/dev/messages?${query}`)), depth }),
+    1000,
+    query.toString(),
+  );
   const messages = data?.messages ?? [];
   const { notice, act } = useAct(refresh);
   const set = (name: keyof Filter) => (event: Event) => {
@@ -42,7 +48,7 @@ export function MessagesView({ client, settings, selected }: { client: Messaging
     setFilter({ ...filter, [name]: (event.target as HTMLInputElement).value });
   };
   const filtered = filterQuery(filter).size > 0;
-  const first = cursors.length * PAGE_SIZE + 1;
+  const first = (data?.depth ?? 0) * PAGE_SIZE + 1;
   return (
     <div class={selected ? 'split' : ''}>
       <section aria-label="Messages">

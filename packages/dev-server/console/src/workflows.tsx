@@ -21,7 +21,9 @@ export function WorkflowsView({ client, selected }: { client: MessagingClient; s
     ...(filter.workflowRunId.trim() ? { workflowRunId: filter.workflowRunId.trim() } : {}),
     ...(cursors.length > 0 ? { cursor: cursors.at(-1) } : {}),
   };
-  const { data, error, refresh } = usePoll(() => client.workflows.logs(query), 1000, JSON.stringify(query));
+  // Each page remembers how deep it is, so the pager names the rows on screen while the next page loads.
+  const depth = cursors.length;
+  const { data, error, refresh } = usePoll(async () => ({ ...(await client.workflows.logs(query)), depth }), 1000, JSON.stringify(query));
   // The run shown is asked for by id: it need not be on this page.
   const shown = usePoll(
     () =>
@@ -78,7 +80,7 @@ export function WorkflowsView({ client, selected }: { client: MessagingClient; s
         />
         {(cursors.length > 0 || data?.cursor) && (
           <Pager cursors={cursors} setCursors={setCursors} next={data?.cursor}>
-            page {cursors.length + 1}
+            page {(data?.depth ?? 0) + 1}
           </Pager>
         )}
       </div>
