@@ -1,5 +1,5 @@
-// Runs @mailroom/dev-server in its own process for the scale measurements (--expose-gc), and reports
-// its memory after a full collection on request.
+// Runs @mailroom/dev-server in its own process, as `mailroom dev` runs, for the scale and console
+// measurements (--expose-gc), and reports its memory after a full collection on request.
 // env: BENCH_DATA_DIR (optional) -> --data-dir
 import { startDevServer } from '@mailroom/dev-server';
 
@@ -16,6 +16,7 @@ process.send({
   ready: true,
   url: server.url,
   token: server.token,
+  consoleUrl: server.consoleUrl,
   currentSigningKey: server.currentSigningKey,
   nextSigningKey: server.nextSigningKey,
 });
