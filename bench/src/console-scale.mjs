@@ -189,14 +189,16 @@ await report(async ({ smoke }) => {
         const pager = page.getByRole('navigation', { name: 'Pages' });
         const firstRows = () => page.locator('tr[data-message-id], tr[data-run-id]').first().waitFor();
         const view = (name) => page.getByRole('link', { name, exact: true }).click();
+        // Back to the Send view, until the rows of the view measured next are gone.
+        const leaveFor = async (rows) => {
+          await view('Send');
+          await page.locator(rows).first().waitFor({ state: 'detached' });
+        };
         const labelCell = 'tbody tr[data-message-id] td:nth-child(4)';
         const browserRounds = smoke ? 2 : 10;
         const browserRows = {
           'Messages clicked, first page shown': await browserTimes(page, browserRounds, {
-            reset: async () => {
-              await view('Send');
-              await page.locator('tr[data-message-id]').first().waitFor({ state: 'detached' });
-            },
+            reset: () => leaveFor('tr[data-message-id]'),
             act: () => view('Messages'),
             target: { selector: 'tr[data-message-id]' },
           }),
@@ -221,10 +223,7 @@ await report(async ({ smoke }) => {
             }),
           }),
           'Workflows clicked, first page of runs shown': await browserTimes(page, browserRounds, {
-            reset: async () => {
-              await view('Send');
-              await page.locator('tr[data-run-id]').first().waitFor({ state: 'detached' });
-            },
+            reset: () => leaveFor('tr[data-run-id]'),
             act: () => view('Workflows'),
             target: { selector: 'tr[data-run-id]' },
           }),
