@@ -11,7 +11,7 @@ import { type Answering, answerRequest, replyBody, replyHeaders, type ServiceReq
 import { createRequestSender, headerValuesOf, type OutgoingRequest, type RequestSender } from './engine/delivery-request';
 import type { Faults } from './engine/faults';
 import type { TimerClock } from './engine/timers';
-import { closeService, createService, startService, webhookSecrets } from './service';
+import { closeService, createService, startService, secretValues } from './service';
 import { type EngineConfig, PLANS, type PlanName } from './settings';
 import { openStore } from './state/store';
 import type { MessageKind } from './state/records';
@@ -131,7 +131,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
   const answering: Answering = {
     routes: allRoutes(service),
     credentials,
-    readOnlySecrets: () => webhookSecrets(service),
+    readOnly: { secrets: () => secretValues(service) },
     refuseIfThrottled: () => service.faults.refuseIfThrottled(),
   };
   let requestsInFlight = 0;

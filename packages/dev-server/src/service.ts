@@ -1,4 +1,4 @@
-import type { DevCredentials } from './credentials';
+import { type DevCredentials, keysInForce } from './credentials';
 import { type Actions, createActions } from './engine/actions';
 import { type Acceptance, createAcceptance } from './engine/acceptance';
 import { createEngine, type Engine, type EngineDeps } from './engine/create-engine';
@@ -66,7 +66,22 @@ export async function closeService(service: Service): Promise<void> {
   await service.store.close();
 }
 
-/** The webhook event ids every run issued: answers to the read-only token never show them. */
-export function webhookSecrets(service: Service): string[] {
-  return [...service.store.state.runs.values()].flatMap((run) => run.webhooks ?? []);
+/**
+ * The secrets the service knows by value, which answers to the read-only token never show: every
+ * webhook event id a run issued (the whole credential of its public URL), the signing keys in force,
+ * the full token and the management password.
+ */
+export function secretValues(service: Service): string[] {
+  const { credentials } = service;
+  const keys = keysInForce(service.store.state, credentials);
+  const secrets = [
+    credentials.token,
+    credentials.managementPassword,
+    credentials.currentSigningKey,
+    credentials.nextSigningKey,
+    keys.current,
+    keys.next,
+  ];
+  for (const run of service.store.state.runs.values()) if (run.webhooks) secrets.push(...run.webhooks);
+  return secrets;
 }

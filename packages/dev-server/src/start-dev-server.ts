@@ -7,7 +7,7 @@ import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/node-server';
 import { allRoutes } from './http/routes';
 import { MANAGEMENT_BASE_PATH } from './management/routes';
-import { closeService, createService, type Service, startService, webhookSecrets } from './service';
+import { closeService, createService, type Service, startService, secretValues } from './service';
 import type { FaultInput } from './state/records';
 import { openStore, type Store } from './state/store';
 
@@ -100,7 +100,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const server = createHttpServer({
     routes: allRoutes(service),
     credentials,
-    readOnlySecrets: () => webhookSecrets(service),
+    readOnly: { secrets: () => secretValues(service) },
     refuseIfThrottled: () => service.faults.refuseIfThrottled(),
     events,
     guard: createRequestGuard(() => (server.address() as AddressInfo | null)?.port ?? resolved.port, resolved.allowedHosts),

@@ -226,6 +226,9 @@ describe('slow and oversized requests', () => {
       method: 'POST',
       path: '/echo',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
+      body: 'payload',
       handler: async (request) => ({ json: await readJson(request) }),
     };
     const server = createHttpServer({
@@ -242,7 +245,7 @@ describe('slow and oversized requests', () => {
         timeScale: 1,
         dataDir: false,
       }),
-      readOnlySecrets: () => [],
+      readOnly: { secrets: () => [] },
       refuseIfThrottled: () => {},
       timeouts: { requestTimeout: 300, headersTimeout: 200, connectionsCheckingInterval: 50 },
     });

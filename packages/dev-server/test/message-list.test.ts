@@ -136,10 +136,10 @@ describe('the console message list', () => {
   it('refuses a filter it does not know, a bad time, count or cursor, saying what it expects', async () => {
     for (const [query, error] of [
       ['lable=x', /lable/],
-      ['from=yesterday', /invalid from "yesterday": expected Unix milliseconds/],
+      ['from=yesterday', /invalid from "yesterday" for GET \/dev\/messages: expected Unix milliseconds/],
       ['count=0', /invalid count "0"/],
       ['cursor=abc', /invalid cursor "abc": pass the cursor of the page before/],
-      ['steps=maybe', /invalid steps "maybe": expected true or false/],
+      ['steps=maybe', /invalid steps "maybe" for GET \/dev\/messages: expected true or false/],
     ] as const) {
       const answer = await raw(t, 'GET', `/dev/messages?${query}`);
       expect([answer.status, (answer.body as { error: string }).error]).toEqual([400, expect.stringMatching(error)]);

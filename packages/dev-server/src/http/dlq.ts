@@ -1,9 +1,9 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
-import { type Route, empty, json, type Reply } from './router';
+import { type Route, type RouteRequest, empty, json, type Reply } from './router';
 import type { DlqEntry } from '../state/records';
 import type { Service } from '../service';
 import { dlqLive } from '../state/dev-state';
-import { badRequest, notFound } from '../errors';
+import { notFound } from '../errors';
 import { readCount, readCursor, readMessageFilter } from './messages';
 import { dlqView } from './views';
 
@@ -17,32 +17,32 @@ export function dlqRoutes(service: Service): Route[] {
       method: 'GET',
       path: '/v2/workflows/dlq',
       auth: 'messaging',
+      readOnly: 'answer',
       query: QUERY_PARAMETERS.workflowDlq,
-      handler: (request) => list(service, request.query, true),
+      handler: (request) => list(service, request, true),
     },
     {
       method: 'GET',
       path: '/v2/dlq',
       auth: 'messaging',
+      readOnly: 'answer',
       query: QUERY_PARAMETERS.dlq,
-      handler: (request) => {
-        const source = request.query.get('source');
-        if (source !== null && source !== 'workflow' && source !== 'message') {
-          throw badRequest(`invalid source ${JSON.stringify(source)}: use "workflow" (or "message")`);
-        }
-        return list(service, request.query, source === 'workflow');
-      },
+      handler: (request) => list(service, request, false),
     },
     {
       method: 'GET',
       path: '/v2/dlq/:dlqId',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: (request) => json(dlqView(existing(service, request.params.dlqId))),
     },
     {
       method: 'DELETE',
       path: '/v2/dlq/:dlqId',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: async (request) => {
         const entry = existing(service, request.params.dlqId);
         await service.store.commit({ type: 'dlq.deleted', at: service.config.now(), ids: [entry.dlqId] });
@@ -53,9 +53,10 @@ export function dlqRoutes(service: Service): Route[] {
       method: 'DELETE',
       path: '/v2/dlq',
       auth: 'messaging',
+      readOnly: 'refuse',
       query: QUERY_PARAMETERS.dlq,
       handler: async (request) => {
-        const { entries, cursor } = select(service, request.query);
+        const { entries, cursor } = select(service, request);
         await service.store.commit({ type: 'dlq.deleted', at: service.config.now(), ids: entries.map((entry) => entry.dlqId) });
         return json({ deleted: entries.length, ...(cursor ? { cursor } : {}) });
       },
@@ -64,13 +65,16 @@ export function dlqRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/v2/dlq/retry',
       auth: 'messaging',
+      readOnly: 'refuse',
       query: QUERY_PARAMETERS.dlq,
-      handler: (request) => retry(service, request.query),
+      handler: (request) => retry(service, request),
     },
     {
       method: 'POST',
       path: '/v2/workflows/dlq/callback/:dlqId',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: (request) => retrigger(service, request.params.dlqId ?? ''),
     },
   ];
@@ -80,35 +84,32 @@ const MAX_PAGE = 100;
 
 /**
  * Reads a DLQ query: the shared message filters, `dlqIds`, `messageId`, `responseStatus` (any of),
- * the workflow ones (also under the newer spellings `failureFunctionState`), `count` and `cursor`.
- * `fromDate`/`toDate` compare with the time the entry entered the DLQ.
+ * the workflow ones (also under the newer spellings `failureFunctionState`), `source` (`workflow`:
+ * failed runs' entries, `message`: plain messages'), `count` and `cursor`. `fromDate`/`toDate`
+ * compare with the time the entry entered the DLQ.
  */
-function readDlqQuery(query: URLSearchParams, maxCount: number) {
-  const text = (...names: string[]) => names.map((name) => query.get(name)).find((value) => value !== null && value !== '') ?? undefined;
-  const statuses = query.getAll('responseStatus').map((value) => {
-    if (!/^\d{3}$/.test(value)) throw badRequest(`invalid responseStatus ${JSON.stringify(value)}: expected an HTTP status code`);
-    return Number(value);
-  });
-  const ids = query.getAll('dlqIds').filter(Boolean);
-  const messageIds = query.getAll('messageId').filter(Boolean);
-  const runId = text('workflowRunId');
-  const workflowUrl = text('workflowUrl');
-  const runCreatedAt = text('workflowCreatedAt');
-  if (runCreatedAt !== undefined && !/^\d+$/.test(runCreatedAt)) {
-    throw badRequest(`invalid workflowCreatedAt ${JSON.stringify(runCreatedAt)}: expected Unix milliseconds`);
-  }
-  const callbackState = text('failureCallbackState', 'failureFunctionState');
-  const shared = readMessageFilter(query);
+function readDlqQuery(request: RouteRequest, maxCount: number) {
+  const query = request.query;
+  const first = (...names: string[]) => names.map((name) => query.get(name)).find((value) => value !== null) ?? undefined;
+  const statuses = query.getAll('responseStatus').map(Number);
+  const ids = query.getAll('dlqIds');
+  const messageIds = query.getAll('messageId');
+  const runId = first('workflowRunId');
+  const workflowUrl = first('workflowUrl');
+  const runCreatedAt = first('workflowCreatedAt');
+  const callbackState = first('failureCallbackState', 'failureFunctionState');
+  const source = query.get('source');
+  const shared = readMessageFilter(query, request.shown);
   return {
     before: readCursor(query),
     count: readCount(query, maxCount, maxCount),
-    ids,
     matches: (entry: DlqEntry) =>
+      (source === null || (source === 'workflow') === (entry.message.workflow !== undefined)) &&
       (ids.length === 0 || ids.includes(entry.dlqId)) &&
       (messageIds.length === 0 || messageIds.includes(entry.message.id)) &&
       (statuses.length === 0 || (entry.response !== undefined && statuses.includes(entry.response.status))) &&
       (runId === undefined || entry.message.workflow?.runId === runId) &&
-      (workflowUrl === undefined || entry.message.workflow?.url === workflowUrl) &&
+      (workflowUrl === undefined || (entry.message.workflow !== undefined && request.shown(entry.message.workflow.url) === workflowUrl)) &&
       (runCreatedAt === undefined || entry.message.workflow?.createdAt === Number(runCreatedAt)) &&
       (callbackState === undefined || entry.failureCallbackInfo?.state === callbackState) &&
       shared(entry.message, entry.at),
@@ -116,8 +117,8 @@ function readDlqQuery(query: URLSearchParams, maxCount: number) {
 }
 
 /** Newest first; the cursor is the position of the last entry shown, and absent on the last page. */
-function list(service: Service, query: URLSearchParams, workflowOnly: boolean): Reply {
-  const { before, count, matches } = readDlqQuery(query, MAX_PAGE);
+function list(service: Service, request: RouteRequest, workflowOnly: boolean): Reply {
+  const { before, count, matches } = readDlqQuery(request, MAX_PAGE);
   const now = service.config.now();
   const entries = [...service.store.state.dlq.values()]
     .filter((entry) => live(service, entry, now) && (!workflowOnly || entry.message.workflow !== undefined))
@@ -128,14 +129,14 @@ function list(service: Service, query: URLSearchParams, workflowOnly: boolean): 
   return json({ messages: page.map(dlqView), ...(entries.length > count && last ? { cursor: String(last.order) } : {}) });
 }
 
-/** The entries a bulk delete or retry takes: listed ids, or filters (none: all), `count` (default 100) per call. */
-export function select(service: Service, query: URLSearchParams): { entries: DlqEntry[]; cursor: string | undefined } {
-  const { before, count, matches } = readDlqQuery(query, 1000);
+/** The entries a bulk delete or retry takes: listed ids and filters (none at all: every entry), `count` (default 100) per call. */
+export function select(service: Service, request: RouteRequest): { entries: DlqEntry[]; cursor: string | undefined } {
+  const { before, count, matches } = readDlqQuery(request, 1000);
   const now = service.config.now();
   const matching = [...service.store.state.dlq.values()]
     .filter((entry) => live(service, entry, now) && (before === undefined || entry.order < before) && matches(entry))
     .sort((a, b) => b.order - a.order);
-  const entries = matching.slice(0, query.has('count') ? count : MAX_PAGE);
+  const entries = matching.slice(0, request.query.has('count') ? count : MAX_PAGE);
   const last = entries.at(-1);
   return { entries, cursor: matching.length > entries.length && last ? String(last.order) : undefined };
 }
@@ -144,8 +145,8 @@ export function select(service: Service, query: URLSearchParams): { entries: Dlq
  * Sends the selected entries' messages again, each under a new message id, as fresh messages (their
  * retries start over); the entries leave the DLQ.
  */
-async function retry(service: Service, query: URLSearchParams): Promise<Reply> {
-  const { entries, cursor } = select(service, query);
+async function retry(service: Service, request: RouteRequest): Promise<Reply> {
+  const { entries, cursor } = select(service, request);
   const messages = await service.actions.resendFromDlq(entries);
   return json({ responses: messages.map((message) => ({ messageId: message.id })), ...(cursor ? { cursor } : {}) });
 }

@@ -11,11 +11,20 @@ import { json, type Route } from './router';
 export function signingKeyRoutes(service: Service): Route[] {
   return [
     // The keys sign deliveries every receiver accepts: reading them is as good as writing.
-    { method: 'GET', path: '/v2/keys', auth: 'full-token', handler: () => json(keysInForce(service.store.state, service.credentials)) },
+    {
+      method: 'GET',
+      path: '/v2/keys',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
+      handler: () => json(keysInForce(service.store.state, service.credentials)),
+    },
     {
       method: 'POST',
       path: '/v2/keys/rotate',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: async () => {
         const rotated = {
           current: keysInForce(service.store.state, service.credentials).next,

@@ -3,6 +3,8 @@ import { badRequest, notFound } from '../errors';
 import type { DevState } from '../state/dev-state';
 import { type LogRecord, type MessageRecord, bodyBytes } from '../state/records';
 import { readCount } from './messages';
+import type { Filters } from './filters';
+import { type Shown, shownAsIs } from './read-only';
 import { json, type Reply, type Route } from './router';
 import { labelFields, logView, messageFields } from './views';
 
@@ -20,30 +22,32 @@ export function messageListRoutes(service: Service): Route[] {
       method: 'GET',
       path: '/dev/messages',
       auth: 'messaging',
+      readOnly: 'answer',
       query: [...FILTERS, 'count', 'cursor'],
-      handler: (request) => listMessages(service, request.query),
+      handler: (request) => listMessages(service, request.query, request.shown),
     },
     {
       method: 'GET',
       path: '/dev/messages/:messageId',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: (request) => messageStory(service, request.params.messageId ?? ''),
     },
     {
       method: 'DELETE',
       path: '/dev/messages',
       auth: 'messaging',
+      readOnly: 'refuse',
       // "Cancel all matching": the pending messages the list's filter matches, as a bulk action in the background.
       query: [...FILTERS],
       handler: (request) => {
-        const filter = readFilter(request.query);
+        const filter = readFilter(request.query, request.shown);
         const ids: string[] = [];
         scan(service.store.state, (each) => {
           if (each.pending && matches(each, filter)) ids.push(each.record.id);
         });
-        const described: Record<string, string[]> = {};
-        for (const name of FILTERS) if (request.query.get(name)) described[name] = request.query.getAll(name);
-        const action = service.actions.cancelInBackground(ids, described);
+        const action = service.actions.cancelInBackground(ids, request.query.described());
         return { status: 202, json: { actionId: action.actionId, total: action.total } };
       },
     },
@@ -121,13 +125,13 @@ interface ListFilter {
   steps: boolean;
   from: number | undefined;
   to: number | undefined;
+  /** A stored value as the caller's role is shown it: the URL and the text are matched against that. */
+  shown: Shown;
 }
 
-function readFilter(query: URLSearchParams): ListFilter {
-  const text = (name: string) => (query.get(name) ?? '').trim();
+function readFilter(query: Filters, shown: Shown): ListFilter {
+  const text = (name: string) => query.get(name) ?? '';
   const steps = text('steps');
-  if (steps !== '' && steps !== 'true' && steps !== 'false')
-    throw badRequest(`invalid steps ${JSON.stringify(steps)}: expected true or false`);
   return {
     state: text('state').toUpperCase(),
     queue: text('queue'),
@@ -137,20 +141,15 @@ function readFilter(query: URLSearchParams): ListFilter {
     asciiText: /^[\x20-\x7e]*$/.test(text('text')),
     run: text('run'),
     steps: steps !== 'false',
-    from: readTime(text('from'), 'from'),
-    to: readTime(text('to'), 'to'),
+    from: query.has('from') ? Number(query.get('from')) : undefined,
+    to: query.has('to') ? Number(query.get('to')) : undefined,
+    shown,
   };
 }
 
-function readTime(value: string, name: string): number | undefined {
-  if (value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw badRequest(`invalid ${name} ${JSON.stringify(value)}: expected Unix milliseconds`);
-  return Number(value);
-}
-
 /** `GET /dev/messages`: one page, newest first, with how many match in all and how many of them are pending. */
-function listMessages(service: Service, query: URLSearchParams): Reply {
-  const filter = readFilter(query);
+function listMessages(service: Service, query: Filters, shown: Shown): Reply {
+  const filter = readFilter(query, shown);
   const count = readCount(query, PAGE, MAX_PAGE);
   const before = readCursor(query.get('cursor'));
   // One pass, oldest first, keeping the newest `count` matches below the cursor in a ring of reused
@@ -270,13 +269,13 @@ function matches(each: Found, filter: ListFilter): boolean {
   if (message.kind !== 'message') return false;
   if (filter.state && each.state !== filter.state) return false;
   if (filter.queue && message.queue !== filter.queue) return false;
-  if (filter.url && !message.url.includes(filter.url)) return false;
+  if (filter.url && !filter.shown(message.url).includes(filter.url)) return false;
   if (filter.label && !hasLabel(message.label, filter.label)) return false;
   if (filter.run && message.workflow?.runId !== filter.run) return false;
   if (!filter.steps && message.workflow !== undefined) return false;
   if (filter.from !== undefined && message.createdAt < filter.from) return false;
   if (filter.to !== undefined && message.createdAt > filter.to) return false;
-  return !filter.text || mentions(message, filter.text, filter.asciiText);
+  return !filter.text || mentions(message, filter.text, filter.asciiText, filter.shown);
 }
 
 /** Whether a message's labels (comma-separated when several) hold `wanted`; most have one, so no split. */
@@ -288,8 +287,8 @@ const hasLabel = (labels: string | undefined, wanted: string): boolean =>
  * redacted is never searched. The body is tested as stored (its bytes as latin1): for ASCII text
  * that matches exactly where its UTF-8 would, without decoding every body of a large list.
  */
-function mentions(message: MessageRecord, text: RegExp, ascii: boolean): boolean {
-  const has = (value: string | undefined) => value !== undefined && text.test(value);
+function mentions(message: MessageRecord, text: RegExp, ascii: boolean, shown: Shown): boolean {
+  const has = (value: string | undefined) => value !== undefined && text.test(shown(value));
   if (has(message.id) || has(message.url) || has(message.label)) return true;
   const redact = message.redact;
   if (redact?.headers !== true) {
@@ -299,7 +298,7 @@ function mentions(message: MessageRecord, text: RegExp, ascii: boolean): boolean
     }
   }
   if (redact?.body) return false;
-  return ascii ? has(message.body) : has(bodyBytes(message).toString('utf8'));
+  return ascii && shown === shownAsIs ? has(message.body) : has(bodyBytes(message).toString('utf8'));
 }
 
 function row(found: Found): MessageRow {
@@ -353,7 +352,7 @@ function stepOf(message: MessageRecord): string {
 
 /** `cursor`: the acceptance order of the last message of the page before. */
 function readCursor(value: string | null): number | undefined {
-  if (value === null || value === '') return undefined;
+  if (value === null) return undefined;
   if (!/^\d+$/.test(value)) throw badRequest(`invalid cursor ${JSON.stringify(value)}: pass the cursor of the page before, as given`);
   return Number(value);
 }

@@ -1,6 +1,8 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import type { Service } from '../service';
 import { empty, type Route, json, type Reply } from './router';
+import type { Filters } from './filters';
+import { type Shown, shownAsIs } from './read-only';
 import { logBefore } from '../state/reduce';
 import type { LogRecord, MessageRecord } from '../state/records';
 import { badRequest, notFound } from '../errors';
@@ -15,12 +17,16 @@ export function messageRoutes(service: Service): Route[] {
       method: 'GET',
       path: '/v2/messages/:id',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: (request) => json(messageFields(pending(service, request.params.id))),
     },
     {
       method: 'DELETE',
       path: '/v2/messages/:id',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: async (request) => {
         const message = pending(service, request.params.id);
         await service.actions.cancelMessages([message.id]);
@@ -31,6 +37,8 @@ export function messageRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/v2/messages/:id/retry',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       // "Retry now": answered 200 with no body once the waiting message is released.
       handler: async (request) => {
         await service.actions.releaseMessage(request.params.id ?? '');
@@ -41,13 +49,16 @@ export function messageRoutes(service: Service): Route[] {
       method: 'DELETE',
       path: '/v2/messages',
       auth: 'messaging',
+      readOnly: 'refuse',
       query: QUERY_PARAMETERS.cancelMessages,
-      handler: (request) => cancelMany(service, request.query),
+      handler: (request) => cancelMany(service, request.query, request.shown),
     },
     {
       method: 'GET',
       path: '/v2/bulkActions/:actionId',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: (request) => {
         const action = service.actions.bulkAction(request.params.actionId ?? '');
         if (!action) throw notFound(`bulk action ${request.params.actionId ?? ''} not found (the dev server keeps them until it restarts)`);
@@ -58,8 +69,9 @@ export function messageRoutes(service: Service): Route[] {
       method: 'GET',
       path: '/v2/events',
       auth: 'messaging',
+      readOnly: 'answer',
       query: QUERY_PARAMETERS.logs,
-      handler: (request) => logs(service, request.query),
+      handler: (request) => logs(service, request.query, request.shown),
     },
   ];
 }
@@ -70,39 +82,32 @@ function pending(service: Service, id: string | undefined): MessageRecord {
   return found.record;
 }
 
-/** `DELETE /v2/messages`: by `messageIds`, by filters, or (with neither) every pending message. */
-async function cancelMany(service: Service, query: URLSearchParams): Promise<Reply> {
-  const ids = query.getAll('messageIds').filter(Boolean);
-  const filter = readMessageFilter(query);
+/** `DELETE /v2/messages`: by `messageIds` and filters, or (with no filter at all) every pending message. */
+async function cancelMany(service: Service, query: Filters, shown: Shown): Promise<Reply> {
+  const ids = query.getAll('messageIds');
+  const filter = readMessageFilter(query, shown);
   const count = readCount(query, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   const chosen: string[] = [];
   for (const { record } of service.store.state.messages.values()) {
     if (chosen.length >= count) break;
     if (record.kind !== 'message') continue;
-    if (ids.length > 0 ? ids.includes(record.id) : filter(record, record.createdAt)) chosen.push(record.id);
+    if ((ids.length === 0 || ids.includes(record.id)) && filter(record, record.createdAt)) chosen.push(record.id);
   }
   if (query.get('async') === 'true') {
-    const { actionId } = service.actions.cancelInBackground(chosen, askedFilter(query));
+    const { actionId } = service.actions.cancelInBackground(chosen, query.described());
     return { status: 202, json: { actionId } };
   }
   await service.actions.cancelMessages(chosen);
   return json({ cancelled: chosen.length });
 }
 
-/** The filters a bulk action was asked with, as its history shows them. */
-function askedFilter(query: URLSearchParams): Record<string, string[]> {
-  const filter: Record<string, string[]> = {};
-  for (const name of new Set(query.keys())) if (!['async', 'count', 'cursor'].includes(name)) filter[name] = query.getAll(name);
-  return filter;
-}
-
 const LOG_PAGE = 1000;
 
 /** `GET /v2/events`: newest first; the cursor is the order of the last entry shown. */
-function logs(service: Service, query: URLSearchParams): Reply {
+function logs(service: Service, query: Filters, shown: Shown): Reply {
   const { state } = service.store;
-  const filter = readMessageFilter(query);
-  const ids = [...query.getAll('messageIds'), ...query.getAll('messageId')].filter(Boolean);
+  const filter = readMessageFilter(query, shown);
+  const ids = [...query.getAll('messageIds'), ...query.getAll('messageId')];
   const wanted = query.get('state');
   const count = readCount(query, LOG_PAGE, LOG_PAGE);
   const before = readLogCursor(query);
@@ -129,10 +134,13 @@ function logs(service: Service, query: URLSearchParams): Reply {
 /**
  * The shared filters, combined with AND; a filter given several times matches any of its values:
  * `url`, `host`, `path`, `topicName`, `queueName`, `scheduleId`, `label` (any of the message's),
- * `callerIp`, `flowControlKey`, and `fromDate`/`toDate` (inclusive Unix ms, against `at`).
+ * `callerIp`, `flowControlKey`, `fromDate`/`toDate` (inclusive Unix ms, against `at`), and `api` (a
+ * provider API a message was published to: the dev server publishes to none, so it matches none).
+ * A URL is compared as the caller's role is shown it.
  */
-export function readMessageFilter(query: URLSearchParams): (message: MessageRecord, at: number) => boolean {
-  const values = (...names: string[]) => names.flatMap((name) => query.getAll(name)).filter((value) => value !== '');
+export function readMessageFilter(query: Filters, shown: Shown = shownAsIs): (message: MessageRecord, at: number) => boolean {
+  const values = (...names: string[]) => names.flatMap((name) => query.getAll(name));
+  if (query.has('api')) return () => false;
   const urls = values('url');
   const hosts = values('host');
   const paths = values('path');
@@ -148,7 +156,8 @@ export function readMessageFilter(query: URLSearchParams): (message: MessageReco
   return (message, at) => {
     if (fromDate !== undefined && at < fromDate) return false;
     if (toDate !== undefined && at > toDate) return false;
-    if (!any(urls, message.url) || !any(groups, message.topicName) || !any(queues, message.queue)) return false;
+    if (!any(urls, urls.length === 0 ? undefined : shown(message.url)) || !any(groups, message.topicName) || !any(queues, message.queue))
+      return false;
     if (!any(schedules, message.scheduleId) || !any(callers, message.callerIp) || !any(keys, message.flowControl?.key)) return false;
     if (labels.length > 0 && !(message.label ?? '').split(',').some((label) => labels.includes(label))) return false;
     if (hosts.length > 0 || paths.length > 0) {
@@ -159,17 +168,15 @@ export function readMessageFilter(query: URLSearchParams): (message: MessageReco
   };
 }
 
-function readTime(query: URLSearchParams, name: string): number | undefined {
+function readTime(query: Filters, name: string): number | undefined {
   const value = query.get(name);
-  if (value === null || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw badRequest(`invalid ${name} ${JSON.stringify(value)}: expected Unix milliseconds`);
-  return Number(value);
+  return value === null ? undefined : Number(value);
 }
 
 /** `count`: 1 to `max`, `fallback` when absent. */
-export function readCount(query: URLSearchParams, fallback: number, max: number): number {
+export function readCount(query: Filters, fallback: number, max: number): number {
   const value = query.get('count');
-  if (value === null || value === '') return fallback;
+  if (value === null) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) {
     throw badRequest(
       `invalid count ${JSON.stringify(value)}: expected a whole number from 1${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`,
@@ -178,19 +185,23 @@ export function readCount(query: URLSearchParams, fallback: number, max: number)
   return Number(value);
 }
 
-/** A cursor answered earlier: the order number to continue below. */
-/** A log page's cursor: the time and order of the last entry given (the log is in that order). */
-function readLogCursor(query: URLSearchParams): { time: number; order: number } | undefined {
+/**
+ * A log page's cursor: the time and order of the last entry given (the log is in that order), or a
+ * time in Unix ms alone (the SDKs document it so, and start their loop at `Date.now()`): the entries
+ * at or before it.
+ */
+function readLogCursor(query: Filters): { time: number; order: number } | undefined {
   const cursor = query.get('cursor');
-  if (cursor === null || cursor === '') return undefined;
-  const match = /^(\d+)-(\d+)$/.exec(cursor);
-  if (!match) throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
-  return { time: Number(match[1]), order: Number(match[2]) };
+  if (cursor === null) return undefined;
+  const match = /^(\d{1,15})(?:-(\d+))?$/.exec(cursor);
+  if (!match) throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page, or a time in Unix ms`);
+  return { time: Number(match[1]), order: match[2] === undefined ? Number.POSITIVE_INFINITY : Number(match[2]) };
 }
 
-export function readCursor(query: URLSearchParams): number | undefined {
+/** A cursor answered earlier: the order number to continue below. */
+export function readCursor(query: Filters): number | undefined {
   const cursor = query.get('cursor');
-  if (cursor === null || cursor === '') return undefined;
+  if (cursor === null) return undefined;
   if (!/^\d+$/.test(cursor)) throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
   return Number(cursor);
 }

@@ -2,6 +2,7 @@ import { type Route, type RouteRequest, readJson, empty, json, type Reply } from
 import type { FlowKeyRecord, QueueRecord } from '../state/records';
 import { badRequest, notFound, resourceName } from '../errors';
 import { queueLimit } from '../engine/acceptance';
+import type { Filters } from './filters';
 import type { Service } from '../service';
 
 // How fast messages go out: queues (parallelism, pause/resume, delete) and flow-control keys (their
@@ -9,49 +10,86 @@ import type { Service } from '../service';
 
 export function queueRoutes(service: Service): Route[] {
   return [
-    { method: 'POST', path: '/v2/queues', auth: 'messaging', handler: (request) => upsert(service, request) },
+    {
+      method: 'POST',
+      path: '/v2/queues',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
+      handler: (request) => upsert(service, request),
+    },
     {
       method: 'GET',
       path: '/v2/queues',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: () => json([...service.store.state.queues.values()].map((queue) => queueView(service, queue))),
     },
     {
       method: 'GET',
       path: '/v2/queues/:name',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: (request) => json(queueView(service, existingQueue(service, request.params.name))),
     },
-    { method: 'DELETE', path: '/v2/queues/:name', auth: 'messaging', handler: (request) => deleteQueue(service, request.params.name) },
+    {
+      method: 'DELETE',
+      path: '/v2/queues/:name',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
+      handler: (request) => deleteQueue(service, request.params.name),
+    },
     {
       method: 'POST',
       path: '/v2/queues/:name/pause',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: (request) => setPaused(service, request.params.name, true),
     },
     {
       method: 'POST',
       path: '/v2/queues/:name/resume',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: (request) => setPaused(service, request.params.name, false),
     },
     {
       method: 'GET',
       path: '/v2/flowControl',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: () => json(flowKeys(service).map((key) => flowView(service, key))),
     },
     {
       method: 'GET',
       path: '/v2/flowControl/:key',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: (request) => json(flowView(service, knownKey(service, request.params.key))),
     },
-    { method: 'POST', path: '/v2/flowControl/:key/:action', auth: 'messaging', handler: (request) => changeFlow(service, request) },
+    {
+      method: 'POST',
+      path: '/v2/flowControl/:key/:action',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      // A pin's settings, an unpin's choices: not filters, so never read from a body.
+      query: ['parallelism', 'rate', 'period'],
+      body: 'payload',
+      handler: (request) => changeFlow(service, request),
+    },
     {
       method: 'GET',
       path: '/v2/globalParallelism',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: () => json({ parallelismMax: service.plan.max_global_parallelism, parallelismCount: service.engine.inFlight() }),
     },
   ];
@@ -170,7 +208,7 @@ async function changeFlow(service: Service, request: RouteRequest): Promise<Repl
   return empty();
 }
 
-function readPin(query: URLSearchParams): FlowKeyRecord['pinned'] {
+function readPin(query: Filters): FlowKeyRecord['pinned'] {
   const pinned: FlowKeyRecord['pinned'] = {};
   for (const [name, field] of [
     ['parallelism', 'parallelism'],
@@ -187,7 +225,7 @@ function readPin(query: URLSearchParams): FlowKeyRecord['pinned'] {
   return pinned;
 }
 
-function readUnpin(query: URLSearchParams, pinned: FlowKeyRecord['pinned']): FlowKeyRecord['pinned'] {
+function readUnpin(query: Filters, pinned: FlowKeyRecord['pinned']): FlowKeyRecord['pinned'] {
   const next = { ...pinned };
   if (query.get('parallelism') === 'true') delete next.parallelism;
   if (query.get('rate') === 'true') {

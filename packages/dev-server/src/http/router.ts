@@ -2,7 +2,9 @@
 // client), the route table's matching and access rules, and the reply a route answers.
 import { badRequest, ServiceError } from '../errors';
 import type { DevCredentials } from '../credentials';
-import { checkManagementAuth, checkMessagingAuth, type MessagingAccess, redactSecrets } from './auth';
+import { checkManagementAuth, checkMessagingAuth } from './auth';
+import { Filters, type QueryNames, readFilters } from './filters';
+import { type ReadOnlyView, type Shown, shapeForReadOnly, shownAsIs, shownToReadOnly } from './read-only';
 
 /** One request to the service. */
 export interface ServiceRequest {
@@ -68,11 +70,10 @@ export const errorReply = (status: number, message: string, headers: Record<stri
 });
 
 /**
- * Who may call a route: `messaging` takes either token (the read-only one for GETs only),
- * `full-token` refuses the read-only token even for a GET (it answers a secret that lets one write),
+ * Who may call a route: `messaging` takes a Bearer token (the read-only one as `readOnly` says),
  * `management` takes Basic credentials, `public` nothing (a webhook: its unguessable URL is the key).
  */
-type RouteAuth = 'messaging' | 'full-token' | 'management' | 'public';
+type RouteAuth = 'messaging' | 'management' | 'public';
 
 /** One matched request, as handlers see it. */
 export interface RouteRequest extends ServiceRequest {
@@ -83,7 +84,10 @@ export interface RouteRequest extends ServiceRequest {
    * its query, so a URL destination arrives verbatim (`https://app.test/hook?a=1`).
    */
   rest: string;
-  query: URLSearchParams;
+  /** The query (and a bulk action's JSON body) read through the filter grammar; empty on a `not-read` route. */
+  query: Filters;
+  /** What a filter compares a stored value as, for the caller's role (`read-only.ts`). */
+  shown: Shown;
 }
 
 type RouteHandler = (request: RouteRequest) => Promise<Reply> | Reply;
@@ -94,10 +98,22 @@ export interface Route {
   path: string;
   auth: RouteAuth;
   /**
-   * The query parameters it takes (a listing's or bulk action's filters): any other name is refused
-   * with 400, so a misspelt filter never reads as "no filter". Absent: the query is not checked.
+   * The read-only token's decision, made for every route: `answer` (a GET whose answer is shaped for
+   * that role by `shapeForReadOnly`, secrets hidden and never searched) or `refuse` (403). A write is
+   * always `refuse`.
    */
-  query?: readonly string[];
+  readOnly: 'answer' | 'refuse';
+  /**
+   * The query names it takes (`filters.ts` knows each one's form); any other name, or an empty or
+   * malformed value, is a 400. `not-read`: the query is not the route's (it belongs to the URL a
+   * `*` route sends to, or to a webhook's caller).
+   */
+  query: QueryNames;
+  /**
+   * `payload`: the body is the route's own (a run's result), never filters. Otherwise a non-GET route
+   * that takes query names also reads a JSON body as filters, as older SDKs send them.
+   */
+  body?: 'payload';
   /** A sending call (publish, enqueue, batch, a new schedule): refused while a throttle fault is in force. */
   sends?: true;
   handler: RouteHandler;
@@ -109,6 +125,7 @@ interface RouteMatch {
   params: Record<string, string>;
   rest: string;
   query: URLSearchParams;
+  path: string;
 }
 
 /**
@@ -126,23 +143,10 @@ function matchRoute(routes: readonly Route[], method: string, target: string): R
     if (!found) continue;
     pathMatched = true;
     if (route.method !== method) continue;
-    if (route.query) checkQuery(route, query, path);
-    return { route, params: found.params, rest: found.rest, query };
+    return { route, params: found.params, rest: found.rest, query, path };
   }
   if (pathMatched) throw new ServiceError(405, `method ${method} not allowed on ${path}`);
   throw new ServiceError(404, `no such endpoint: ${method} ${path}`);
-}
-
-function checkQuery(route: Route, query: URLSearchParams, path: string): void {
-  const known = route.query!;
-  for (const name of query.keys()) {
-    if (!known.includes(name)) {
-      throw new ServiceError(
-        400,
-        `unknown filter ${JSON.stringify(name)} for ${route.method} ${path}: a misspelt filter would otherwise match everything; use ${known.join(', ')}`,
-      );
-    }
-  }
 }
 
 /** A pattern split once: every request is matched against every route until one fits. */
@@ -200,31 +204,60 @@ function decodeSegment(segment: string): string {
 export interface Answering {
   routes: readonly Route[];
   credentials: DevCredentials;
-  /** Values answers to the read-only token never show (webhook event ids: holding one lets anyone write). */
-  readOnlySecrets: () => readonly string[];
+  /** The secrets answers to the read-only token never show, known by value (webhook event ids, keys, tokens). */
+  readOnly: ReadOnlyView;
   /** Throws the throttling refusal while a throttle fault is in force (before a sending route runs). */
   refuseIfThrottled: () => void;
 }
 
 /**
- * Answers one request with the route table: its route, its auth, its handler, every refusal as
- * `{"error": "..."}`. What a socket and an in-process client both get; anything but a
+ * Answers one request with the route table: its route, its auth, its filters, its handler, every
+ * refusal as `{"error": "..."}`, and for the read-only token every answer (refusals too) shaped by
+ * `shapeForReadOnly`. What a socket and an in-process client both get; anything but a
  * `ServiceError` is a bug and is thrown on.
  */
 export async function answerRequest(answering: Answering, request: ServiceRequest): Promise<Reply> {
+  let readOnly = false;
+  let reply: Reply;
   try {
     const match = matchRoute(answering.routes, request.method, request.target);
-    let access: MessagingAccess | undefined;
-    if (match.route.auth === 'management') checkManagementAuth(request.headers.authorization, answering.credentials);
-    else if (match.route.auth !== 'public') {
-      access = checkMessagingAuth(request.method, request.headers.authorization, answering.credentials, match.route.auth === 'full-token');
+    const { route } = match;
+    if (route.auth === 'management') checkManagementAuth(request.headers.authorization, answering.credentials);
+    else if (route.auth === 'messaging') {
+      readOnly = checkMessagingAuth(request.headers.authorization, answering.credentials) === 'read-only';
+      if (readOnly) refuseReadOnly(route);
     }
-    if (match.route.sends) answering.refuseIfThrottled();
-    const reply = await match.route.handler({ ...request, params: match.params, rest: match.rest, query: match.query });
-    if (access === 'read-only' && reply.json !== undefined) reply.json = redactSecrets(reply.json, answering.readOnlySecrets());
-    return reply;
+    const query =
+      route.query === 'not-read'
+        ? new Filters()
+        : readFilters(route.query, match.query, await filtersInBody(route, request), `${route.method} ${match.path}`);
+    if (route.sends) answering.refuseIfThrottled();
+    const shown = readOnly ? shownToReadOnly(answering.readOnly) : shownAsIs;
+    reply = await route.handler({ ...request, params: match.params, rest: match.rest, query, shown });
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
-    return errorReply(error.status, error.message, error.headers);
+    reply = errorReply(error.status, error.message, error.headers);
   }
+  return readOnly ? shapeForReadOnly(reply, answering.readOnly) : reply;
+}
+
+/** The read-only token's decision for a route: only a GET the route table marks `answer`. */
+function refuseReadOnly(route: Route): void {
+  if (route.method !== 'GET') throw new ServiceError(403, 'the read-only token may only call GET endpoints');
+  if (route.readOnly === 'refuse')
+    throw new ServiceError(403, `the read-only token may not call ${route.method} ${route.path}: use the full token`);
+}
+
+/** A bulk action's filters sent as a JSON body (qstash-js up to 2.9, every Workflow SDK), or `undefined`. */
+async function filtersInBody(route: Route, request: ServiceRequest): Promise<unknown> {
+  if (
+    route.method === 'GET' ||
+    route.method === 'HEAD' ||
+    route.body === 'payload' ||
+    route.query === 'not-read' ||
+    route.query.length === 0
+  ) {
+    return undefined;
+  }
+  return readJson(request);
 }

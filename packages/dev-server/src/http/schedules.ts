@@ -18,23 +18,37 @@ const NOT_STORED = new Set(['authorization', 'host', 'connection', 'content-leng
 
 export function scheduleRoutes(service: Service): Route[] {
   return [
-    { method: 'POST', path: '/v2/schedules/*', auth: 'messaging', sends: true, handler: (request) => create(service, request) },
+    {
+      method: 'POST',
+      path: '/v2/schedules/*',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      query: 'not-read',
+      sends: true,
+      handler: (request) => create(service, request),
+    },
     {
       method: 'GET',
       path: '/v2/schedules',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: () => json([...service.store.state.schedules.values()].map((s) => view(service, s))),
     },
     {
       method: 'GET',
       path: '/v2/schedules/:id',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: (request) => json(view(service, existing(service, request.params.id))),
     },
     {
       method: 'DELETE',
       path: '/v2/schedules/:id',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: async (request) => {
         const schedule = existing(service, request.params.id);
         await service.store.commit({ type: 'schedule.updated', id: schedule.scheduleId, schedule: null });
@@ -46,12 +60,16 @@ export function scheduleRoutes(service: Service): Route[] {
       method: 'PATCH',
       path: '/v2/schedules/:id/pause',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: (request) => setPaused(service, request.params.id, true),
     },
     {
       method: 'PATCH',
       path: '/v2/schedules/:id/resume',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: (request) => setPaused(service, request.params.id, false),
     },
   ];

@@ -16,11 +16,29 @@ export function sendingRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/v2/enqueue/:queue/*',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: 'not-read',
       sends: true,
       handler: (request) => send(service, request, resourceName('queue name', request.params.queue)),
     },
-    { method: 'POST', path: '/v2/publish/*', auth: 'messaging', sends: true, handler: (request) => send(service, request, undefined) },
-    { method: 'POST', path: '/v2/batch', auth: 'messaging', sends: true, handler: (request) => batch(service, request) },
+    {
+      method: 'POST',
+      path: '/v2/publish/*',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      query: 'not-read',
+      sends: true,
+      handler: (request) => send(service, request, undefined),
+    },
+    {
+      method: 'POST',
+      path: '/v2/batch',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
+      sends: true,
+      handler: (request) => batch(service, request),
+    },
   ];
 }
 

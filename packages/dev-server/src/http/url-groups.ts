@@ -6,25 +6,50 @@ import type { Service } from '../service';
 /** URL groups, the service's `topics`: list (spec 5), add endpoints (creates the group), remove endpoints (spec 6). */
 export function urlGroupRoutes(service: Service): Route[] {
   return [
-    { method: 'GET', path: '/v2/topics', auth: 'messaging', handler: () => json([...service.store.state.groups.values()].map(view)) },
+    {
+      method: 'GET',
+      path: '/v2/topics',
+      auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
+      handler: () => json([...service.store.state.groups.values()].map(view)),
+    },
     {
       method: 'GET',
       path: '/v2/topics/:name',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: (request) => json(view(existing(service, request.params.name))),
     },
     {
       method: 'DELETE',
       path: '/v2/topics/:name',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: async (request) => {
         const group = existing(service, request.params.name);
         await service.store.commit({ type: 'group.updated', name: group.name, group: null });
         return empty();
       },
     },
-    { method: 'POST', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => addEndpoints(service, request) },
-    { method: 'DELETE', path: '/v2/topics/:name/endpoints', auth: 'messaging', handler: (request) => removeEndpoints(service, request) },
+    {
+      method: 'POST',
+      path: '/v2/topics/:name/endpoints',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
+      handler: (request) => addEndpoints(service, request),
+    },
+    {
+      method: 'DELETE',
+      path: '/v2/topics/:name/endpoints',
+      auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
+      handler: (request) => removeEndpoints(service, request),
+    },
   ];
 }
 

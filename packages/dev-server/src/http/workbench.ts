@@ -15,6 +15,8 @@ export function workbenchRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/dev/messages/:messageId/resend',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       // Every setting of the original (retries, callbacks, flow control, redaction): the console's Replay;
       // with `{ body?, headers? }`, its body (text) and forwarded headers edited first.
       handler: async (request) => {
@@ -30,6 +32,8 @@ export function workbenchRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/dev/schedules/:scheduleId/fire',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       // "Fire now": one firing at once, as its cron would; the cron's next firing stays as it was.
       handler: async ({ params }) => {
         await service.actions.fireSchedule(params.scheduleId ?? '');
@@ -40,12 +44,16 @@ export function workbenchRoutes(service: Service): Route[] {
       method: 'GET',
       path: '/dev/faults',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: () => json({ faults: service.faults.list() }),
     },
     {
       method: 'POST',
       path: '/dev/faults',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       // `{ kind, to?, times?, status?, retryAfter?, by? }`: the same rules as `--fault` and @mailroom/testing.
       handler: async (request) => {
         const raw = (await request.body(64 * 1024, () => badRequest('a fault is a small JSON object'))).toString('utf8');
@@ -64,6 +72,8 @@ export function workbenchRoutes(service: Service): Route[] {
       method: 'DELETE',
       path: '/dev/faults',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: async () => {
         const removed = service.faults.list().length;
         await service.faults.clear();
@@ -74,6 +84,8 @@ export function workbenchRoutes(service: Service): Route[] {
       method: 'DELETE',
       path: '/dev/faults/:id',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: async ({ params }) => {
         await service.faults.remove(params.id ?? '');
         return json({ removed: 1 });
@@ -83,6 +95,8 @@ export function workbenchRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/dev/workflows/runs/:runId/time-out',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       // "Time out now": each wait of the run (waitForEvent, waitForWebhook, invoke) ends as its timeout would.
       handler: async ({ params }) => json({ timedOut: await service.actions.timeOutWaits(params.runId ?? '') }),
     },

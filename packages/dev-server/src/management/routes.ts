@@ -15,15 +15,17 @@ export const MANAGEMENT_BASE_PATH = '/management/v2';
 
 /** The management interface (spec endpoints 1 to 4), behind Basic auth. */
 export function managementRoutes(service: Service): Route[] {
-  const route = (method: string, path: string, handler: Route['handler']): Route => ({
+  const route = (method: string, path: string, handler: Route['handler'], query: readonly string[] = []): Route => ({
     method,
     path: `${MANAGEMENT_BASE_PATH}${path}`,
     auth: 'management',
+    readOnly: 'refuse',
+    query,
     handler,
   });
   return [
     route('GET', '/messaging/users', () => json([messagingUser(service.credentials, service.plan)])),
-    route('GET', '/messaging/stats/:id', (request) => stats(service, request.params.id ?? '', request.query.get('period'))),
+    route('GET', '/messaging/stats/:id', (request) => stats(service, request.params.id ?? '', request.query.get('period')), ['period']),
     route('POST', '/search', async (request) => {
       const checked = readSearchIndexInput(await readJson(request));
       if (!checked.ok) throw badRequest(checked.message);

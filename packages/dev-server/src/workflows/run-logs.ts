@@ -1,6 +1,8 @@
 import { headerNames, QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import { readCount, readMessageFilter } from '../http/messages';
 import { badRequest } from '../errors';
+import type { Filters } from '../http/filters';
+import type { Shown } from '../http/read-only';
 import { json, type Reply, type Route } from '../http/router';
 import type { Service } from '../service';
 import type { DevState } from '../state/dev-state';
@@ -19,19 +21,20 @@ export function runLogRoutes(service: Service): Route[] {
       method: 'GET',
       path: '/v2/workflows/events',
       auth: 'messaging',
+      readOnly: 'answer',
       query: QUERY_PARAMETERS.workflowLogs,
-      handler: ({ query }) => runLogs(service, query),
+      handler: ({ query, shown }) => runLogs(service, query, shown),
     },
   ];
 }
 
-function runLogs(service: Service, query: URLSearchParams): Reply {
+function runLogs(service: Service, query: Filters, shown: Shown): Reply {
   const groupBy = query.get('groupBy');
   if (groupBy !== null && groupBy !== 'workflowRunId') throw badRequest(`invalid groupBy ${JSON.stringify(groupBy)}: use workflowRunId`);
-  const matches = readRunFilter(query, true);
+  const matches = readRunFilter(query, true, shown);
   const count = readCount(query, PAGE, 1000);
   const cursor = query.get('cursor');
-  const before = cursor === null || cursor === '' ? undefined : Number(cursor);
+  const before = cursor === null ? undefined : Number(cursor);
   if (before !== undefined && !Number.isSafeInteger(before))
     throw badRequest(`invalid cursor ${JSON.stringify(cursor)}: pass back a cursor from an earlier page`);
   const runs = [...service.store.state.runs.values()]
@@ -53,25 +56,22 @@ function runLogs(service: Service, query: URLSearchParams): Reply {
  * `state`/`workflowState`, `messageId` (a run holding that step), and the message filters every
  * listing shares (label, caller, flow-control key, host, path, dates) applied to the run's trigger.
  */
-export function readRunFilter(query: URLSearchParams, exactUrl: boolean): (run: WorkflowRunRecord) => boolean {
+export function readRunFilter(query: Filters, exactUrl: boolean, shown: Shown): (run: WorkflowRunRecord) => boolean {
   const ids = query
     .getAll('workflowRunId')
     .flatMap((value) => value.split(','))
     .filter(Boolean);
-  const urls = query.getAll('workflowUrl').filter(Boolean);
+  const urls = query.getAll('workflowUrl');
   const exact = exactUrl || query.get('workflowUrlExactMatch') === 'true';
   const state = query.get('state') ?? query.get('workflowState');
   const createdAt = query.get('workflowCreatedAt');
-  if (createdAt !== null && createdAt !== '' && !/^\d+$/.test(createdAt)) {
-    throw badRequest(`invalid workflowCreatedAt ${JSON.stringify(createdAt)}: expected Unix milliseconds`);
-  }
   const messageId = query.get('messageId');
-  const shared = readMessageFilter(query);
+  const shared = readMessageFilter(query, shown);
   return (run) =>
     (ids.length === 0 || ids.includes(run.runId)) &&
-    (urls.length === 0 || urls.some((url) => (exact ? run.url === url : run.url.startsWith(url)))) &&
+    (urls.length === 0 || urls.some((url) => (exact ? shown(run.url) === url : shown(run.url).startsWith(url)))) &&
     (!state || run.state === state) &&
-    (createdAt === null || createdAt === '' || run.createdAt === Number(createdAt)) &&
+    (createdAt === null || run.createdAt === Number(createdAt)) &&
     (!messageId || run.steps.some((step) => step.messageId === messageId)) &&
     shared(run.trigger, run.createdAt);
 }

@@ -21,6 +21,8 @@ export function workflowRunRoutes(service: Service): Route[] {
       method: 'GET',
       path: '/v2/workflows/runs/:runId',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: ({ params }) => {
         const history = runHistory(service.store.state, params.runId ?? '');
         if (!history) throw notFound(`workflow run ${params.runId ?? ''} not found`);
@@ -32,6 +34,9 @@ export function workflowRunRoutes(service: Service): Route[] {
       method: 'DELETE',
       path: '/v2/workflows/runs/:runId',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: ['cancel'],
+      body: 'payload',
       handler: async (request) => {
         const runId = request.params.runId ?? '';
         if (!service.store.state.runs.has(runId)) throw notFound(`workflow run ${runId} not found`);
@@ -50,10 +55,11 @@ export function workflowRunRoutes(service: Service): Route[] {
       method: 'DELETE',
       path: '/v2/workflows/runs',
       auth: 'messaging',
+      readOnly: 'refuse',
       query: QUERY_PARAMETERS.workflowCancel,
-      handler: async ({ query }) => {
-        // Ids, or filters, or neither: every run still going (the SDK's `cancel({ all: true })`).
-        const matches = readRunFilter(query, false);
+      handler: async ({ query, shown }) => {
+        // Ids and filters, or none at all: every run still going (the SDK's `cancel({ all: true })`, body `{}`).
+        const matches = readRunFilter(query, false, shown);
         const ids = query
           .getAll('workflowRunIds')
           .flatMap((value) => value.split(','))
@@ -76,6 +82,7 @@ export function workflowDlqRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/v2/workflows/dlq/resume',
       auth: 'messaging',
+      readOnly: 'refuse',
       query: QUERY_PARAMETERS.workflowDlq,
       handler: (request) => resume(service, request),
     },
@@ -83,6 +90,7 @@ export function workflowDlqRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/v2/workflows/dlq/restart',
       auth: 'messaging',
+      readOnly: 'refuse',
       query: QUERY_PARAMETERS.workflowDlq,
       handler: (request) => restart(service, request),
     },
@@ -90,9 +98,10 @@ export function workflowDlqRoutes(service: Service): Route[] {
       method: 'DELETE',
       path: '/v2/workflows/dlq',
       auth: 'messaging',
+      readOnly: 'refuse',
       query: QUERY_PARAMETERS.workflowDlq,
-      handler: async ({ query }) => {
-        const { entries, cursor } = runEntries(service, query);
+      handler: async (request) => {
+        const { entries, cursor } = runEntries(service, request);
         await service.store.commit({ type: 'dlq.deleted', at: service.config.now(), ids: entries.map((entry) => entry.dlqId) });
         return json({ deleted: entries.length, ...(cursor ? { cursor } : {}) });
       },
@@ -101,8 +110,8 @@ export function workflowDlqRoutes(service: Service): Route[] {
 }
 
 /** The selected entries that are failed runs' (a plain message's entry is not the workflow DLQ's). */
-function runEntries(service: Service, query: URLSearchParams): { entries: DlqEntry[]; cursor: string | undefined } {
-  const { entries, cursor } = select(service, query);
+function runEntries(service: Service, request: RouteRequest): { entries: DlqEntry[]; cursor: string | undefined } {
+  const { entries, cursor } = select(service, request);
   return { entries: entries.filter((entry) => entry.message.workflow !== undefined), cursor };
 }
 
@@ -112,7 +121,7 @@ function runEntries(service: Service, query: URLSearchParams): { entries: DlqEnt
  * history and its failure, and the entry leaves the DLQ.
  */
 async function resume(service: Service, request: RouteRequest): Promise<Reply> {
-  const { entries, cursor } = runEntries(service, request.query);
+  const { entries, cursor } = runEntries(service, request);
   const override = runOverrides(service, request);
   const now = service.config.now();
   const messages = await service.actions.resendFromDlq(entries, (copy) =>
@@ -123,7 +132,7 @@ async function resume(service: Service, request: RouteRequest): Promise<Reply> {
 
 /** The run starts over as a new run: its trigger sent again under a new run id; the entry leaves. */
 async function restart(service: Service, request: RouteRequest): Promise<Reply> {
-  const { entries, cursor } = runEntries(service, request.query);
+  const { entries, cursor } = runEntries(service, request);
   const override = runOverrides(service, request);
   const triggers = await service.actions.restartRuns(entries, override);
   return json({ workflowRuns: triggers.map(runOf), ...(cursor ? { cursor } : {}) });

@@ -16,18 +16,24 @@ export function waiterRoutes(service: Service): Route[] {
       method: 'POST',
       path: '/v2/wait/:eventId',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: async (request) => addWaiter(service, request.params.eventId ?? '', request),
     },
     {
       method: 'POST',
       path: '/v2/notify/:eventId',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: (request) => notify(service, request.params.eventId ?? '', undefined, request),
     },
     {
       method: 'POST',
       path: '/v2/notify/:runId/:eventId',
       auth: 'messaging',
+      readOnly: 'refuse',
+      query: [],
       handler: (request) => notify(service, request.params.eventId ?? '', request.params.runId, request),
     },
     // A webhook (`context.createWebhook`) is called by anyone who has its URL, with any method.
@@ -36,6 +42,9 @@ export function waiterRoutes(service: Service): Route[] {
         method,
         path: '/v2/workflows/hooks/:userId/:runId/:eventId',
         auth: 'public',
+        readOnly: 'refuse',
+        // The caller's own query, whatever it is: the run reads the call as it came.
+        query: 'not-read',
         handler: (request) => callWebhook(service, request),
       }),
     ),
@@ -43,6 +52,8 @@ export function waiterRoutes(service: Service): Route[] {
       method: 'GET',
       path: '/v2/waiters/:eventId',
       auth: 'messaging',
+      readOnly: 'answer',
+      query: [],
       handler: ({ params }) => json(service.waits.waitersOf(params.eventId ?? '').map(waiterView)),
     },
   ];
