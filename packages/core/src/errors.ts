@@ -290,7 +290,8 @@ export type SignatureFailure =
   | 'subject'
   | 'body-hash'
   | 'claims'
-  | 'no-key';
+  | 'no-key'
+  | 'replayed';
 
 /**
  * A `<Prefix>-Signature` did not verify. `reason` says which check failed; when both the current and
@@ -309,6 +310,24 @@ export class SignatureError extends MailroomError {
     super('SIGNATURE', message);
     this.reason = reason;
     this.attempts = attempts;
+  }
+}
+
+/**
+ * The idempotency store failed (`operation`: claim, renew, complete or release); `cause` is its own
+ * error. A delivery it stopped is answered 503, so the service retries it, and the handler never ran.
+ */
+export class IdempotencyStoreError extends MailroomError {
+  override name = 'IdempotencyStoreError';
+  readonly operation: string;
+
+  constructor(operation: string, cause: unknown) {
+    super(
+      'IDEMPOTENCY_STORE',
+      `the idempotency store failed to ${operation}: ${cause instanceof Error ? cause.message : describeValue(cause)}; check that the store (Redis, Postgres) is reachable`,
+      { cause },
+    );
+    this.operation = operation;
   }
 }
 

@@ -16,6 +16,7 @@ export {
   BodyReadError,
   BodyTooLargeError,
   ConfigError,
+  IdempotencyStoreError,
   InvalidBodyError,
   MailroomError,
   MethodNotAllowedError,

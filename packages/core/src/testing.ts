@@ -32,6 +32,11 @@ export interface SignRequestOptions {
   /** Sign for another URL than `url`. */
   signedUrl?: string;
   messageId?: string;
+  /**
+   * The token's `jti` (default: a new random one). A receiver with an idempotency store refuses a
+   * token it has seen, as a replay: give two deliveries the same id to test that.
+   */
+  tokenId?: string;
   retried?: number;
   /** Default `application/json` for JSON bodies, none otherwise. */
   contentType?: string;
@@ -80,6 +85,7 @@ export async function signRequest(options: SignRequestOptions): Promise<SignedDe
     url: options.signedUrl ?? options.url,
     rawBody: signedBody,
     issuer: options.issuer,
+    jti: options.tokenId,
     now: () => now() + shift * 1000,
   });
   const headers: Record<string, string> = { ...(options.headers ?? {}) };

@@ -1,14 +1,22 @@
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReceiver, defineDestination, ValidationError, type IdempotencyStore, type ReceiverOptions } from '../src';
+import {
+  createReceiver,
+  defineDestination,
+  IdempotencyStoreError,
+  ValidationError,
+  type IdempotencyStore,
+  type ReceiverOptions,
+} from '../src';
 import { handleNodeRequest, writeOutbound } from '../src/adapter';
 import { createMemoryStore, createPostgresStore, createRedisStore, deleteExpiredRows } from '../src/idempotency';
 import { signRequest } from '../src/testing';
-import { type RealServer, startPostgres, startRedis } from './support/real-servers';
+import { type RealServer, startPostgres, startRedis } from '@mailroom/test-machine';
 
 // Exactly-once handling over at-least-once delivery, over every store: the memory store, Redis (through
 // ioredis and through node-redis) and Postgres, the servers real and started here. Deliveries go
@@ -86,6 +94,10 @@ async function deliver(url: string, messageId: string, body: unknown = { message
   };
 }
 
+/** The key a delivery of `deliver(url, messageId)` claims: the message id bound to the signed URL and body hash. */
+const claimKey = (messageId: string) =>
+  `${messageId} http://app.test/orders ${createHash('sha256').update(JSON.stringify({ messageId })).digest('base64url')}`;
+
 const settle = () => {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
@@ -148,13 +160,87 @@ describe.each(STORES)('idempotent handlers over the %s store', (_name, makeStore
     let calls = 0;
     const url = await instance(() => void (calls += 1), { idempotency: { store, leaseSeconds: 0.3 }, publicUrl: 'http://app.test' });
     // A holder that claimed and died: it never completes nor releases.
-    await expect(Promise.resolve(store.claim('msg_crash http://app.test/orders', 'crashed-instance', 300))).resolves.toEqual({
+    await expect(Promise.resolve(store.claim(claimKey('msg_crash'), 'crashed-instance', 300))).resolves.toEqual({
       state: 'claimed',
     });
     await expect(deliver(url, 'msg_crash')).resolves.toMatchObject({ status: 409 });
     await new Promise((resolve) => setTimeout(resolve, 350));
     await expect(deliver(url, 'msg_crash')).resolves.toMatchObject({ status: 200, handled: null });
     expect(calls).toBe(1);
+  });
+
+  it('refuses a token replayed under another message id, so the victim is still handled, and a token replayed as it was', async () => {
+    const store = await makeStore();
+    const handled: string[] = [];
+    const reported: string[] = [];
+    const receiver = createReceiver({
+      currentSigningKey: KEY,
+      nextSigningKey: KEY,
+      onError: (error) => void reported.push((error as { reason?: string }).reason ?? ''),
+      idempotency: store,
+    });
+    const endpoint = receiver.destination(order, (message) => void handled.push(message.messageId!));
+    const post = (headers: Record<string, string>, body: Uint8Array) =>
+      endpoint.handle({ method: 'POST', url: 'http://app.test/orders', headers, rawBody: body });
+    // The attacker's own message, whose token it read: replayed under the victim's id.
+    const own = await signRequest({ url: 'http://app.test/orders', body: { order: 'same' }, key: KEY, messageId: 'msg_attacker' });
+    await expect(post(own.headers, own.body)).resolves.toMatchObject({ status: 200 });
+    const forged = { ...own.headers, 'Service-Message-Id': 'msg_victim' };
+    await expect(post(forged, own.body)).resolves.toMatchObject({ status: 401 });
+    await expect(post(own.headers, own.body)).resolves.toMatchObject({ status: 401 });
+    expect(reported).toEqual(['replayed', 'replayed']);
+    // The victim's real delivery, even with the very same body, runs its handler.
+    const victim = await signRequest({ url: 'http://app.test/orders', body: { order: 'same' }, key: KEY, messageId: 'msg_victim' });
+    const answer = await post(victim.headers, victim.body);
+    expect([answer.status, answer.headers['mailroom-already-handled']]).toEqual([200, undefined]);
+    expect(handled).toEqual(['msg_attacker', 'msg_victim']);
+  });
+
+  it('claims nothing of another message when only the message id is swapped on a fresh delivery of other bytes', async () => {
+    const store = await makeStore();
+    const handled: string[] = [];
+    const url = await instance(({ messageId, body }) => void handled.push(`${messageId} ${JSON.stringify(body)}`), {
+      idempotency: store,
+      publicUrl: 'http://app.test',
+    });
+    await expect(deliver(url, 'msg_v', { order: 'attacker' })).resolves.toMatchObject({ status: 200, handled: null });
+    await expect(deliver(url, 'msg_v', { order: 'victim' })).resolves.toMatchObject({ status: 200, handled: null });
+    expect(handled).toEqual(['msg_v {"order":"attacker"}', 'msg_v {"order":"victim"}']);
+  });
+
+  it('keeps a claim its handler still holds past the lease, by renewing it, so a copy waits instead of running twice', async () => {
+    const store = await makeStore();
+    const { gate, open } = settle();
+    let calls = 0;
+    const options = { idempotency: { store, leaseSeconds: 0.3 }, publicUrl: 'http://app.test' };
+    const url = await instance(async () => {
+      calls += 1;
+      await gate;
+    }, options);
+    const running = deliver(url, 'msg_long');
+    await expect.poll(() => calls).toBe(1);
+    // Three leases later the holder still runs: its renewals keep the claim.
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    await expect(deliver(url, 'msg_long')).resolves.toMatchObject({ status: 409 });
+    open();
+    await expect(running).resolves.toMatchObject({ status: 200 });
+    expect(calls).toBe(1);
+  });
+
+  it('does not let a lapsed holder that completes after a retry took over mark the message handled for the new holder', async () => {
+    const store = await makeStore();
+    const key = 'msg_lapsed x';
+    await expect(Promise.resolve(store.claim(key, 'lapsed', 50))).resolves.toEqual({ state: 'claimed' });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await expect(Promise.resolve(store.claim(key, 'retry', 60_000))).resolves.toEqual({ state: 'claimed' });
+    // The lapsed holder's completion and release change nothing: the retry still holds it.
+    await store.complete(key, 'lapsed', 60_000);
+    await store.release(key, 'lapsed');
+    await store.renew(key, 'lapsed', 60_000);
+    await expect(Promise.resolve(store.claim(key, 'third', 60_000))).resolves.toMatchObject({ state: 'busy' });
+    // The retry's handler fails: the message is delivered again, not "already handled".
+    await store.release(key, 'retry');
+    await expect(Promise.resolve(store.claim(key, 'third', 60_000))).resolves.toEqual({ state: 'claimed' });
   });
 
   it('keys on the destination too: one message delivered to two URLs (a URL group) runs at each', async () => {
@@ -260,15 +346,84 @@ describe('idempotency settings', () => {
     let calls = 0;
     const down: IdempotencyStore = {
       claim: () => Promise.reject(new Error('connection refused')),
+      renew: () => Promise.resolve(),
       complete: () => Promise.resolve(),
       release: () => Promise.resolve(),
     };
-    const receiver = createReceiver({ currentSigningKey: KEY, nextSigningKey: KEY, onError: () => {}, idempotency: down });
+    const reported: Array<[string, unknown]> = [];
+    const receiver = createReceiver({
+      currentSigningKey: KEY,
+      nextSigningKey: KEY,
+      onError: (error, { stage }) => void reported.push([stage, error]),
+      idempotency: down,
+    });
     const endpoint = receiver.destination(order, () => void (calls += 1));
     const signed = await signRequest({ url: 'http://app.test/orders', body: {}, key: KEY, messageId: 'msg_down' });
     const out = await endpoint.handle({ method: 'POST', url: 'http://app.test/orders', headers: signed.headers, rawBody: signed.body });
-    expect([out.status, calls]).toEqual([500, 0]);
-    expect(out.body).not.toContain('connection refused');
+    // Answered and reported as the store's failure, in its own words: the handler never ran.
+    expect([out.status, out.body, out.headers['retry-after'], calls]).toEqual([503, 'Idempotency store unavailable', '5', 0]);
+    expect(reported).toHaveLength(1);
+    expect(reported[0]![0]).toBe('store');
+    expect(reported[0]![1]).toBeInstanceOf(IdempotencyStoreError);
+    expect(String((reported[0]![1] as Error).message)).toMatch(/the idempotency store failed to claim: connection refused/);
+  });
+
+  it('reports a release the store refused, and still answers the handler failure', async () => {
+    const reported: Array<[string, string]> = [];
+    const inner = createMemoryStore();
+    const store: IdempotencyStore = { ...inner, release: () => Promise.reject(new Error('release lost')) };
+    const receiver = createReceiver({
+      currentSigningKey: KEY,
+      nextSigningKey: KEY,
+      onError: (error, { stage }) => void reported.push([stage, (error as Error).message]),
+      idempotency: store,
+    });
+    const endpoint = receiver.destination(order, () => {
+      throw new Error('handler broke');
+    });
+    const signed = await signRequest({ url: 'http://app.test/orders', body: {}, key: KEY, messageId: 'msg_release' });
+    const out = await endpoint.handle({ method: 'POST', url: 'http://app.test/orders', headers: signed.headers, rawBody: signed.body });
+    expect(out.status).toBe(500);
+    expect(reported).toEqual([
+      ['store', expect.stringMatching(/failed to release: release lost/)],
+      ['handler', 'handler broke'],
+    ]);
+  });
+
+  it('reads a store that answers with any thenable, and fails closed on a claim state it does not know', async () => {
+    const inner = createMemoryStore();
+    // biome-ignore lint/suspicious/noThenProperty: a store answering with a thenable that is not a Promise is the point.
+    const thenable = <T>(value: T): PromiseLike<T> => ({ then: (resolve) => Promise.resolve(resolve ? resolve(value) : value) as never });
+    const lazy: IdempotencyStore = {
+      claim: (...args) => thenable(inner.claim(...args) as never),
+      renew: (...args) => thenable(inner.renew(...args) as void),
+      complete: (...args) => thenable(inner.complete(...args) as void),
+      release: (...args) => thenable(inner.release(...args) as void),
+    };
+    let calls = 0;
+    const run = async (store: IdempotencyStore, messageId: string) => {
+      const receiver = createReceiver({ currentSigningKey: KEY, nextSigningKey: KEY, onError: () => {}, idempotency: store });
+      const endpoint = receiver.destination(order, () => void (calls += 1));
+      const signed = await signRequest({ url: 'http://app.test/orders', body: {}, key: KEY, messageId });
+      return endpoint.handle({ method: 'POST', url: 'http://app.test/orders', headers: signed.headers, rawBody: signed.body });
+    };
+    await expect(run(lazy, 'msg_thenable')).resolves.toMatchObject({ status: 200 });
+    await expect(run(lazy, 'msg_thenable')).resolves.toMatchObject({ status: 200, headers: { 'mailroom-already-handled': 'true' } });
+    expect(calls).toBe(1);
+    const odd: IdempotencyStore = { ...inner, claim: () => ({ state: 'maybe' }) as never };
+    await expect(run(odd, 'msg_odd')).resolves.toMatchObject({ status: 503 });
+    expect(calls).toBe(1);
+  });
+
+  it('takes keys of any length in Postgres (a long presigned URL)', async () => {
+    const pool = new pg.Pool({ host: postgres.socket, user: 'postgres', database: 'postgres' });
+    closers.push(() => pool.end());
+    const store = createPostgresStore(pool, { table: 'handled_long' });
+    const long = `msg_long https://bucket.test/object?${'X-Amz-Signature=abc&'.repeat(400)} hash`;
+    await expect(store.claim(long, 'one', 60_000)).resolves.toEqual({ state: 'claimed' });
+    await store.complete(long, 'one', 60_000);
+    await expect(store.claim(long, 'two', 60_000)).resolves.toEqual({ state: 'done' });
+    await expect(store.claim(`${long}!`, 'two', 60_000)).resolves.toEqual({ state: 'claimed' });
   });
 
   it('deletes the Postgres store’s expired rows on request', async () => {

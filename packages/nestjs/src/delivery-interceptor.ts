@@ -13,7 +13,7 @@ import { Reflector } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import { from, lastValueFrom, map, type Observable } from 'rxjs';
 import { checkRoute, type MailroomRoute, readRouteMetadata } from './metadata';
-import { MAILROOM_MODULE_OPTIONS, type MailroomModuleOptions } from './providers';
+import { logThroughNest, MAILROOM_MODULE_OPTIONS, type MailroomModuleOptions } from './providers';
 import { requestState } from './request-state';
 
 // Nest runs the controller method itself, so what core's endpoints put around a handler goes around
@@ -86,7 +86,9 @@ export class DeliveryInterceptor implements NestInterceptor {
       const route = checked && !('problem' in checked) ? checked : undefined;
       const own = route?.idempotency;
       const option: IdempotencyOption | false | undefined = own !== undefined ? own : this.options.idempotency;
-      plan = { route, guard: idempotencyGuard(option, own !== undefined ? 'idempotency' : 'MailroomModule idempotency') };
+      // What the store refuses beside an answer (a release, a renewal) goes where the receiver reports.
+      const report = (error: unknown) => (this.options.onError ?? logThroughNest)(error, { stage: 'store' });
+      plan = { route, guard: idempotencyGuard(option, own !== undefined ? 'idempotency' : 'MailroomModule idempotency', report) };
       this.plans.set(handler, plan);
     }
     return plan;

@@ -224,10 +224,10 @@ function receiverOptions(options: MailroomModuleOptions): ReceiverOptions {
 const logger = new Logger('Mailroom');
 
 /** The receiver's reports in Nest's own log, one line each, never a stack or a key. */
-function logThroughNest(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
+export function logThroughNest(error: unknown, { stage, request }: { stage: ReceiveStage; request?: InboundRequest }): void {
   // Missing keys at creation: the start-up checks fail the app with that message when it has
   // Mailroom routes, and a send-only app needs no keys, so there is nothing to log here.
-  if (!request) return;
+  if (!request && stage === 'config') return;
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   if (stage === 'handler') logger.error(`handler failed: ${message}`);
   else logger.warn(`request refused at ${stage}: ${message}`);

@@ -57,6 +57,10 @@ export function createMemoryStore(options: { maxKeys?: number; now?: () => numbe
         entry.until = now() + ttlMs;
       } else add(key, { owner: undefined, until: now() + ttlMs });
     },
+    renew(key, owner, leaseMs) {
+      const entry = live(key);
+      if (entry?.owner === owner) entry.until = now() + leaseMs;
+    },
     release(key, owner) {
       if (live(key)?.owner === owner) entries.delete(key);
     },
@@ -78,6 +82,8 @@ return 'busy:' .. redis.call('PTTL', KEYS[1])`;
 const COMPLETE = `local v = redis.call('GET', KEYS[1])
 if (not v) or v == 'claimed:' .. ARGV[1] then redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2]) end
 return 1`;
+const RENEW = `if redis.call('GET', KEYS[1]) == 'claimed:' .. ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == 'claimed:' .. ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`;
 
@@ -97,6 +103,9 @@ export function createRedisStore(client: RedisClientLike, options: { keyPrefix?:
       const answer = String(await script(CLAIM, key, owner, String(Math.ceil(leaseMs))));
       if (answer === 'claimed' || answer === 'done') return { state: answer };
       return { state: 'busy', retryAfterMs: Math.max(0, Number(answer.slice('busy:'.length))) };
+    },
+    async renew(key, owner, leaseMs) {
+      await script(RENEW, key, owner, String(Math.ceil(leaseMs)));
     },
     async complete(key, owner, ttlMs) {
       await script(COMPLETE, key, owner, String(Math.ceil(ttlMs)));
@@ -148,7 +157,8 @@ export function createPostgresStore(client: PostgresClientLike, options: { table
     return client.query(text, values);
   };
   return {
-    async claim(key, owner, leaseMs) {
+    async claim(longKey, owner, leaseMs) {
+      const key = await rowKey(longKey);
       // One statement: insert, or take over a lapsed claim or expired row; a live row is left alone
       // and read back as it is, so two concurrent claims cannot both win.
       const { rows } = await query(
@@ -167,17 +177,34 @@ export function createPostgresStore(client: PostgresClientLike, options: { table
       if (!row) return { state: 'busy', retryAfterMs: 0 };
       return row.owner === null ? { state: 'done' } : { state: 'busy', retryAfterMs: Number(row.left_ms) };
     },
-    async complete(key, owner, ttlMs) {
+    async renew(longKey, owner, leaseMs) {
+      await query(`UPDATE ${table} SET until = now() + $3::bigint * interval '1 millisecond' WHERE key = $1 AND owner = $2`, [
+        await rowKey(longKey),
+        owner,
+        Math.ceil(leaseMs),
+      ]);
+    },
+    async complete(longKey, owner, ttlMs) {
+      const key = await rowKey(longKey);
       await query(
         `INSERT INTO ${table} AS t (key, owner, until) VALUES ($1, NULL, now() + $3::bigint * interval '1 millisecond')
          ON CONFLICT (key) DO UPDATE SET owner = NULL, until = EXCLUDED.until WHERE t.owner = $2 OR t.until <= now()`,
         [key, owner, Math.ceil(ttlMs)],
       );
     },
-    async release(key, owner) {
-      await query(`DELETE FROM ${table} WHERE key = $1 AND owner = $2`, [key, owner]);
+    async release(longKey, owner) {
+      await query(`DELETE FROM ${table} WHERE key = $1 AND owner = $2`, [await rowKey(longKey), owner]);
     },
   };
+}
+
+// A btree row holds at most about 2.7 KB: a longer key (a long presigned destination URL) is kept as its digest.
+const MAX_ROW_KEY = 512;
+
+async function rowKey(key: string): Promise<string> {
+  if (key.length <= MAX_ROW_KEY) return key;
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
+  return `sha256:${Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
 
 /** Deletes the Postgres store's expired rows (Redis and memory expire by themselves): run it daily. */

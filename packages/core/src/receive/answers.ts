@@ -58,6 +58,9 @@ export function errorResponse(
       return { stage: 'parse', response: textResponse(NON_RETRYABLE_STATUS, 'Invalid JSON body', nonRetryable) };
     case 'SCHEMA_VALIDATION':
       return { stage: 'schema', response: textResponse(NON_RETRYABLE_STATUS, 'Body does not match the schema', nonRetryable) };
+    case 'IDEMPOTENCY_STORE':
+      // The handler never ran: the service retries, and the store's own words go to onError.
+      return { stage: 'store', response: textResponse(503, 'Idempotency store unavailable', { 'retry-after': '5' }) };
     case 'NON_RETRYABLE':
       return { stage: 'handler', response: textResponse(NON_RETRYABLE_STATUS, 'Not retryable', nonRetryable) };
     case 'RETRY_AFTER': {

@@ -181,7 +181,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     endpointOptions: EndpointOptions | undefined,
     name?: string,
   ): Endpoint => {
-    const guard = guardOf(options, endpointOptions);
+    const guard = guardOf(setup, endpointOptions);
     const { tracing } = setup;
     if (!guard && !tracing)
       return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
@@ -198,7 +198,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     callbackOptions: CallbackOptions<never, never>,
     failure: boolean,
   ) => {
-    const guard = guardOf(options, callbackOptions);
+    const guard = guardOf(setup, callbackOptions);
     return makeEndpoint(async (input) => {
       const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
       const message = await toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
@@ -402,10 +402,11 @@ function report(setup: ReceiverSetup, error: unknown, where: { stage: ReceiveSta
   }
 }
 
-/** The endpoint's idempotency guard: its own option, else the receiver's default. */
-function guardOf(options: ReceiverOptions, endpointOptions: EndpointOptions | undefined): IdempotencyGuard | undefined {
-  if (endpointOptions?.idempotency !== undefined) return idempotencyGuard(endpointOptions.idempotency);
-  return idempotencyGuard(options.idempotency, 'options.idempotency');
+/** The endpoint's idempotency guard: its own option, else the receiver's default; what the store refuses beside an answer goes to onError. */
+function guardOf(setup: ReceiverSetup, endpointOptions: EndpointOptions | undefined): IdempotencyGuard | undefined {
+  const storeFailed = (error: unknown) => report(setup, error, { stage: 'store' });
+  if (endpointOptions?.idempotency !== undefined) return idempotencyGuard(endpointOptions.idempotency, 'idempotency', storeFailed);
+  return idempotencyGuard(setup.options.idempotency, 'options.idempotency', storeFailed);
 }
 
 export function checkHandler(handler: unknown): void {

@@ -37,7 +37,7 @@ export interface OutboundResponse {
 }
 
 /** Where in the pipeline a request was stopped, for logs. */
-export type ReceiveStage = 'method' | 'body' | 'signature' | 'parse' | 'schema' | 'handler' | 'config';
+export type ReceiveStage = 'method' | 'body' | 'signature' | 'parse' | 'schema' | 'store' | 'handler' | 'config';
 
 /** Settings shared by every receiving endpoint. Each falls back to its `MAILROOM_*` variable. */
 export interface ReceiverOptions {

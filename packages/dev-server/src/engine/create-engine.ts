@@ -181,8 +181,12 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
         timeoutMs: message.timeoutSeconds * 1000,
       };
       if (faults.take('duplicate', request.url)) {
-        // Delivered twice, as at-least-once delivery does now and then: the second answer counts.
-        return sender.send({ ...outgoing, fault: 'duplicate' }).then(() => sender.send({ ...outgoing, fault: 'duplicate' }));
+        // Delivered twice, as at-least-once delivery does now and then: two deliveries, each signed
+        // (a token is used once; receivers refuse one replayed), and the second answer counts.
+        const again = buildDeliveryRequest(message, retried, config, (url, signed) => (sent.signature = sign(url, signed)), body);
+        return sender
+          .send({ ...outgoing, fault: 'duplicate' })
+          .then(() => sender.send({ ...outgoing, headers: again.headers, fault: 'duplicate' }));
       }
       if (faults.take('lose-answer', request.url)) {
         return sender

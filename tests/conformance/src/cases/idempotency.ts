@@ -29,6 +29,17 @@ export function idempotencyCases(_main: Harness, target: ConformanceTarget): voi
       expect(h.destination).toHaveBeenCalledTimes(2);
     });
 
+    it('refuses a token replayed under another message id (401, reason replayed), and still runs the real message', async () => {
+      expectAccepted(await h.deliver({ body: ORDER, messageId: 'msg_idem_own', tokenId: 'jwt_replayed' }));
+      const replay = await h.deliver({ body: ORDER, messageId: 'msg_idem_victim', tokenId: 'jwt_replayed' });
+      expect(replay.status).toBe(401);
+      expect(h.signatureReason()).toBe('replayed');
+      const victim = await h.deliver({ body: ORDER, messageId: 'msg_idem_victim' });
+      expectAccepted(victim);
+      expect(victim.headers['mailroom-already-handled']).toBeUndefined();
+      expect(h.destination).toHaveBeenCalledTimes(2);
+    });
+
     it('handles a callback delivered twice once', async () => {
       for (let round = 0; round < 2; round++)
         expectAccepted(await h.deliver({ to: 'callback', body: callbackPayload(), messageId: 'msg_idem_cb' }));

@@ -1,10 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { aptInstall } from '@mailroom/test-machine';
+import { aptInstall } from './apt';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// Real Redis and Postgres for the idempotency stores' tests, never a mock: Debian's packages, installed
+// Real Redis and Postgres for the idempotency tests, never a mock: Debian's packages, installed
 // by the set-up when the machine lacks them (CI included), each server started for the test file on a
 // Unix socket in a fresh directory (no TCP port at all) and stopped after it.
 
