@@ -5,7 +5,7 @@
 // the CPU time: req/s on 2 cores moves with whatever else runs (a load generator, a GC of its own),
 // CPU per request much less. The server and the load generator are pinned to different cores.
 import { check, log, report } from './lib/child.mjs';
-import { PUBLIC_URL, orderBody, serviceToken, tamper, CURRENT_KEY, NEXT_KEY, TRACE_PARENT } from './lib/fixtures.mjs';
+import { ISSUER, PUBLIC_URL, orderBody, serviceToken, tamper, CURRENT_KEY, NEXT_KEY, TRACE_PARENT } from './lib/fixtures.mjs';
 import { post } from './lib/http-check.mjs';
 import { LOAD_WORKER, pinToCpu, startProcess } from './lib/processes.mjs';
 import { alternate } from './lib/rounds.mjs';
@@ -61,6 +61,7 @@ await report(async ({ smoke }) => {
               path: '/idempotent/orders',
               token: await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}/idempotent/orders`, rawBody: body }),
               uniqueHeader: 'upstash-message-id',
+              signAs: { key: CURRENT_KEY, issuer: ISSUER, url: `${PUBLIC_URL}/idempotent/orders`, header: 'upstash-signature' },
             },
             // A traced send's delivery carries its trace context as a forwarded header.
             untraced: {
@@ -106,12 +107,16 @@ await report(async ({ smoke }) => {
     if (routes.idempotent) {
       const { path, token } = routes.idempotent;
       await expect('idempotent, valid token', base + path, { headers: deliveryHeaders(token), body }, 200);
-      const again = await post(base + path, { headers: deliveryHeaders(token), body });
+      const fresh = await serviceToken({ key: CURRENT_KEY, url: `${PUBLIC_URL}${path}`, rawBody: body });
+      const again = await post(base + path, { headers: deliveryHeaders(fresh), body });
       check(
         again.status === 200 && again.headers['mailroom-already-handled'] === 'true',
         'idempotent: a repeated message id was handled again',
       );
-      checks.push(`${framework}: the idempotent route answers a repeated message id 200 with Mailroom-Already-Handled`);
+      await expect('idempotent, a replayed token', base + path, { headers: deliveryHeaders(token), body }, 401);
+      checks.push(
+        `${framework}: the idempotent route answers a repeated message id 200 with Mailroom-Already-Handled, and a replayed token 401`,
+      );
     }
     for (const name of ['untraced', 'traced']) {
       if (!routes[name]) continue;
@@ -125,7 +130,7 @@ await report(async ({ smoke }) => {
       );
     }
     if (routes.traced) checks.push(`${framework}: the traced routes answer a valid delivery 200 and a tampered one 401`);
-    const contenders = Object.entries(routes).map(([name, { path, token, uniqueHeader, extraHeaders }]) => ({
+    const contenders = Object.entries(routes).map(([name, { path, token, uniqueHeader, signAs, extraHeaders }]) => ({
       name,
       async measure(round) {
         const cpuBefore = await server.call({ cmd: 'cpu' });
@@ -137,6 +142,7 @@ await report(async ({ smoke }) => {
             connections: CONNECTIONS,
             durationSeconds,
             uniqueHeader,
+            signAs,
           },
         });
         check(

@@ -1,7 +1,7 @@
 // The shared test data: signing keys, bodies of exact sizes, the zod schema every contender
 // validates with, and tokens as the real service writes them.
 import { createHash, randomBytes } from 'node:crypto';
-import { sign } from '@mailroom/core/protocol';
+import { createTokenSigner, sign } from '@mailroom/core/protocol';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
 
@@ -79,6 +79,15 @@ export async function serviceToken({ key, url, rawBody, nowSeconds = Math.floor(
   const body = `${createHash('sha256').update(rawBody).digest('base64url')}=`;
   const claims = { iss: ISSUER, sub: url, exp: nowSeconds + 300, nbf: nowSeconds, iat: nowSeconds, jti: serviceJti(), body };
   return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(key));
+}
+
+/**
+ * A new token on every call, as the service signs each delivery (a receiver with an idempotency store
+ * refuses one it has seen): core's synchronous signer, the one the dev server signs deliveries with.
+ */
+export function freshTokens({ key, url, rawBody }) {
+  const sign = createTokenSigner({ key, issuer: ISSUER, now: Date.now });
+  return () => sign(url, rawBody);
 }
 
 /** A token from core's own `sign` (the dev server's signer): unpadded body claim. */
