@@ -125,16 +125,29 @@ describe('plan limits', () => {
         headers: { 'Service-Delay': '1d' },
       }));
       const order: string[] = [];
+      // The batch's body is streamed, so the other request can be asked the moment its last byte is
+      // sent: the server is then reading and checking the 30,000 items (its items are committed
+      // together, at the end).
+      let sent!: () => void;
+      const bodySent = new Promise<void>((resolve) => (sent = resolve));
+      const text = new TextEncoder().encode(JSON.stringify(items));
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(text);
+          controller.close();
+          sent();
+        },
+      });
       const big = fetch(`${paid.server.url}/v2/batch`, {
         method: 'POST',
         headers: { authorization: `Bearer ${paid.server.token}` },
-        body: JSON.stringify(items),
-      }).then(async (response) => {
+        body,
+        duplex: 'half',
+      } as RequestInit).then(async (response) => {
         order.push(`batch ${response.status}`);
         return (await response.json()) as unknown[];
       });
-      // Asked once the batch is being accepted: its first messages are in the log.
-      while (paid.events.filter((event) => event.type === 'accepted').length === 0) await new Promise((resolve) => setImmediate(resolve));
+      await bodySent;
       const small = await fetch(`${paid.server.url}/v2/queues`, { headers: { authorization: `Bearer ${paid.server.token}` } });
       order.push(`queues ${small.status}`);
       expect(await big).toHaveLength(30_000);

@@ -1,8 +1,11 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEmptyState, type DevState, LOG_LIMIT, pruneExpired } from '../src/state/dev-state';
 import type { DevRecord, MessageRecord } from '../src/state/records';
 import { reduce } from '../src/state/reduce';
-import { snapshotRecords } from '../src/state/store';
+import { openStore, snapshotRecords } from '../src/state/store';
 import { decodeRecord, type EncodedRecord, encodeRecord } from '../src/state/message-codec';
 
 const NOW = 1_800_000_000_000;
@@ -213,5 +216,51 @@ describe('state', () => {
     ]);
     expect(state.messages.get('msg_d')).toMatchObject({ dueAt: NOW + 5, retried: 0, started: false });
     expect(state.messages.has('msg_gone')).toBe(false);
+  });
+});
+
+describe('one action, one record', () => {
+  it('replays a batch record as the records it holds, through its journal form', () => {
+    const records: DevRecord[] = [
+      {
+        type: 'batch',
+        records: [
+          { type: 'messages.accepted', at: NOW, messages: [message('a', 0)], dedupKeys: ['k:a'] },
+          { type: 'messages.accepted', at: NOW, messages: [message('b', 1)] },
+          { type: 'dlq.deleted', ids: ['none'] },
+        ],
+      },
+    ];
+    const state = replay(records);
+    expect([...state.messages.keys()]).toEqual(['a', 'b']);
+    expect(state.dedup.get('k:a')?.results).toEqual([{ messageId: 'a', url: 'https://app.test/hook' }]);
+  });
+
+  it('writes a transaction as one journal record, each commit resolving once it is durable, and rewrites an older format', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-store-'));
+    try {
+      const options = { dataDir: dir, now: () => NOW, dlqRetentionMs: RETENTION, onCompactionError: () => {} };
+      const store = await openStore(options);
+      const durable = store.transaction(() => [
+        store.commit({ type: 'messages.accepted', at: NOW, messages: [message('a', 0)] }),
+        store.commit({ type: 'messages.accepted', at: NOW, messages: [message('b', 1)] }),
+      ]);
+      // Applied at once, as every commit is.
+      expect([...store.state.messages.keys()]).toEqual(['a', 'b']);
+      await Promise.all(durable);
+      const lines = (await readFile(join(dir, 'mailroom.jsonl'), 'utf8')).trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toMatch(/^[0-9a-f]{8} \{"type":"batch","records":\[/);
+      // A journal in the previous format (version 1) is read, and rewritten in this one.
+      await store.close();
+      const file = join(dir, 'mailroom.jsonl');
+      await writeFile(file, (await readFile(file, 'utf8')).replace('"version":2', '"version":1'));
+      const reopened = await openStore(options);
+      expect([...reopened.state.messages.keys()]).toEqual(['a', 'b']);
+      expect((await readFile(file, 'utf8')).split('\n')[0]).toBe('{"format":"mailroom-journal","version":2}');
+      await reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

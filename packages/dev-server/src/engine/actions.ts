@@ -19,6 +19,8 @@ import type { Waits } from './waits';
 
 /** Messages one slice of a bulk action cancels before other requests get a turn. */
 const BULK_SLICE = 500;
+/** Bulk actions a server remembers (`GET /v2/bulkActions/{id}`): the oldest finished ones are forgotten first. */
+const BULK_HISTORY = 1000;
 
 /** What an edited resend changes: the body's bytes, and the headers forwarded to the destination (Content-Type among them). */
 export interface MessageEdits {
@@ -89,6 +91,14 @@ export function createActions(parts: ActionsParts): Actions {
   };
 
   const bulkActions = new Map<string, BulkAction>();
+  // The history a server keeps: the oldest finished actions go first beyond this many.
+  const keepFinished = (): void => {
+    if (bulkActions.size <= BULK_HISTORY) return;
+    for (const [id, action] of bulkActions) {
+      if (bulkActions.size <= BULK_HISTORY) return;
+      if (action.state === 'FINISHED') bulkActions.delete(id);
+    }
+  };
 
   return {
     cancelMessages,
@@ -103,6 +113,7 @@ export function createActions(parts: ActionsParts): Actions {
         filter,
       };
       bulkActions.set(action.actionId, action);
+      keepFinished();
       void (async () => {
         for (let start = 0; start < ids.length; start += BULK_SLICE) {
           await yieldToOtherWork();
@@ -182,8 +193,13 @@ export function createActions(parts: ActionsParts): Actions {
           }),
         );
       }
-      await store.commit({ type: 'messages.accepted', at: now, messages: triggers });
-      await store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) });
+      // One action, one record: a crash between the two would restart the runs again from the DLQ.
+      await store.transaction(() =>
+        Promise.all([
+          store.commit({ type: 'messages.accepted', at: now, messages: triggers }),
+          store.commit({ type: 'dlq.deleted', ids: entries.map((entry) => entry.dlqId) }),
+        ]),
+      );
       engine.admit(triggers);
       return triggers;
     },

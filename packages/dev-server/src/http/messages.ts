@@ -61,7 +61,8 @@ export function messageRoutes(service: Service): Route[] {
       query: [],
       handler: (request) => {
         const action = service.actions.bulkAction(request.params.actionId ?? '');
-        if (!action) throw notFound(`bulk action ${request.params.actionId ?? ''} not found (the dev server keeps them until it restarts)`);
+        if (!action)
+          throw notFound(`bulk action ${request.params.actionId ?? ''} not found (the dev server keeps the last 1,000 until it restarts)`);
         return json(action);
       },
     },

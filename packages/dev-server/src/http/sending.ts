@@ -56,7 +56,8 @@ async function send(service: Service, request: RouteRequest, queue: string | und
 
 /**
  * `POST /v2/batch`: a JSON array of `{ destination, queue?, headers, body }`. Every item is read
- * and checked before any is accepted, so a bad item leaves nothing half sent.
+ * and checked before any is accepted, so a bad item leaves nothing half sent, and the items are
+ * committed as one journal record, so a crash leaves nothing half sent either.
  */
 async function batch(service: Service, request: RouteRequest): Promise<Reply> {
   const { plan, config } = service;
@@ -82,20 +83,17 @@ async function batch(service: Service, request: RouteRequest): Promise<Reply> {
     prepared.push(accept);
     if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherWork();
   }
-  const newQueues = new Set(
-    prepared.map((input) => input.queue).filter((queue) => queue !== undefined && !service.store.state.queues.has(queue)),
-  );
-  if (service.store.state.queues.size + newQueues.size > plan.max_queues) throw queueLimit(plan);
-  // Every item is accepted (its record applied, in order) without waiting for the one before to be
-  // durable: the journal then writes them in a few group commits, not one sync each.
-  const accepted: Array<Promise<Accepted>> = [];
-  for (const [index, input] of prepared.entries()) {
-    const result = service.acceptance.accept(input);
-    // Handled below, by Promise.all; this keeps a failure during a later yield from reading as unhandled.
-    result.catch(() => {});
-    accepted.push(result);
-    if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherWork();
-  }
+  // All or none: every item accepted in one synchronous pass, written as one journal record, so a
+  // crash keeps the whole batch or none of it, and answered once that record is durable. The checks
+  // run again inside it: the state may have moved while the reading above yielded.
+  const accepted = service.store.transaction(() => {
+    for (const input of prepared) service.acceptance.check(input);
+    const newQueues = new Set(
+      prepared.map((input) => input.queue).filter((queue) => queue !== undefined && !service.store.state.queues.has(queue)),
+    );
+    if (service.store.state.queues.size + newQueues.size > plan.max_queues) throw queueLimit(plan);
+    return prepared.map((input) => service.acceptance.accept(input));
+  });
   const results = await Promise.all(accepted);
   return json(results.map((result, index) => answer(prepared[index]!.destination, result)));
 }

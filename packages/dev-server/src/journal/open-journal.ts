@@ -19,7 +19,7 @@ import { dirname } from 'node:path';
 import { createFileJournal, journalPaths, type AutoCompaction, type JournalPaths } from './file-journal';
 import { syncDirectory, writeAndRename } from './compaction';
 import { acquireLock, releaseLock } from './lock-file';
-import { decodeJournal, JOURNAL_HEADER_LINE, type DecodedJournal } from './record-line';
+import { decodeJournal, JOURNAL_HEADER_LINE, JOURNAL_VERSION, type DecodedJournal } from './record-line';
 import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal, type OpenJournalOptions } from './types';
 
 /**
@@ -63,7 +63,7 @@ export async function openJournal<R>(options: OpenJournalOptions<R>): Promise<Op
       damagedFile: decoded.damaged.length > 0 ? damagedFileOf(paths) : undefined,
       file: paths.file,
     };
-    return { journal, records: decoded.records, recovery };
+    return { journal, records: decoded.records, recovery, formatVersion: decoded.version };
   } catch (error) {
     await releaseLock(lock);
     throw error;
@@ -189,5 +189,6 @@ export async function openMemoryJournal<R>(): Promise<OpenedJournal<R>> {
     journal,
     records: [],
     recovery: { tornBytesDropped: 0, damagedRecordsSkipped: 0, damagedBytesSkipped: 0, damagedFile: undefined, file: undefined },
+    formatVersion: JOURNAL_VERSION,
   };
 }

@@ -63,11 +63,13 @@ function toJson(record: unknown): string {
  * with the file.
  */
 const JOURNAL_FORMAT = 'mailroom-journal';
-const JOURNAL_VERSION = 1;
+/** 2: a `batch` record holds several (one action, one line). A version 1 file's records are a subset: it is read, then rewritten as 2. */
+export const JOURNAL_VERSION = 2;
+const OLDEST_READABLE_VERSION = 1;
 export const JOURNAL_HEADER_LINE = `${JSON.stringify({ format: JOURNAL_FORMAT, version: JOURNAL_VERSION })}\n`;
 
-/** Why a first line is not a header this code reads, or `undefined` when it is one. */
-function headerProblem(line: string): string | undefined {
+/** Why a first line is not a header this code reads, or its format version when it is one. */
+function readHeader(line: string): string | number {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -78,13 +80,13 @@ function headerProblem(line: string): string | undefined {
     return 'this is not a Mailroom journal (the first line is not its header)';
   }
   const version = (parsed as { version?: unknown }).version;
-  if (version !== JOURNAL_VERSION) {
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < OLDEST_READABLE_VERSION || version > JOURNAL_VERSION) {
     return (
-      `the journal has format version ${String(version)}, this code reads version ${JOURNAL_VERSION} ` +
-      '(was it written by a newer Mailroom?)'
+      `the journal has format version ${String(version)}, and this Mailroom reads versions ${OLDEST_READABLE_VERSION} to ${JOURNAL_VERSION} ` +
+      '(a newer Mailroom wrote it); nothing in it was read or changed'
     );
   }
-  return undefined;
+  return version;
 }
 
 const NEWLINE = 0x0a;
@@ -92,6 +94,8 @@ const NEWLINE = 0x0a;
 /** A journal file's content, read back. */
 export interface DecodedJournal<R> {
   records: R[];
+  /** The file's format version (its header's). */
+  version: number;
   /** Bytes up to and including the last good line: where the next append goes. */
   validLength: number;
   /** Bytes after `validLength`: a final line torn by a crash (it lacks its `\n`). */
@@ -125,7 +129,7 @@ export function decodeJournal<R>(
   skipDamaged = false,
   isRecord: (value: unknown) => value is R = (value): value is R => true,
 ): DecodedJournal<R> {
-  const headerEnd = decodeHeader(content, file);
+  const { end: headerEnd, version } = decodeHeader(content, file);
   let offset = headerEnd;
   const records: R[] = [];
   const damaged: DecodedJournal<R>['damaged'] = [];
@@ -133,9 +137,9 @@ export function decodeJournal<R>(
   // every damaged line was salvaged). Until then the intact lines are simply everything read so far.
   let kept: Buffer[] | undefined;
   const done = (tornBytes: number): DecodedJournal<R> => {
-    if (!kept) return { records, validLength: offset, tornBytes, damaged };
+    if (!kept) return { records, version, validLength: offset, tornBytes, damaged };
     const repaired = Buffer.concat(kept);
-    return { records, validLength: repaired.length, tornBytes, damaged, repaired };
+    return { records, version, validLength: repaired.length, tornBytes, damaged, repaired };
   };
   const decode = (bytes: Buffer, start = 0, end = bytes.length): R | typeof INVALID_LINE => {
     const record = decodeRecordLine(bytes, start, end);
@@ -203,15 +207,18 @@ function splitAtRecordStarts(content: Buffer, start: number, end: number): Array
 }
 
 /** Checks the header line and returns the offset of the first record. */
-function decodeHeader(content: Buffer, file: string): number {
+function decodeHeader(content: Buffer, file: string): { end: number; version: number } {
   const end = content.indexOf(NEWLINE);
   // The header is written atomically with the file, so a missing or torn header is not a crash.
-  const problem =
+  const read =
     end === -1
       ? 'the file has no complete header line (it is empty or was cut short outside of a crash)'
-      : headerProblem(content.toString('utf8', 0, end));
-  if (problem !== undefined) {
-    throw new JournalCorruptError({ file, line: 1, offset: 0, problem, hint: 'Move the file aside to start empty.' });
+      : readHeader(content.toString('utf8', 0, end));
+  if (typeof read === 'string') {
+    const hint = read.includes('format version')
+      ? 'Run the Mailroom that wrote it on this data directory (its messages are kept), or start this one with another --data-dir.'
+      : 'Move the file aside to start empty.';
+    throw new JournalCorruptError({ file, line: 1, offset: 0, problem: read, hint });
   }
-  return end + 1;
+  return { end: end + 1, version: read };
 }

@@ -100,6 +100,8 @@ export interface OpenedJournal<R> {
    */
   records: R[];
   recovery: JournalRecovery;
+  /** The format version the file was written in: older than the current one, it is rewritten at the first compaction. */
+  formatVersion: number;
 }
 
 /**

@@ -186,6 +186,8 @@ const encodeRun = (run: WorkflowRunRecord) => ({ ...run, trigger: encodeMessage(
  */
 export function encodeRecord(record: DevRecord, isPending: (id: string) => boolean = () => false): EncodedRecord {
   switch (record.type) {
+    case 'batch':
+      return { type: 'batch', records: record.records.map((inner) => encodeRecord(inner, isPending)) };
     case 'messages.accepted': {
       const { type: _type, messages, ...rest } = record;
       return { type: 'accepted', ...rest, m: messages.map((message) => encodeMessage(message, record.at)) };
@@ -231,6 +233,8 @@ export function decodeRecord(encoded: EncodedRecord, pending: (id: string) => Me
   }
   const record = encoded as unknown as DevRecord & Record<string, unknown>;
   switch (record.type) {
+    case 'batch':
+      return { type: 'batch', records: (encoded.records as EncodedRecord[]).map((inner) => decodeRecord(inner, pending)) };
     case 'messages.accepted':
     case 'dlq.retried':
       return { ...record, messages: (record.messages as unknown[]).map((value) => message(value, record.at)) };

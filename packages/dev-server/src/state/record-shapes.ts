@@ -58,6 +58,8 @@ const isAccepted = (r: Shape, messages: unknown): boolean =>
   optional(r.schedule, (schedule) => isObject(schedule) && isString(schedule.id) && isNumber(schedule.time));
 
 const SHAPES: { [T in EncodedRecord['type']]: (record: Shape) => boolean } = {
+  // A batch holds records, never another batch.
+  batch: (r) => listOf(r.records, (inner) => isEncodedRecord(inner) && (inner as Shape).type !== 'batch'),
   accepted: (r) => isAccepted(r, r.m),
   'messages.accepted': (r) => isAccepted(r, r.messages),
   attempt: (r) =>

@@ -393,6 +393,11 @@ export type DelaySource = 'retry-delay' | 'default-backoff' | 'retry-after';
 
 /** Every journal record. */
 export type DevRecord =
+  /**
+   * Records of one action that must be durable together or not at all (a batch of messages, a run
+   * restarted and its DLQ entry deleted): one journal line, so a crash keeps all of them or none.
+   */
+  | { type: 'batch'; records: DevRecord[] }
   /** One enqueue: one message, or one per endpoint of a URL group. */
   | { type: 'messages.accepted'; at: number; messages: MessageRecord[]; dedupKeys?: string[]; schedule?: { id: string; time: number } }
   /**

@@ -10,6 +10,9 @@ import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } fro
  */
 export function reduce(state: DevState, record: DevRecord): void {
   switch (record.type) {
+    case 'batch':
+      for (const inner of record.records) reduce(state, inner);
+      return;
     case 'messages.accepted':
       for (const message of record.messages) {
         addMessage(state, message, record.at);

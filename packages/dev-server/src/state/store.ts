@@ -1,4 +1,4 @@
-import { openJournal, openMemoryJournal, type Journal, type JournalRecovery } from '../journal';
+import { JOURNAL_VERSION, openJournal, openMemoryJournal, type Journal, type JournalRecovery } from '../journal';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { DevRecord, LogRecord, MessageRecord, StatsBucket } from './records';
 import { reduce } from './reduce';
@@ -13,6 +13,13 @@ export interface Store {
    * another request) and resolves once the record is durable in the journal.
    */
   commit(record: DevRecord): Promise<void>;
+  /**
+   * Runs `work` as one action: its commits are applied at once, as always, and written as one journal
+   * record, so they are durable together or not at all; each resolves once that record is. `work`
+   * must not await: nothing else may commit in between, or the journal would not keep the order the
+   * state saw.
+   */
+  transaction<T>(work: () => T): T;
   /** Compacts the journal to a snapshot and closes it. */
   close(): Promise<void>;
 }
@@ -65,6 +72,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const pendingMessage = (id: string) => state.messages.get(id)?.record;
   try {
     for (const encoded of opened.records) reduce(state, decodeRecord(encoded, pendingMessage));
+    // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
+    // then refuses it by its header (naming both versions) instead of misreading records it never knew.
+    if (opened.formatVersion < JOURNAL_VERSION) await journal.compact(snapshot());
   } catch (error) {
     // Whatever a replay meets, the lock must not outlive this failed start.
     await journal.close();
@@ -72,16 +82,38 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   }
   let closed = false;
   let lastPrune = options.now();
+  const apply = (record: DevRecord) => {
+    reduce(state, record);
+    if (options.now() - lastPrune >= PRUNE_EVERY_MS) {
+      pruneExpired(state, expiry());
+      lastPrune = options.now();
+    }
+  };
+  // The in-memory journal keeps nothing: encoding for it would be work for nothing.
+  const append = (record: DevRecord) => journal.append(inMemory ? (record as unknown as EncodedRecord) : encodeRecord(record));
+  // The open transaction: its records so far, and the promise each of its commits answers.
+  let open: { records: DevRecord[]; durable: Promise<void> } | undefined;
   return {
     state,
     commit(record) {
-      reduce(state, record);
-      if (options.now() - lastPrune >= PRUNE_EVERY_MS) {
-        pruneExpired(state, expiry());
-        lastPrune = options.now();
+      apply(record);
+      if (!open) return append(record);
+      open.records.push(record);
+      return open.durable;
+    },
+    transaction(work) {
+      if (open) return work();
+      let written!: (append: Promise<void>) => void;
+      const durable = new Promise<void>((resolve) => (written = resolve));
+      const records: DevRecord[] = [];
+      open = { records, durable };
+      try {
+        return work();
+      } finally {
+        open = undefined;
+        // What was applied is written, even when `work` threw part-way: the journal says what the state saw.
+        written(records.length === 0 ? Promise.resolve() : append(records.length === 1 ? records[0]! : { type: 'batch', records }));
       }
-      // The in-memory journal keeps nothing: encoding for it would be work for nothing.
-      return journal.append(inMemory ? (record as unknown as EncodedRecord) : encodeRecord(record));
     },
     async close() {
       if (closed) return;

@@ -54,7 +54,7 @@ describe('append and replay', () => {
     const { journal } = await open();
     await journal.append({ id: 7 });
     const lines = (await readFile(file(), 'utf8')).split('\n');
-    expect(lines[0]).toBe('{"format":"mailroom-journal","version":1}');
+    expect(lines[0]).toBe('{"format":"mailroom-journal","version":2}');
     expect(lines[1]).toMatch(/^[0-9a-f]{8} \{"id":7\}$/);
     expect(lines[2]).toBe('');
   });
@@ -251,10 +251,26 @@ describe('recovery', () => {
   it.each([
     ['an empty file', '', /no complete header/],
     ['a file that is not a journal', 'hello\nworld\n', /not a Mailroom journal/],
-    ['a newer format version', '{"format":"mailroom-journal","version":2}\n', /format version 2/],
+    [
+      'a newer format version, naming both versions and the file, and changing nothing',
+      '{"format":"mailroom-journal","version":3}\n00000000 {"id":1}\n',
+      /journal\.jsonl, line 1 \(byte 0\): the journal has format version 3, and this Mailroom reads versions 1 to 2 .*nothing in it was read or changed\. Run the Mailroom that wrote it/,
+    ],
   ])('refuses %s', async (_name, content, message) => {
     await writeFile(file(), content);
     await expect(openJournal({ dir: tempDir() })).rejects.toThrow(message);
+    expect(await readFile(file(), 'utf8')).toBe(content);
+  });
+
+  it('reads a file of the previous format version, and says which it was', async () => {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    await journal.close();
+    const written = await readFile(file(), 'utf8');
+    await writeFile(file(), written.replace('"version":2', '"version":1'));
+    const reopened = await openJournal<{ id: number }>({ dir: tempDir() });
+    expect([reopened.formatVersion, reopened.records]).toEqual([1, [{ id: 1 }]]);
+    await reopened.journal.close();
   });
 });
 
