@@ -28,7 +28,7 @@ export { MAX_ISSUER_LENGTH, MAX_SIGNED_URL_BYTES, MAX_TOKEN_LENGTH, unsignableUr
 export { ENV_VARIABLES, resolveHeaderPrefix } from './config';
 export { parseDuration } from './enqueue-headers';
 export { forwardedHeaders } from './receive/delivery-headers';
-export { defaultBackoffMs, parseEnqueuedRetryDelay, parseRetryDelay } from './retry-delay';
+export { DEFAULT_BACKOFF_EXPRESSION, defaultBackoffMs, parseEnqueuedRetryDelay, parseRetryDelay } from './retry-delay';
 export { parseRetryAfter } from './http/failures';
 export { dispatchOnce, type DispatchRequest, type DispatchResult } from './http/dispatch';
 export { parseCron, type ParsedCron } from './messaging/schedules';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultBackoffMs } from '../src/retry-delay/evaluate';
+import { DEFAULT_BACKOFF_EXPRESSION, defaultBackoffMs, evaluateRetryDelay } from '../src/retry-delay/evaluate';
 
 // Figures the docs take from the code are checked against it: a change of the backoff, or a figure
 // written one retry off, fails here rather than misleading a reader.
@@ -24,5 +24,16 @@ describe('docs/idempotency.md', () => {
     // The first retry that waits the one-day cap is the seventh.
     expect(Array.from({ length: 20 }, (_, retried) => defaultBackoffMs(retried)).findIndex((ms) => ms === 86_400_000) + 1).toBe(7);
     expect(idempotencyDoc).toContain('each retry from the seventh waits a day');
+  });
+});
+
+describe('the default backoff as an expression', () => {
+  it('evaluates to the default backoff at every retry (it is what a workflow step lists as its retryDelay)', () => {
+    for (let retried = 0; retried <= 25; retried++) {
+      expect([retried, evaluateRetryDelay(DEFAULT_BACKOFF_EXPRESSION, retried)]).toEqual([
+        retried,
+        expect.closeTo(defaultBackoffMs(retried), 6),
+      ]);
+    }
   });
 });

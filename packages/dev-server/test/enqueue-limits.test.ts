@@ -41,7 +41,9 @@ describe('refused at enqueue, never accepted to fail later', () => {
 
   it('a batch item whose header name or value no HTTP request can carry', async () => {
     for (const [headers, error] of [
-      [{ 'Service-Forward-X': 'a\r\nInjected: 1' }, /line break or NUL/],
+      [{ 'Service-Forward-X': 'a\r\nInjected: 1' }, /control character \(a line break, NUL, ...\)/],
+      [{ 'Service-Forward-X': 'bell\u0007' }, /control character/],
+      [{ 'Service-Forward-X': 'delete\u007f' }, /control character/],
       [{ 'Service-Forward-Bad Name': 'v' }, /not a valid HTTP header name/],
       [{ 'Service-Forward-X\n': 'v' }, /not a valid HTTP header name/],
       [{ 'Service-Forward-X': 'caf\u00e9 \u2603' }, /outside Latin-1/],

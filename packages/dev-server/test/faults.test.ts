@@ -4,6 +4,8 @@ import path from 'node:path';
 import { RateLimitError } from '@mailroom/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCliArgs } from '../src/cli/parse-cli-args';
+import { allRoutes } from '../src/http/routes';
+import type { Service } from '../src/service';
 import { startDestination, type TestDestination } from './helpers/destination';
 import { raw } from './helpers/raw';
 import { startTestServer, type TestServer } from './helpers/test-server';
@@ -78,6 +80,37 @@ describe('faults on demand', () => {
     await expect(t.verify(request!.headers['service-signature'], request!.body, `${app.url}/signed`)).rejects.toThrow(/expired/);
   });
 
+  it('throttles every route that creates a message, as the route table marks them, and creates nothing meanwhile', async () => {
+    const { t } = await start();
+    const sending = allRoutes({} as Service).filter((route) => route.sends);
+    // A route that creates messages joins this list by saying so in the route table (`sends: true`).
+    expect(sending.map((route) => `${route.method} ${route.path}`).sort()).toEqual(
+      [
+        'POST /dev/messages/:messageId/resend',
+        'POST /dev/schedules/:scheduleId/fire',
+        'POST /dev/workflows/runs/:runId/time-out',
+        'POST /v2/batch',
+        'POST /v2/dlq/retry',
+        'POST /v2/enqueue/:queue/*',
+        'POST /v2/notify/:eventId',
+        'POST /v2/notify/:runId/:eventId',
+        'POST /v2/publish/*',
+        'POST /v2/schedules/*',
+        'POST /v2/wait/:eventId',
+        'POST /v2/workflows/dlq/callback/:dlqId',
+        'POST /v2/workflows/dlq/restart',
+        'POST /v2/workflows/dlq/resume',
+      ].sort(),
+    );
+    await raw(t, 'POST', '/dev/faults', { body: JSON.stringify({ kind: 'throttle', retryAfter: '7s' }) });
+    for (const route of sending) {
+      const path = route.path.replace(/:[A-Za-z]+/g, 'x').replace(/\*$/, 'http://127.0.0.1:9/x');
+      const answer = await raw(t, 'POST', path, { body: route.path === '/v2/batch' ? '[]' : '{}' });
+      expect([path, answer.status, answer.headers.get('retry-after')]).toEqual([path, 429, '7']);
+    }
+    expect(t.events.filter((event) => event.type === 'accepted')).toEqual([]);
+  });
+
   it('refuses a bad rule saying what is wrong, removes one or all, and refuses the read-only token', async () => {
     const { t } = await start();
     for (const [rule, message] of [
@@ -86,7 +119,15 @@ describe('faults on demand', () => {
       [{ kind: 'throttle', status: 500 }, /invalid throttle status 500: use 429 or 503/],
       [{ kind: 'throttle', to: '/x' }, /answers the sender, not a destination/],
       [{ kind: 'skew-clock' }, /needs "by"/],
-      [{ kind: 'duplicate', to: 'nowhere' }, /give a whole URL or a path starting with "\/"/],
+      [{ kind: 'duplicate', to: 'nowhere' }, /give an http:\/\/ or https:\/\/ URL, or a path starting with "\/"/],
+      [{ kind: 'duplicate', to: 'javascript:alert(1)' }, /give an http:\/\/ or https:\/\/ URL/],
+      [{ kind: 'duplicate', times: 1e7 }, /invalid fault times 10000000: give a whole number from 1 to 1,000,000/],
+      [{ kind: 'skew-clock', by: '99999999999h' }, /invalid by "99999999999h": at most a year \(31536000 seconds\)/],
+      [{ kind: 'skew-clock', by: 1e12 }, /at most a year/],
+      [{ kind: 'skew-clock', by: true }, /invalid by true: give a duration/],
+      [{ kind: 'skew-clock', by: [] }, /invalid by \[\]: give a duration/],
+      [{ kind: 'throttle', retryAfter: 1e12 }, /invalid retryAfter 1000000000000: at most a day \(86400 seconds\)/],
+      [{ kind: 'throttle', retryAfter: '2d' }, /at most a day/],
     ] as const) {
       const answer = await raw(t, 'POST', '/dev/faults', { body: JSON.stringify(rule) });
       expect([answer.status, (answer.body as { error: string }).error]).toEqual([400, expect.stringMatching(message)]);

@@ -84,24 +84,35 @@ describe('logs', () => {
       headerPrefix: 'Service',
     });
     try {
-      const answer = await fetch(`${server.url}/v2/batch`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify([
-          {
-            destination: 'http://127.0.0.1:9/\u001b[2J\u001b]0;pwned\u0007',
-            headers: { 'Service-Callback': 'http://127.0.0.1:9/cb\u001b[31m', 'Service-Retries': '0' },
-            body: 'x',
-          },
-        ]),
-      });
+      const batch = (items: unknown[]) =>
+        fetch(`${server.url}/v2/batch`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(items),
+        });
+      // A header value is refused with a control character in it: it could never be delivered.
+      const refused = await batch([
+        { destination: 'http://127.0.0.1:9/x', headers: { 'Service-Callback': 'http://127.0.0.1:9/cb\u001b[31m' }, body: 'x' },
+      ]);
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([
+        400,
+        expect.stringMatching(/control character/),
+      ]);
+      // A destination URL takes them (as the service does), and the log escapes them.
+      const answer = await batch([
+        {
+          destination: 'http://127.0.0.1:9/\u001b[2J\u001b]0;pwned\u0007',
+          headers: { 'Service-Callback': 'http://127.0.0.1:9/cb%1B[31m', 'Service-Retries': '0' },
+          body: 'x',
+        },
+      ]);
       expect(answer.status).toBe(200);
       await waitUntil(() => lines.some((line) => line.startsWith('failed', 13)), 'the failed attempt in the log');
       const text = lines.join('\n');
       // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal.
       expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
       expect(text).toContain('\\u001b[2J\\u001b]0;pwned\\u0007');
-      expect(text).toContain('cb\\u001b[31m');
+      expect(text).toContain('cb%1B[31m');
     } finally {
       await server.close();
     }

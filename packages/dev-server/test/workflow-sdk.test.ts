@@ -134,6 +134,17 @@ describe('the Workflow SDK on mailroom dev', () => {
       ['init', 'STEP_SUCCESS'],
       ['first', 'STEP_SUCCESS'],
     ]);
+    // As the service writes them: an HTTP failure as its status line, the init step without a step
+    // id, a retryDelay on a step that can be retried, the failure function named by the workflow's URL.
+    expect((next.steps[0]!.errors as Array<{ error: string }>).map((error) => error.error)).toEqual([
+      '500 Internal Server Error',
+      '500 Internal Server Error',
+    ]);
+    const init = log!.steps[0]!.steps[0] as unknown as Record<string, unknown>;
+    expect(init).not.toHaveProperty('stepId');
+    expect(init.retryDelay).toEqual(expect.any(String));
+    expect(next.steps[0]!.retryDelay).toEqual(expect.any(String));
+    expect(log).toMatchObject({ failureFunction: { url, messageId: expect.any(String) } });
     const dlq = await dev.messaging.workflowDlq.list();
     expect(dlq.messages.map((entry) => entry.workflowRunId)).toEqual([workflowRunId]);
     // The trigger's retries applied to the later step too: 1 + 1 attempts of it.

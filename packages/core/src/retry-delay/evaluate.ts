@@ -107,6 +107,12 @@ function assertRetried(retried: unknown, path = 'retried'): asserts retried is n
   }
 }
 
+/**
+ * The default backoff written in the retry-delay language, as the service lists it on a workflow
+ * step (`retryDelay`): it evaluates to {@link defaultBackoffMs} for every `retried`.
+ */
+export const DEFAULT_BACKOFF_EXPRESSION = 'min(86400000, exp(2 * retried) * 1000)';
+
 /** The default backoff never waits longer than one day (the spec's cap of 86400 seconds). */
 const CAP_SECONDS = 86_400;
 

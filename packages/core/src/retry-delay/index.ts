@@ -1,4 +1,5 @@
 export {
+  DEFAULT_BACKOFF_EXPRESSION,
   defaultBackoffMs,
   evaluateRetryDelay,
   parseEnqueuedRetryDelay,

@@ -121,7 +121,8 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
   if (input.spanId !== undefined) record.spanId = input.spanId;
   if (input.wait) {
     record.delaySource = input.wait.source;
-    record.dueAt = at + input.wait.delayMs * config.timeScale;
+    // Whole milliseconds, as every time the service shows (the default backoff is e^(2n) seconds).
+    record.dueAt = Math.round(at + input.wait.delayMs * config.timeScale);
   }
   if (response) record.response = response;
   if (error !== undefined) record.error = error;

@@ -113,7 +113,7 @@ export function callbackMessage(input: CallbackMessageInput, config: EngineConfi
     ...(retryDelay !== undefined ? { retryDelay } : {}),
     timeoutSeconds: settings.timeoutSeconds ?? config.planTimeoutSeconds,
     notBefore: at + delayMs,
-    dueAt: at + delayMs * config.timeScale,
+    dueAt: Math.round(at + delayMs * config.timeScale),
     createdAt: at,
     callerIp: source.callerIp,
     sourceMessageId: source.id,

@@ -97,7 +97,7 @@ export function enqueueMessage(input: EnqueueMessageInput): MessageRecord {
     timeoutSeconds: settings.timeoutSeconds,
     notBefore: settings.notBefore,
     // Only the wait is scaled; the reported `notBefore` stays what the service would show.
-    dueAt: now + (settings.notBefore - now) * input.timeScale,
+    dueAt: Math.round(now + (settings.notBefore - now) * input.timeScale),
     createdAt: now,
     callerIp: sharedString(input.callerIp),
   };

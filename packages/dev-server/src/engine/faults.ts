@@ -83,6 +83,12 @@ function matches(to: string | undefined, url: string): boolean {
   return url === to;
 }
 
+// Bounds a fault stays within: beyond them it can only be a mistake (a skew of centuries, a
+// throttle that outlives the test, a count no run reaches), and a value that large breaks the clock.
+const MAX_TIMES = 1_000_000;
+const MAX_RETRY_AFTER_SECONDS = 86_400;
+const MAX_SKEW_SECONDS = 365 * 86_400;
+
 function checkFault(input: FaultInput, now: number): FaultRecord {
   if (input === null || typeof input !== 'object')
     throw badRequest('a fault is an object: { kind, to?, times?, status?, retryAfter?, by? }');
@@ -91,14 +97,16 @@ function checkFault(input: FaultInput, now: number): FaultRecord {
   const fault: FaultRecord = { id: `flt_${randomHex(6)}`, kind, count: 0, createdAt: now };
   if (input.to !== undefined) {
     if (kind === 'throttle') throw badRequest('a throttle fault answers the sender, not a destination: leave out "to"');
-    if (typeof input.to !== 'string' || !(input.to.startsWith('/') || URL.canParse(input.to))) {
-      throw badRequest(`invalid fault target ${JSON.stringify(input.to)}: give a whole URL or a path starting with "/"`);
+    if (typeof input.to !== 'string' || !(input.to.startsWith('/') || (/^https?:\/\//i.test(input.to) && URL.canParse(input.to)))) {
+      throw badRequest(`invalid fault target ${JSON.stringify(input.to)}: give an http:// or https:// URL, or a path starting with "/"`);
     }
     fault.to = input.to;
   }
   if (input.times !== undefined) {
-    if (!Number.isSafeInteger(input.times) || input.times < 1) {
-      throw badRequest(`invalid fault times ${JSON.stringify(input.times)}: give a whole number >= 1, or leave it out for "until removed"`);
+    if (!Number.isSafeInteger(input.times) || input.times < 1 || input.times > MAX_TIMES) {
+      throw badRequest(
+        `invalid fault times ${JSON.stringify(input.times)}: give a whole number from 1 to ${MAX_TIMES.toLocaleString('en')}, or leave it out for "until removed"`,
+      );
     }
     fault.times = input.times;
   }
@@ -106,26 +114,35 @@ function checkFault(input: FaultInput, now: number): FaultRecord {
     const status = input.status ?? 429;
     if (status !== 429 && status !== 503) throw badRequest(`invalid throttle status ${JSON.stringify(status)}: use 429 or 503`);
     fault.status = status;
-    fault.retryAfterSeconds = seconds('retryAfter', input.retryAfter ?? 1);
+    fault.retryAfterSeconds = seconds('retryAfter', input.retryAfter ?? 1, MAX_RETRY_AFTER_SECONDS, 'a day');
   } else if (input.status !== undefined || input.retryAfter !== undefined) {
     throw badRequest('status and retryAfter belong to a throttle fault');
   }
   if (kind === 'skew-clock') {
     if (input.by === undefined) throw badRequest('a skew-clock fault needs "by": how far off the signing clock is, "10m" or "-10m"');
+    if (typeof input.by !== 'string' && typeof input.by !== 'number') {
+      throw badRequest(`invalid by ${JSON.stringify(input.by)}: give a duration like "10m" or "-10m"`);
+    }
     const negative = typeof input.by === 'string' ? input.by.startsWith('-') : input.by < 0;
     const magnitude = typeof input.by === 'string' ? input.by.replace(/^-/, '') : Math.abs(input.by);
-    fault.skewMs = (negative ? -1 : 1) * seconds('by', magnitude) * 1000;
+    fault.skewMs = (negative ? -1 : 1) * seconds('by', magnitude, MAX_SKEW_SECONDS, 'a year') * 1000;
   } else if (input.by !== undefined) {
     throw badRequest('"by" belongs to a skew-clock fault');
   }
   return fault;
 }
 
-/** A duration (`30`, `30s`, `10m`, `1h`) in seconds, or 400 naming the field. */
-function seconds(field: string, value: string | number): number {
+/** A duration (`30`, `30s`, `10m`, `1h`) in seconds, at most `max` (said as `bound`), or 400 naming the field and the bound. */
+function seconds(field: string, value: unknown, max: number, bound: string): number {
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    throw badRequest(`invalid ${field} ${JSON.stringify(value)}: give a duration like "30s" or "10m"`);
+  }
+  let parsed: number;
   try {
-    return parseDuration(field, (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value) as never);
+    parsed = parseDuration(field, (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value) as never);
   } catch (error) {
     throw badRequest(error instanceof Error ? error.message : `invalid ${field}`);
   }
+  if (!(parsed <= max)) throw badRequest(`invalid ${field} ${JSON.stringify(value)}: at most ${bound} (${max} seconds)`);
+  return parsed;
 }

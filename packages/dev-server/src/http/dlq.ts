@@ -67,6 +67,7 @@ export function dlqRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: QUERY_PARAMETERS.dlq,
+      sends: true,
       handler: (request) => retry(service, request),
     },
     {
@@ -75,6 +76,7 @@ export function dlqRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: [],
+      sends: true,
       handler: (request) => retrigger(service, request.params.dlqId ?? ''),
     },
   ];

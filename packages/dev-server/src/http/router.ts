@@ -114,7 +114,10 @@ export interface Route {
    * that takes query names also reads a JSON body as filters, as older SDKs send them.
    */
   body?: 'payload';
-  /** A sending call (publish, enqueue, batch, a new schedule): refused while a throttle fault is in force. */
+  /**
+   * A route that creates messages (publish, enqueue, batch, a schedule, a resend, a DLQ retry, a
+   * notify, a run resumed or restarted...): refused while a throttle fault is in force.
+   */
   sends?: true;
   handler: RouteHandler;
 }

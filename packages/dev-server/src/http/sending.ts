@@ -159,7 +159,10 @@ export function sendableHeader(at: string, name: string, value: unknown): string
     );
   }
   const text = String(value);
-  if (/[\r\n\0]/.test(text)) throw badRequest(`${at}: header ${name} holds a line break or NUL, which no HTTP request can carry`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find them (a tab is allowed, as in HTTP).
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(text)) {
+    throw badRequest(`${at}: header ${name} holds a control character (a line break, NUL, ...), which no HTTP request can carry`);
+  }
   if (/[\u0100-\uffff]/.test(text)) {
     throw badRequest(
       `${at}: header ${name} holds characters outside Latin-1, which no HTTP header can carry; percent-encode or base64 the value`,

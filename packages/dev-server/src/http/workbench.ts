@@ -17,6 +17,7 @@ export function workbenchRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: [],
+      sends: true,
       // Every setting of the original (retries, callbacks, flow control, redaction): the console's Replay;
       // with `{ body?, headers? }`, its body (text) and forwarded headers edited first.
       handler: async (request) => {
@@ -34,6 +35,7 @@ export function workbenchRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: [],
+      sends: true,
       // "Fire now": one firing at once, as its cron would; the cron's next firing stays as it was.
       handler: async ({ params }) => {
         await service.actions.fireSchedule(params.scheduleId ?? '');
@@ -97,6 +99,7 @@ export function workbenchRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: [],
+      sends: true,
       // "Time out now": each wait of the run (waitForEvent, waitForWebhook, invoke) ends as its timeout would.
       handler: async ({ params }) => json({ timedOut: await service.actions.timeOutWaits(params.runId ?? '') }),
     },

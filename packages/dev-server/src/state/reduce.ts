@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { noteRunEvent, noteWorkflowMessage, resumeRunStep } from './runs';
 import { LOG_LIMIT, statsBucket, type DevState, type PendingMessage } from './dev-state';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
@@ -191,7 +192,8 @@ function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attem
   const status = record.response ? { responseStatus: record.response.status } : {};
   const attempt = attemptDetail(record);
   if (record.outcome !== 'delivered') {
-    const error = record.error ?? (record.response ? `status ${record.response.status}` : 'no answer');
+    // An HTTP failure reads as its status line, as the service writes it: `400 Bad Request`.
+    const error = record.error ?? (record.response ? statusLine(record.response.status) : 'no answer');
     log(state, message, { time: record.at, state: 'ERROR', error, ...status, attempt });
   }
   if (record.outcome === 'retry') {
@@ -341,4 +343,10 @@ function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): voi
 /** Whether log entry `a` comes before `b`: earlier, or as early and written first. */
 export function logBefore(a: LogRecord, b: { time: number; order: number }): boolean {
   return a.time < b.time || (a.time === b.time && a.order < b.order);
+}
+
+/** `400 Bad Request`; a status without a reason phrase is its number alone. */
+function statusLine(status: number): string {
+  const reason = STATUS_CODES[status];
+  return reason === undefined ? String(status) : `${status} ${reason}`;
 }

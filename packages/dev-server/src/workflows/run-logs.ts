@@ -1,4 +1,4 @@
-import { headerNames, QUERY_PARAMETERS } from '@mailroom/core/protocol';
+import { DEFAULT_BACKOFF_EXPRESSION, headerNames, QUERY_PARAMETERS } from '@mailroom/core/protocol';
 import { readCount, readMessageFilter } from '../http/messages';
 import { badRequest } from '../errors';
 import type { Filters } from '../http/filters';
@@ -177,7 +177,9 @@ function runLog(run: WorkflowRunRecord, index: RunIndex): Record<string, unknown
     ...(dlqEntry?.failureCallbackInfo && dlqEntry.message.failureCallback
       ? {
           failureFunction: {
-            url: dlqEntry.message.failureCallback.url,
+            // The workflow's URL, as the service names it (the failure function is served there).
+            url: run.url,
+            messageId: dlqEntry.message.id,
             state: dlqEntry.failureCallbackInfo.state,
             dlqId: dlqEntry.dlqId,
             failStatus: dlqEntry.response?.status ?? 0,
@@ -210,7 +212,8 @@ function stepLog(
 ): Record<string, unknown> {
   const text = Buffer.from(step.bodyBase64, 'base64').toString('utf8');
   let published: Record<string, unknown> = {};
-  if (position === 0) published = { stepId: 0, stepName: 'init', stepType: 'Initial', out: text, concurrent: 1 };
+  // The trigger, as the service lists it: no step id (the SDK's steps count from 1).
+  if (position === 0) published = { stepName: 'init', stepType: 'Initial', out: text, concurrent: 1 };
   else {
     try {
       published = JSON.parse(text) as Record<string, unknown>;
@@ -230,10 +233,10 @@ function stepLog(
     state: waitingForItsTime ? 'STEP_PROGRESS' : 'STEP_SUCCESS',
     ...(step.createdAt !== undefined ? { createdAt: step.createdAt } : {}),
     ...(step.retries !== undefined ? { retries: step.retries } : {}),
-    ...(step.retryDelay !== undefined ? { retryDelay: step.retryDelay } : {}),
+    ...retryDelayField(step.retries, step.retryDelay),
     ...(step.headers ? { headers: step.headers } : {}),
     // Not in the service's answer: when a step still pending is due (a sleep's end), for the console.
-    ...(pending ? { dueAt: pending.dueAt } : {}),
+    ...(pending ? { dueAt: Math.round(pending.dueAt) } : {}),
   };
 }
 
@@ -254,7 +257,7 @@ function nextStep(index: RunIndex, step: RunStepRecord): Record<string, unknown>
       ...(stepName ? { stepName } : {}),
       state: failed ? 'STEP_FAILED' : pending && pending.retried > 0 ? 'STEP_RETRY' : 'STEP_PROGRESS',
       retries: step.retries ?? pending?.record.maxRetries ?? 0,
-      ...(step.retryDelay !== undefined ? { retryDelay: step.retryDelay } : {}),
+      ...retryDelayField(step.retries ?? pending?.record.maxRetries ?? 0, step.retryDelay),
       ...(errors.length > 0 ? { errors } : {}),
     },
   ];
@@ -283,4 +286,13 @@ function callFields(run: WorkflowRunRecord, published: Record<string, unknown>):
       ? { callResponseStatus: answer.status, callResponseBody: answer.body, callResponseHeaders: answer.header ?? {} }
       : {}),
   };
+}
+
+/**
+ * A step's `retryDelay`, as the service lists it on a step that can be retried: its retry-delay
+ * expression, else the default backoff written in that language (`min(86400, e^(2n))` seconds).
+ */
+function retryDelayField(retries: number | undefined, retryDelay: string | undefined): Record<string, string> {
+  if (retryDelay !== undefined) return { retryDelay };
+  return retries !== undefined && retries > 0 ? { retryDelay: DEFAULT_BACKOFF_EXPRESSION } : {};
 }

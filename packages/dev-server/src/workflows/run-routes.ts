@@ -84,6 +84,7 @@ export function workflowDlqRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: QUERY_PARAMETERS.workflowDlq,
+      sends: true,
       handler: (request) => resume(service, request),
     },
     {
@@ -92,6 +93,7 @@ export function workflowDlqRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: QUERY_PARAMETERS.workflowDlq,
+      sends: true,
       handler: (request) => restart(service, request),
     },
     {

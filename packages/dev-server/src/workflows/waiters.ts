@@ -18,6 +18,7 @@ export function waiterRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: [],
+      sends: true,
       handler: async (request) => addWaiter(service, request.params.eventId ?? '', request),
     },
     {
@@ -26,6 +27,7 @@ export function waiterRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: [],
+      sends: true,
       handler: (request) => notify(service, request.params.eventId ?? '', undefined, request),
     },
     {
@@ -34,6 +36,7 @@ export function waiterRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'refuse',
       query: [],
+      sends: true,
       handler: (request) => notify(service, request.params.eventId ?? '', request.params.runId, request),
     },
     // A webhook (`context.createWebhook`) is called by anyone who has its URL, with any method.
