@@ -166,9 +166,11 @@ describe('createTestService refuses what it cannot use, saying what to do', () =
   it('refuses bad durations and fault settings, and use after close', async () => {
     const { service } = await start();
     await expect(service.advance('soon' as never)).rejects.toThrow(/duration/);
-    expect(() => service.faults.duplicate({ times: 0 })).toThrow(/invalid fault times 0: give a whole number >= 1/);
+    expect(() => service.faults.duplicate({ times: 0 })).toThrow(/invalid fault times 0: give a whole number from 1 to 1,000,000/);
     expect(() => service.faults.throttle({ status: 500 as never })).toThrow(/invalid throttle status 500: use 429 or 503/);
-    expect(() => service.faults.duplicate({ to: 'not a url' })).toThrow(/give a whole URL or a path starting with "\/"/);
+    expect(() => service.faults.duplicate({ to: 'not a url' })).toThrow(
+      /give an http:\/\/ or https:\/\/ URL, or a path starting with "\/"/,
+    );
     expect(() => service.faults.skewClock({ by: 'soon' as never })).toThrow(ValidationError);
     expect(() => service.faults.duplicate({ to: 42 as never })).toThrow(/to: expected a destination made by defineDestination/);
     await service.close();
