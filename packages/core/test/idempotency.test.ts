@@ -396,9 +396,9 @@ describe('idempotency settings', () => {
     const thenable = <T>(value: T): PromiseLike<T> => ({ then: (resolve) => Promise.resolve(resolve ? resolve(value) : value) as never });
     const lazy: IdempotencyStore = {
       claim: (...args) => thenable(inner.claim(...args) as never),
-      renew: (...args) => thenable(inner.renew(...args) as void),
-      complete: (...args) => thenable(inner.complete(...args) as void),
-      release: (...args) => thenable(inner.release(...args) as void),
+      renew: (...args) => thenable(void inner.renew(...args)),
+      complete: (...args) => thenable(void inner.complete(...args)),
+      release: (...args) => thenable(void inner.release(...args)),
     };
     let calls = 0;
     const run = async (store: IdempotencyStore, messageId: string) => {

@@ -16,7 +16,8 @@ import { destination, t, useTestServer } from './helpers/test-server';
 // is the answer to a value that names nothing. A route added without its read-only decision does not
 // compile; one added as `answer` is walked here.
 
-useTestServer();
+// Real time: a message delayed an hour stays pending for the whole walk, whatever the machine's load.
+useTestServer({ timeScale: 1 });
 
 const READABLE = allRoutes({} as Service).filter((route) => route.auth === 'messaging' && route.readOnly === 'answer');
 
@@ -49,7 +50,7 @@ async function seed(): Promise<Seeded> {
   const publish = async (target: string, headers: Record<string, string>, body = 'hello') =>
     ((await raw(t, 'POST', `/v2/publish/${target}`, { body, headers })).body as { messageId: string }).messageId;
   // Delivered (its signature in the logs), waiting (its URL and headers pending), failed (in the DLQ).
-  const delivered = await publish(`${credentialed}/ok`, forward);
+  const delivered = await publish(`${credentialed}/ok`, { ...forward, 'Service-Callback': `${credentialed}/cb` });
   const waiting = await publish(`${credentialed}/later`, { ...forward, 'Service-Delay': '1h', 'Service-Callback': `${credentialed}/cb` });
   const failed = await publish(`${credentialed}/fail`, { ...forward, 'Service-Retries': '0' });
   // A run with a webhook step: its event id is the whole credential of the webhook's public URL.
@@ -73,6 +74,8 @@ async function seed(): Promise<Seeded> {
     headers: { 'content-type': 'application/json' },
   });
   await t.waitForEvents('delivered', 1, (event) => event.messageId === delivered);
+  // Its callback, whose body carries the message's headers (the redacted one among them) and body.
+  await t.waitForEvents('delivered', 1, (event) => event.kind === 'callback');
   const [dlq] = await t.waitForEvents('dlq', 1, (event) => event.messageId === failed);
   const signatures = ['/ok', '/fail'].flatMap((path) =>
     destination.received(path).map((request) => String(request.headers['service-signature'])),

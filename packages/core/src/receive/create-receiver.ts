@@ -7,15 +7,12 @@ import {
   BodyTooLargeError,
   ConfigError,
   MethodNotAllowedError,
-  NonRetryableError,
   RawBodyUnavailableError,
-  RetryAfterError,
   SignatureError,
   ValidationError,
 } from '../errors';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
-import { ALREADY_HANDLED, guardedDelivery, idempotencyGuard, type IdempotencyGuard, type IdempotencyOption } from '../idempotency/guard';
-import { ALREADY_HANDLED_HEADER } from '../wire';
+import { guardedDelivery, idempotencyGuard, type IdempotencyGuard, type IdempotencyOption } from '../idempotency/guard';
 import { checkTracing, type MessageTracing } from '../tracing/hooks';
 import { signedPathChecker, signedUrlOf } from './signed-url';
 import type { VerifiedSignature } from '../signature';
@@ -26,14 +23,13 @@ import {
   type CallbackOptions,
   type FailureCallbackMessage,
   type SchemaOutput,
-  decodeText,
   receivedMessage,
   tracedDelivery,
   parseBody,
   type ReceivedMessage,
   validateBody,
 } from './received-messages';
-import { deliveryHeaderReader, type DeliveryFields, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
+import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
 import { defaultOnError, errorResponse, readWebRequest, resultResponse, toWebResponse } from './answers';
 import { isThenable, toPromise, whenReady, type MaybePromise } from '../maybe-promise';
 import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './receiver-options';

@@ -24,7 +24,7 @@ function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /** UTF-8 text of the body; invalid sequences become U+FFFD rather than an error (the bytes stay exact). */
-export function decodeText(bytes: Uint8Array): string {
+function decodeText(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 

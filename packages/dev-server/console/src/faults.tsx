@@ -123,7 +123,12 @@ export function FaultsView({ faults }: { faults: Polled }) {
             </td>
             <td>{new Date(fault.createdAt).toLocaleTimeString(undefined, { hour12: false })}</td>
             <td>
-              <Action onClick={act(async () => (await devRequest('DELETE', `/dev/faults/${fault.id}`), `Removed ${fault.id}`))}>
+              <Action
+                onClick={act(async () => {
+                  await devRequest('DELETE', `/dev/faults/${fault.id}`);
+                  return `Removed ${fault.id}`;
+                })}
+              >
                 Remove
               </Action>
             </td>

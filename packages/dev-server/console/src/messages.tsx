@@ -242,7 +242,12 @@ function MessageDetail({ client, settings, id, refresh }: { client: MessagingCli
       </dl>
       <div class="actions">
         {waiting && (
-          <Action onClick={run(async () => (await client.messages.runNow(id), 'Released: it is attempted now'))}>
+          <Action
+            onClick={run(async () => {
+              await client.messages.runNow(id);
+              return 'Released: it is attempted now';
+            })}
+          >
             {message.state === 'RETRY' ? 'Retry now' : 'Run now'}
           </Action>
         )}

@@ -97,7 +97,13 @@ export function DlqView({ client }: { client: MessagingClient }) {
                 <a class="button" href={`#/messages/${entry.messageId}`}>
                   Edit and resend
                 </a>
-                <Action danger onClick={act(async () => (await client.dlq.delete(entry.dlqId), `Deleted ${entry.dlqId}`))}>
+                <Action
+                  danger
+                  onClick={act(async () => {
+                    await client.dlq.delete(entry.dlqId);
+                    return `Deleted ${entry.dlqId}`;
+                  })}
+                >
                   Delete
                 </Action>
               </td>
@@ -136,12 +142,10 @@ export function DlqView({ client }: { client: MessagingClient }) {
                 </Action>
                 {entry.failureCallbackInfo?.state === 'CALLBACK_FAIL' && (
                   <Action
-                    onClick={act(
-                      async () => (
-                        await client.workflowDlq.retriggerFailureCallback(entry.dlqId),
-                        `Running the failure function of ${entry.workflowRunId} again`
-                      ),
-                    )}
+                    onClick={act(async () => {
+                      await client.workflowDlq.retriggerFailureCallback(entry.dlqId);
+                      return `Running the failure function of ${entry.workflowRunId} again`;
+                    })}
                   >
                     Retry failure function
                   </Action>
@@ -149,7 +153,10 @@ export function DlqView({ client }: { client: MessagingClient }) {
                 <Action
                   danger
                   confirm={`Delete the DLQ entry of run ${entry.workflowRunId}? It can no longer be resumed or restarted.`}
-                  onClick={act(async () => (await client.workflowDlq.delete(entry.dlqId), `Deleted the entry of ${entry.workflowRunId}`))}
+                  onClick={act(async () => {
+                    await client.workflowDlq.delete(entry.dlqId);
+                    return `Deleted the entry of ${entry.workflowRunId}`;
+                  })}
                 >
                   Delete
                 </Action>
@@ -183,9 +190,23 @@ export function QueuesView({ client }: { client: MessagingClient }) {
             <td>{queue.lag ?? 0}</td>
             <td class="row-actions">
               {queue.paused ? (
-                <Action onClick={act(async () => (await client.queues.resume(queue.name), `Resumed ${queue.name}`))}>Resume</Action>
+                <Action
+                  onClick={act(async () => {
+                    await client.queues.resume(queue.name);
+                    return `Resumed ${queue.name}`;
+                  })}
+                >
+                  Resume
+                </Action>
               ) : (
-                <Action onClick={act(async () => (await client.queues.pause(queue.name), `Paused ${queue.name}`))}>Pause</Action>
+                <Action
+                  onClick={act(async () => {
+                    await client.queues.pause(queue.name);
+                    return `Paused ${queue.name}`;
+                  })}
+                >
+                  Pause
+                </Action>
               )}
             </td>
           </tr>
@@ -219,11 +240,21 @@ export function SchedulesView({ client }: { client: MessagingClient }) {
             <td>{dateTime(schedule.lastScheduleTime)}</td>
             <td class="row-actions">
               {schedule.isPaused ? (
-                <Action onClick={act(async () => (await client.schedules.resume(schedule.scheduleId), `Resumed ${schedule.scheduleId}`))}>
+                <Action
+                  onClick={act(async () => {
+                    await client.schedules.resume(schedule.scheduleId);
+                    return `Resumed ${schedule.scheduleId}`;
+                  })}
+                >
                   Resume
                 </Action>
               ) : (
-                <Action onClick={act(async () => (await client.schedules.pause(schedule.scheduleId), `Paused ${schedule.scheduleId}`))}>
+                <Action
+                  onClick={act(async () => {
+                    await client.schedules.pause(schedule.scheduleId);
+                    return `Paused ${schedule.scheduleId}`;
+                  })}
+                >
                   Pause
                 </Action>
               )}
@@ -237,7 +268,10 @@ export function SchedulesView({ client }: { client: MessagingClient }) {
               </Action>
               <Action
                 danger
-                onClick={act(async () => (await client.schedules.delete(schedule.scheduleId), `Deleted ${schedule.scheduleId}`))}
+                onClick={act(async () => {
+                  await client.schedules.delete(schedule.scheduleId);
+                  return `Deleted ${schedule.scheduleId}`;
+                })}
               >
                 Delete
               </Action>

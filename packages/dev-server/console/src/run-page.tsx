@@ -120,7 +120,10 @@ export function RunPage({ client, run, refresh }: { client: MessagingClient; run
         )}
         {dlqId && failure?.state === 'CALLBACK_FAIL' && (
           <Action
-            onClick={act(async () => (await client.workflowDlq.retriggerFailureCallback(dlqId), 'Running the failure function again'))}
+            onClick={act(async () => {
+              await client.workflowDlq.retriggerFailureCallback(dlqId);
+              return 'Running the failure function again';
+            })}
           >
             Retry failure function
           </Action>
@@ -270,7 +273,12 @@ function StepCard({ step, client, act }: { step: RunStep; client: MessagingClien
       <StepDetail step={step} />
       {asleep && (
         // The service's retry now on the sleeping step's message: the sleep ends, the run goes on.
-        <Action onClick={act(async () => (await client.messages.runNow(step.messageId!), `Woke the run: "${step.stepName}" ends now`))}>
+        <Action
+          onClick={act(async () => {
+            await client.messages.runNow(step.messageId!);
+            return `Woke the run: "${step.stepName}" ends now`;
+          })}
+        >
           Wake now
         </Action>
       )}

@@ -29,7 +29,7 @@ export function Action({
   danger,
   confirm,
 }: {
-  onClick: () => Promise<unknown> | void;
+  onClick: () => unknown;
   children: ComponentChildren;
   danger?: boolean;
   confirm?: string;

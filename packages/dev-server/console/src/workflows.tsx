@@ -86,7 +86,14 @@ export function WorkflowsView({ client, selected }: { client: MessagingClient; s
       </div>
       {selected &&
         (run ? (
-          <RunPage client={client} run={run} refresh={() => (refresh(), shown.refresh())} />
+          <RunPage
+            client={client}
+            run={run}
+            refresh={() => {
+              refresh();
+              shown.refresh();
+            }}
+          />
         ) : (
           shown.loaded && <p class="empty">No run {selected} here.</p>
         ))}

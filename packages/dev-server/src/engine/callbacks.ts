@@ -118,5 +118,11 @@ export function callbackMessage(input: CallbackMessageInput, config: EngineConfi
     callerIp: source.callerIp,
     sourceMessageId: source.id,
     ...(input.dlqId !== undefined ? { dlqId: input.dlqId } : {}),
+    // A callback's body carries its source's headers and body: what the source redacts, its callbacks'
+    // views redact too (their delivery is untouched).
+    ...(isRedacting(source.redact) ? { redact: { body: true, headers: [] } } : {}),
   };
 }
+
+const isRedacting = (redact: MessageRecord['redact']): boolean =>
+  redact !== undefined && (redact.body || redact.headers === true || redact.headers.length > 0);

@@ -280,7 +280,7 @@ function matches(each: Found, filter: ListFilter): boolean {
 
 /** Whether a message's labels (comma-separated when several) hold `wanted`; most have one, so no split. */
 const hasLabel = (labels: string | undefined, wanted: string): boolean =>
-  labels === wanted || (labels !== undefined && labels.includes(',') && labels.split(',').includes(wanted));
+  labels === wanted || (labels?.includes(',') === true && labels.split(',').includes(wanted));
 
 /**
  * Whether the message's id, URL, label, shown headers or body hold the text, in any case; what is

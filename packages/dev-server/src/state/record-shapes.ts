@@ -1,5 +1,4 @@
 import { type EncodedRecord, isEncodedMessage as isMessage } from './message-codec';
-import type { DevRecord } from './records';
 
 // What a journal record must look like to be replayed: every field the reducer reads, of its type.
 // A record that passed its checksum but not this (a broken writer, a hand edit) is damage, reported

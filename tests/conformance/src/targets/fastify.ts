@@ -19,6 +19,12 @@ export const fastifyTarget: ConformanceTarget = {
     app.all(setup.paths.failureCallback, mailroom.failureCallback(setup.failureCallback, setup.failureCallbackOptions));
     await app.ready();
     const running = await serveOnPort0((req, res) => app.routing(req, res));
-    return { ...running, close: async () => (await running.close(), await app.close()) };
+    return {
+      ...running,
+      close: async () => {
+        await running.close();
+        return await app.close();
+      },
+    };
   },
 };
