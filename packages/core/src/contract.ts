@@ -108,3 +108,10 @@ export function defineDestination<S extends StandardSchemaV1>(definition: {
 export function isDestinationDefinition(value: unknown): value is DestinationDefinition {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'mailroom.destination';
 }
+
+/** Throws the one `ValidationError` every sender and receiver gives for what is not a destination. */
+export function expectDestination(value: unknown): asserts value is DestinationDefinition {
+  if (!isDestinationDefinition(value)) {
+    throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
+  }
+}

@@ -5,8 +5,8 @@
 
 // The header table and the resource-name rule.
 export {
+  attemptEnding,
   headerNames,
-  isNonRetryableAnswer,
   QUERY_PARAMETERS,
   RESOURCE_NAME,
   RESOURCE_NAME_RULE,
@@ -30,6 +30,7 @@ export { parseDuration } from './enqueue-headers';
 export { forwardedHeaders } from './receive/delivery-headers';
 export { DEFAULT_BACKOFF_EXPRESSION, defaultBackoffMs, parseEnqueuedRetryDelay, parseRetryDelay } from './retry-delay';
 export { parseRetryAfter } from './http/failures';
+export { destinationLabel } from './tracing/hooks';
 export { dispatchOnce, type DispatchRequest, type DispatchResult } from './http/dispatch';
 export { parseCron, type ParsedCron } from './messaging/schedules';
 export { formatServiceTimestamp, parseServiceTimestamp } from './schemas/management';

@@ -159,7 +159,7 @@ export const ALREADY_HANDLED_HEADER = 'Mailroom-Already-Handled';
  * `<P>-NonRetryable-Error: true` (any case, spaces trimmed). A 489 without it, or saying `false`,
  * is an ordinary failure and is retried.
  */
-export function isNonRetryableAnswer(
+function isNonRetryableAnswer(
   status: number | undefined,
   headers: Readonly<Record<string, readonly string[] | undefined>> | undefined,
   headerPrefix: string,
@@ -170,6 +170,28 @@ export function isNonRetryableAnswer(
     if (name.toLowerCase() === wanted) return headers[name]?.[0]?.trim().toLowerCase() === 'true';
   }
   return false;
+}
+
+/**
+ * The one rule for "no attempt follows this one", read by the dev server (whether to retry) and by
+ * receivers of callbacks (`isFinalAttempt`): a 2xx delivered it, a non-retryable answer failed it, the
+ * last retry exhausted it; otherwise (`undefined`) a retry follows. Without a status (no answer, a
+ * timeout) only the retry count can tell.
+ */
+export function attemptEnding(
+  attempt: {
+    status: number | undefined;
+    headers: Readonly<Record<string, readonly string[] | undefined>> | undefined;
+    retried: number | undefined;
+    maxRetries: number | undefined;
+  },
+  headerPrefix: string,
+): 'delivered' | 'non-retryable' | 'retries-exhausted' | undefined {
+  const { status, retried, maxRetries } = attempt;
+  if (status !== undefined && status >= 200 && status < 300) return 'delivered';
+  if (isNonRetryableAnswer(status, attempt.headers, headerPrefix)) return 'non-retryable';
+  if (retried !== undefined && maxRetries !== undefined && retried >= maxRetries) return 'retries-exhausted';
+  return undefined;
 }
 
 // The query parameters of the service's listings and bulk actions, grouped as its SDKs group them.

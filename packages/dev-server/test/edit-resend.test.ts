@@ -11,6 +11,15 @@ const resend = (id: string, edits?: unknown) =>
   raw(t, 'POST', `/dev/messages/${id}/resend`, edits === undefined ? {} : { body: JSON.stringify(edits) });
 
 describe('edit and resend', () => {
+  it('reports a resent URL-group message as every accepted message is reported, its group included', async () => {
+    await t.messaging.urlGroups.addEndpoints('team', [{ url: `${destination.url}/team` }]);
+    const [sent] = await t.messaging.publish({ destination: 'team', body: 'x' });
+    await destination.waitFor('/team', 1);
+    const copy = ((await resend(sent!.messageId)).body as { messageId: string }).messageId;
+    const [original, resent] = t.events.filter((event) => event.type === 'accepted');
+    expect(resent).toEqual({ ...original, messageId: copy });
+  });
+
   it('delivers the edited body and headers with the original settings, linked to the original in the logs', async () => {
     const { messageId } = await t.messaging.publish({
       destination: `${destination.url}/orders`,

@@ -1,4 +1,4 @@
-import { isDestinationDefinition, validateWithSchema, type DestinationDefinition, type PayloadOf } from '../contract';
+import { expectDestination, validateWithSchema, type DestinationDefinition, type PayloadOf } from '../contract';
 import { ENV_FILE_HINT, ENV_VARIABLES } from '../config';
 import { ConfigError, expectObject, ResponseValidationError, ValidationError } from '../errors';
 import { buildEnqueueHeaders, checkName, type EnqueueOptions } from '../enqueue-headers';
@@ -409,9 +409,7 @@ export async function send<D extends DestinationDefinition>(
   payload: PayloadOf<D>,
   options: SendOptions = {},
 ): Promise<EnqueueResult> {
-  if (!isDestinationDefinition(definition)) {
-    throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
-  }
+  expectDestination(definition);
   await validateWithSchema(definition.schema, payload, 'payload');
   const { queue, url, ...rest } = options;
   const destination = url ?? endpointUrl(connection, definition);

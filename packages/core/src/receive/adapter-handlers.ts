@@ -1,6 +1,5 @@
 import { processEnvironment } from '../config';
-import { isDestinationDefinition, type BodyOf, type DestinationDefinition } from '../contract';
-import { ValidationError } from '../errors';
+import { expectDestination, type BodyOf, type DestinationDefinition } from '../contract';
 import type { CallbackMessage, CallbackOptions, FailureCallbackMessage, SchemaOutput } from './received-messages';
 import { idempotencyGuard } from '../idempotency/guard';
 import {
@@ -125,9 +124,7 @@ function mailroomValues(env: unknown): Record<string, string> | undefined {
 function factories<H, C>(build: (make: (receiver: Receiver) => Endpoint) => H): EndpointFactories<H, C> {
   return {
     destination: (definition, handler, endpointOptions) => {
-      if (!isDestinationDefinition(definition)) {
-        throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
-      }
+      expectDestination(definition);
       checkHandler(handler);
       idempotencyGuard(endpointOptions?.idempotency);
       return build((receiver) => receiver.destination(definition, handler as MessageHandler<BodyOf<typeof definition>>, endpointOptions));

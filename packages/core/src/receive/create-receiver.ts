@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { processEnvironment, resolveHeaderPrefix, optionalSetting, checkBaseUrl } from '../config';
 import { devServerUrl } from '../dev-mode';
-import { type BodyOf, type DestinationDefinition, isDestinationDefinition } from '../contract';
+import { type BodyOf, type DestinationDefinition, expectDestination } from '../contract';
 import {
   expectObject,
   BodyTooLargeError,
@@ -206,9 +206,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   };
   return {
     destination: (definition, handler, endpointOptions) => {
-      if (!isDestinationDefinition(definition)) {
-        throw new ValidationError('definition', 'expected a destination made with defineDestination({ name, schema })');
-      }
+      expectDestination(definition);
       checkHandler(handler);
       return messageEndpoint(
         definition.schema as StandardSchemaV1<unknown, BodyOf<typeof definition>>,

@@ -1,6 +1,6 @@
 import { SchemaValidationError, isDestinationDefinition, type DestinationDefinition } from '../contract';
 import { InvalidBodyError } from '../errors';
-import { isNonRetryableAnswer } from '../wire';
+import { attemptEnding } from '../wire';
 import type { DeliveryFields, DeliveryHeaders } from './delivery-headers';
 import type { CallbackBody, FailureCallbackBody } from '../schemas';
 import type { VerifiedSignature } from '../signature';
@@ -169,15 +169,10 @@ export async function toCallbackMessage(
   } as CallbackMessage & FailureCallbackMessage;
 }
 
-/**
- * No attempt follows a 2xx, a 489 marked non-retryable, or the last retry. Without a status (a
- * timeout) only the retry count can tell.
- */
+/** Whether no attempt follows the one a callback reports on: the wire's one rule. */
 function isFinalAttempt(payload: CallbackBody, headerPrefix: string): boolean {
-  const { status, retried, maxRetries } = payload;
-  if (status !== undefined && status >= 200 && status < 300) return true;
-  if (isNonRetryableAnswer(status, payload.header, headerPrefix)) return true;
-  return retried !== undefined && maxRetries !== undefined && retried >= maxRetries;
+  const { status, header, retried, maxRetries } = payload;
+  return attemptEnding({ status, headers: header, retried, maxRetries }, headerPrefix) !== undefined;
 }
 
 async function decodeField(encoded: string | undefined, schema: StandardSchemaV1 | undefined, subject: string): Promise<DecodedBody> {

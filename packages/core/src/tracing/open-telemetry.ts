@@ -113,7 +113,7 @@ function traceDelivery<R>(tracer: Tracer, system: string, delivery: TracedDelive
   try {
     result = context.with(trace.setSpan(parent, span), handle);
   } catch (error) {
-    endDelivery(span, undefined, error);
+    endDelivery(span, undefined, failure(error));
     throw error;
   }
   if (!isThenable(result)) {
@@ -126,11 +126,14 @@ function traceDelivery<R>(tracer: Tracer, system: string, delivery: TracedDelive
       return value;
     },
     (error: unknown) => {
-      endDelivery(span, undefined, error ?? new Error('the handler rejected without a reason'));
+      endDelivery(span, undefined, failure(error));
       throw error;
     },
   ) as R;
 }
+
+/** A handler that threw or rejected failed, whatever it threw: `throw undefined` too, thrown or rejected alike. */
+const failure = (error: unknown): unknown => error ?? new Error('the handler failed without a reason (it threw undefined)');
 
 /** Under the app's own server span when it already continues the sender's trace (HTTP instrumentation). */
 function parentOf(active: Context, extracted: Context): Context {

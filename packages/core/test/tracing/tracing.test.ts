@@ -181,6 +181,22 @@ describe('receiving: the handler in a consumer span that continues the sender’
     }
   });
 
+  it('records a handler that throws undefined as failed, thrown at once or rejected alike', async () => {
+    for (const handler of [
+      () => {
+        throw undefined;
+      },
+      async () => {
+        throw undefined;
+      },
+    ]) {
+      exporter.reset();
+      const out = await receiver.destination(orders, handler).handle(await delivery({ id: 1 }, { headers: { traceparent: senderHeader } }));
+      const span = only(SpanKind.CONSUMER);
+      expect([out.status, span.attributes['mailroom.outcome'], span.status.code]).toEqual([500, 'failed', SpanStatusCode.ERROR]);
+    }
+  });
+
   it('says when idempotency answered without the handler, and traces no refused delivery', async () => {
     const endpoint = receiver.destination(orders, () => undefined, { idempotency: createMemoryStore() });
     await endpoint.handle(await delivery({ id: 1 }, { messageId: 'msg_once' }));

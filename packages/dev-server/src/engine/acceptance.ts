@@ -186,7 +186,8 @@ export function queueLimit(plan: PlanLimits): ServiceError {
   return planLimit(`the ${plan.type} plan allows ${plan.max_queues} queues; delete one or use an existing queue`);
 }
 
-function reportAccepted(events: EventBus, message: MessageRecord, now: number): void {
+/** The `accepted` event of a message, built here for every way one is accepted. */
+export function reportAccepted(events: EventBus, message: MessageRecord, now: number): void {
   events.emit({
     type: 'accepted',
     messageId: message.id,

@@ -8,7 +8,7 @@ import type { DlqEntry, MessageRecord } from '../state/records';
 import type { Store } from '../state/store';
 import { callbackMessage, failureCallbackBody, failureSourceBody } from './callbacks';
 import type { Engine } from './create-engine';
-import type { Acceptance } from './acceptance';
+import { type Acceptance, reportAccepted } from './acceptance';
 import { yieldToOtherWork } from './timers';
 import type { Waits } from './waits';
 
@@ -247,14 +247,7 @@ export function createActions(parts: ActionsParts): Actions {
         ...(edits.forwardHeaders ? { forwardHeaders: edits.forwardHeaders, contentType: edits.contentType } : {}),
       };
       await store.commit({ type: 'messages.accepted', at: now, messages: [message] });
-      events.emit({
-        type: 'accepted',
-        messageId: message.id,
-        kind: message.kind,
-        url: message.url,
-        ...(message.queue !== undefined ? { queue: message.queue } : {}),
-        delayMs: 0,
-      });
+      reportAccepted(events, message, now);
       engine.admit([message]);
       return message;
     },

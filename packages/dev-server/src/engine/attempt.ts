@@ -1,4 +1,4 @@
-import { defaultBackoffMs, isNonRetryableAnswer, parseRetryAfter, parseRetryDelay } from '@mailroom/core/protocol';
+import { attemptEnding, defaultBackoffMs, parseRetryAfter, parseRetryDelay } from '@mailroom/core/protocol';
 import type { RequestResult } from './delivery-request';
 import { newDlqId } from '../ids';
 import type { DevState } from '../state/dev-state';
@@ -24,10 +24,10 @@ export interface ClassifiedAttempt {
  * `<P>-NonRetryable-Error: true`, which stops at once.
  */
 export function classifyAttempt(result: RequestResult, retried: number, maxRetries: number, headerPrefix: string): ClassifiedAttempt {
-  if (result.ok && result.status >= 200 && result.status < 300) return { outcome: 'delivered' };
-  if (result.ok && isNonRetryableAnswer(result.status, result.headers, headerPrefix)) return { outcome: 'failed', reason: 'non-retryable' };
-  if (retried >= maxRetries) return { outcome: 'failed', reason: 'retries-exhausted' };
-  return { outcome: 'retry' };
+  const answer = result.ok ? { status: result.status, headers: result.headers } : { status: undefined, headers: undefined };
+  const ending = attemptEnding({ ...answer, retried, maxRetries }, headerPrefix);
+  if (ending === undefined) return { outcome: 'retry' };
+  return ending === 'delivered' ? { outcome: 'delivered' } : { outcome: 'failed', reason: ending };
 }
 
 /** The journal record of one attempt. */
