@@ -14,12 +14,16 @@ export async function replay(id: string): Promise<string> {
 
 /** The message's body and delivered headers in an editor; sends the edited copy as a new message and opens it. */
 export function ResendEditor({ message }: { message: Story['message'] }) {
-  const [body, setBody] = useState(() => pretty(message.body ?? ''));
-  const [headers, setHeaders] = useState(() =>
+  // What the editor shows first: sent back only when edited, so an unedited resend keeps the
+  // original's exact bytes (not their pretty-printed text) and every value of a repeated header.
+  const [shownBody] = useState(() => pretty(message.body ?? ''));
+  const [shownHeaders] = useState(() =>
     Object.entries(message.header ?? {})
       .flatMap(([name, values]) => values.map((value) => `${name}: ${value}`))
       .join('\n'),
   );
+  const [body, setBody] = useState(shownBody);
+  const [headers, setHeaders] = useState(shownHeaders);
   const { notice, act } = useAct(() => {});
   const send = async () => {
     const parsed: Record<string, string> = {};
@@ -27,11 +31,14 @@ export function ResendEditor({ message }: { message: Story['message'] }) {
       if (line.trim() === '') continue;
       const colon = line.indexOf(':');
       if (colon < 1) throw new Error(`"${line}" is not a header line: write Name: value`);
-      parsed[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      // A name given twice keeps both values, joined as HTTP joins them.
+      parsed[name] = parsed[name] === undefined ? value : `${parsed[name]}, ${value}`;
     }
     const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(message.messageId)}/resend`, {
-      body,
-      headers: parsed,
+      ...(body !== shownBody ? { body } : {}),
+      ...(headers !== shownHeaders ? { headers: parsed } : {}),
     });
     location.hash = `#/messages/${messageId}`;
     return `Sent as ${messageId}`;

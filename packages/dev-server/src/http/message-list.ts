@@ -304,11 +304,13 @@ function mentions(message: MessageRecord, text: RegExp, ascii: boolean, shown: S
 function row(found: Found): MessageRow {
   const message = found.record;
   const last = found.last;
+  // When it is next attempted on the server's clock (`dueAt`, scaled by --time-scale), for a retry
+  // and a delay alike: one clock, so two rows compare.
   const next =
     last?.state === 'RETRY'
       ? last.nextDeliveryTime
       : found.state === 'CREATED' && message.notBefore > message.createdAt
-        ? message.notBefore
+        ? message.dueAt
         : undefined;
   return {
     messageId: message.id,
