@@ -30,6 +30,7 @@ export { parseDuration } from './enqueue-headers';
 export { forwardedHeaders } from './receive/delivery-headers';
 export { DEFAULT_BACKOFF_EXPRESSION, defaultBackoffMs, parseEnqueuedRetryDelay, parseRetryDelay } from './retry-delay';
 export { parseRetryAfter } from './http/failures';
+export { PLAN_LIMITS } from './plans';
 export { destinationLabel } from './tracing/hooks';
 export { dispatchOnce, type DispatchRequest, type DispatchResult } from './http/dispatch';
 export { parseCron, type ParsedCron } from './messaging/schedules';

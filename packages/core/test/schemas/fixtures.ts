@@ -7,6 +7,7 @@
  * statistics timestamps are built here by hand, not with the formatter under test.
  */
 import type { z } from 'zod';
+import { PLAN_LIMITS } from '../../src/plans';
 import type {
   callbackBodySchema,
   createSearchIndexInputSchema,
@@ -43,6 +44,8 @@ const OCTOBER_1 = Date.UTC(2025, 9, 1);
 // Management: messaging users
 // ---------------------------------------------------------------------------------------------
 
+const { defaultRetries: _defaultRetries, ...freeLimits } = PLAN_LIMITS.free;
+
 /** A free-plan user with no change in progress: `modifying_state` and `reserved_type` are absent. */
 export const messagingUserFree = {
   customer_id: 'ops@example.com',
@@ -52,32 +55,14 @@ export const messagingUserFree = {
   active: true,
   state: 'active',
   last_plan_upgrade_time: 0,
-  max_message_size: 1_048_576,
-  max_requests_per_day: 1000,
-  max_requests_per_day_hard: 1000,
-  max_endpoints_per_topic: 100,
-  max_requests_per_second: 100,
-  max_dlq_size: 1000,
-  max_retries: 999,
-  max_topics: 1,
-  max_schedules: 10,
-  max_events_size: 1000,
-  max_dlq_retention_time_milis: 259_200_000,
-  max_delay: 604_800,
-  max_parallelism: 10,
-  max_global_parallelism: 100,
-  max_queues: 10,
-  max_bandwidth_per_second: 10_485_760,
-  prod_pack_enabled: false,
+  // The free plan's limits, from the one table the dev server answers with.
+  ...freeLimits,
   prometheus_enabled: 'false',
-  timeout: 900,
-  type: 'free',
   region: 'eu-central-1',
   reserved_price: 0,
   created_by: 'ops@example.com',
   creation_time: 1_727_776_800,
   deletion_time: 0,
-  budget: 0,
   // Undocumented fields, as real answers carry: they must survive parsing.
   max_workflow_steps: 1000,
   flow_control_enabled: false,
