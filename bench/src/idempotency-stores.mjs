@@ -124,7 +124,7 @@ await report(async ({ smoke }) => {
         `idempotency stores (${Object.keys(stores).join(', ')}): 200 and one handler call per message; a repeated id answered as already handled`,
       ],
       notes: [
-        'Idempotency stores: the endpoint in-process, one delivery at a time, alternating the routes round by round, against the servers named by BENCH_REDIS_URL and BENCH_POSTGRES_URL (the bench starts none). Each delivery makes a claim and a completion: for Redis and Postgres two round trips, which is the whole of the difference.',
+        'Idempotency stores: the endpoint in-process, one delivery at a time, alternating the routes round by round, against the servers named by BENCH_REDIS_URL and BENCH_POSTGRES_URL (the bench starts none). Each delivery, signed anew, claims its token and its key and completes the key: for Redis and Postgres three round trips, which is the whole of the difference.',
       ],
     };
   } finally {

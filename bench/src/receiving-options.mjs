@@ -125,7 +125,7 @@ await report(async ({ smoke }) => {
       'receiving options: both routes answer 200 and run the handler; the idempotent one answers a repeated message id 200 with Mailroom-Already-Handled without running it',
     ],
     notes: [
-      "Receiving options: the endpoint's handle() in-process, one delivery at a time, alternating the two routes round by round; every delivery carries a new message id (the id is not signed, so one token serves all), so the idempotent route claims and completes a new key each time. The traced routes get a delivery with a traceparent, as a traced send's are; tracing off is `tracing: openTelemetry()` before any SDK is started, tracing on an SDK with a batch processor whose exporter drops the spans.",
+      "Receiving options: the endpoint's handle() in-process, one delivery at a time, alternating the two routes round by round; every delivery carries a new message id and a token of its own, signed in every route's time alike (a receiver with a store refuses a token it has seen), so the idempotent route claims a new token and a new key and completes the key each time. The traced routes get a delivery with a traceparent, as a traced send's are; tracing off is `tracing: openTelemetry()` before any SDK is started, tracing on an SDK with a batch processor whose exporter drops the spans.",
     ],
   };
 });
