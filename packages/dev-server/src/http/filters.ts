@@ -7,7 +7,7 @@ import { badRequest, type ServiceError } from '../errors';
 // blank value, or a value of the wrong form is a 400 naming it: none of them may read as "everything".
 
 /** How a value must look. */
-type Form = 'word' | 'milliseconds' | 'count' | 'status' | 'boolean' | 'cursor' | { oneOf: readonly string[]; ignoreCase?: true };
+type Form = 'word' | 'milliseconds' | 'count' | 'status' | 'boolean' | 'cursor' | { oneOf: readonly string[] };
 
 const CALLBACK_STATES = ['CALLBACK_INPROGRESS', 'CALLBACK_SUCCESS', 'CALLBACK_FAIL', 'CALLBACK_CANCELED'] as const;
 
@@ -84,16 +84,6 @@ export class Filters {
 
   has(name: string): boolean {
     return this.#values.has(name);
-  }
-
-  keys(): IterableIterator<string> {
-    return this.#values.keys();
-  }
-
-  /** Whether anything chooses what the request acts on (paging and `async` do not). */
-  get choosesSome(): boolean {
-    for (const name of this.#values.keys()) if (!NOT_FILTERS.has(name)) return true;
-    return false;
   }
 
   /** The filters as given, for a bulk action's history. */
@@ -181,9 +171,8 @@ function checkValue(name: string, value: string, where: string): string | undefi
     case undefined:
       throw badRequest(`${where} names a query parameter ${JSON.stringify(name)} with no form: a bug in the dev server`);
     default: {
-      const found = form.oneOf.find((option) => (form.ignoreCase ? option.toLowerCase() === value.toLowerCase() : option === value));
-      if (found === undefined) throw wrong(form.oneOf.map((option) => JSON.stringify(option)).join(' or '));
-      return found;
+      if (!form.oneOf.includes(value)) throw wrong(form.oneOf.map((option) => JSON.stringify(option)).join(' or '));
+      return value;
     }
   }
 }
