@@ -163,14 +163,17 @@ describe('state', () => {
       'msg_b CREATED',
       'msg_a ACTIVE',
       'msg_a ERROR',
-      'msg_a RETRY',
       'msg_b ACTIVE',
       'msg_b ERROR',
       'msg_b FAILED',
       expect.stringMatching(/^msg_\S+ CREATED$/), // the failure callback
+      // A millisecond after its ERROR: the two entries of one change never share a time.
+      'msg_a RETRY',
       expect.stringMatching(/^msg_\S+ ACTIVE$/),
       expect.stringMatching(/^msg_\S+ DELIVERED$/),
     ]);
+    const time = (id: string, logState: string) => state.logs.find((entry) => entry.messageId === id && entry.state === logState)!.time;
+    expect(time('msg_a', 'RETRY')).toBe(time('msg_a', 'ERROR') + 1);
     expect(state.logMessages.map((message) => message.id)).toEqual(state.logs.map((entry) => entry.messageId));
     const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }), state);
     expect(again.logs).toEqual(state.logs);

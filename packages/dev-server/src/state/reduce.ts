@@ -307,7 +307,11 @@ function addDlqEntry(state: DevState, entry: DlqEntry): void {
 }
 
 function log(state: DevState, message: MessageRecord, entry: Omit<LogRecord, 'order' | 'messageId'>): void {
-  keepLog(state, message, { order: state.nextLogOrder, messageId: message.id, ...entry });
+  // Two entries of one change (ERROR then RETRY, CANCEL_REQUESTED then CANCELED) are a millisecond
+  // apart: the SDKs page the log by the times in cursors, and their suites expect each page's to be older.
+  const last = state.logs.at(-1);
+  const time = last !== undefined && last.messageId === message.id && last.time >= entry.time ? last.time + 1 : entry.time;
+  keepLog(state, message, { order: state.nextLogOrder, messageId: message.id, ...entry, time });
 }
 
 /**
