@@ -26,6 +26,33 @@ export const notFound = (message: string): ServiceError => new ServiceError(404,
 /** 412: a plan limit is exceeded. */
 export const planLimit = (message: string): ServiceError => new ServiceError(412, message);
 
+/**
+ * The journal could not be written, so nothing of the request was accepted: 507 when the disk is full,
+ * else 503, both with a `Retry-After` (the server resumes writing by itself once it can).
+ */
+export function storageRefusal(cause: unknown): ServiceError {
+  // The system's code (ENOSPC, EIO, ...) of the first error in the chain that has one.
+  let code: string | undefined;
+  for (let error = cause; error instanceof Error && code === undefined; error = error.cause) {
+    const own = (error as { code?: unknown }).code;
+    if (typeof own === 'string' && /^E[A-Z0-9]+$/.test(own)) code = own;
+  }
+  const retry = { 'Retry-After': '5' };
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new ServiceError(
+      507,
+      `the server's disk is full (${code}): nothing of this request was accepted. Free space on the disk of its data dir; it takes writes again by itself within seconds`,
+      retry,
+    );
+  }
+  const reason = code ?? 'an I/O error';
+  return new ServiceError(
+    503,
+    `the server could not write its journal (${reason}): nothing of this request was accepted. It tries again by itself; retry shortly`,
+    retry,
+  );
+}
+
 /** Callback and workflow URLs follow the destination's rule: http:// or https://, and parseable. */
 export function checkUrl(url: string, what: string): void {
   if (!/^https?:\/\//i.test(url)) throw badRequest(`invalid ${what} url: endpoint has invalid scheme, add http:// or https://`);

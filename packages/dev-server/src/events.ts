@@ -55,6 +55,11 @@ export type DevServerEvent =
       damagedBytesSkipped: number;
       damagedFile?: string;
     }
+  /**
+   * Writing `--data-dir` failed (a full disk): changes are refused and deliveries stop (`refusing`),
+   * until the disk takes writes again and they resume by themselves (`resumed`).
+   */
+  | { type: 'storage'; state: 'refusing' | 'resumed'; reason: string }
   /** A workflow run ended: its route returned, it was cancelled, or a step failed for good. */
   | { type: 'workflow-run'; runId: string; state: 'RUN_SUCCESS' | 'RUN_CANCELED' | 'RUN_FAILED' }
   | { type: 'error'; message: string };
@@ -147,6 +152,10 @@ export function formatEvent(event: DevServerEvent): string {
       }
       return `journal ${event.file}: ${parts.join('; ')}`;
     }
+    case 'storage':
+      return event.state === 'refusing'
+        ? `storage: ${event.reason}; refusing changes and holding deliveries until it can write again`
+        : `storage: writing again (${event.reason}); deliveries resume`;
     case 'workflow-run':
       return `workflow run ${event.runId} ended: ${event.state}`;
     case 'error':

@@ -67,6 +67,21 @@ export async function closeService(service: Service): Promise<void> {
 }
 
 /**
+ * After a write to the journal failed (a full disk), while the store refuses every change and shows
+ * what the journal really holds: stops delivering, and once the disk takes writes again starts
+ * everything anew on that state. Resolves then, or when the store was closed meanwhile. Call it
+ * synchronously when the store starts refusing: no attempt starts after that.
+ */
+export async function recoverStorage(service: Service, parts: ServiceParts): Promise<void> {
+  service.waits.stop();
+  await service.engine.close();
+  if (!(await parts.store.writable())) return;
+  Object.assign(service, createService(parts));
+  startService(service);
+  parts.events.emit({ type: 'storage', state: 'resumed', reason: 'a probe write was synced' });
+}
+
+/**
  * The secrets the service knows by value, which answers to the read-only token never show: every
  * webhook event id a run issued (the whole credential of its public URL), the signing keys in force,
  * the full token and the management password.

@@ -7,7 +7,7 @@ import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/node-server';
 import { allRoutes } from './http/routes';
 import { MANAGEMENT_BASE_PATH } from './management/routes';
-import { closeService, createService, type Service, startService, secretValues } from './service';
+import { closeService, createService, recoverStorage, type Service, type ServiceParts, startService, secretValues } from './service';
 import type { FaultInput } from './state/records';
 import { openStore, type Store } from './state/store';
 
@@ -77,6 +77,14 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     dlqRetentionMs: plan.max_dlq_retention_time_milis,
     onCompactionError: (error) => events.emit({ type: 'error', message: `journal compaction failed: ${String(error)}` }),
     repairJournal: resolved.repairJournal,
+    // The service is wired by the time anything is written.
+    onRefusing: (refusal) => {
+      events.emit({ type: 'storage', state: 'refusing', reason: refusal.message.split(':')[0] ?? refusal.message });
+      recoverStorage(service, parts).catch((error: unknown) =>
+        events.emit({ type: 'error', message: `could not recover from the failed write: ${String(error)}` }),
+      );
+    },
+    onReloadError: (error) => events.emit({ type: 'error', message: `could not reload the journal: ${String(error)}` }),
     onRecovered: ({ file, tornBytesDropped, damagedRecordsSkipped, damagedBytesSkipped, damagedFile }) =>
       events.emit({
         type: 'journal-recovered',
@@ -89,7 +97,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   });
   // Loaded only when asked for: the OpenTelemetry SDK is no cost to a server that exports nothing.
   const spans = resolved.otlpTracesUrl ? (await import('./attempt-spans')).startAttemptSpans(resolved.otlpTracesUrl) : undefined;
-  const service = createService({ store, events, credentials, plan, config, ...(spans ? { engine: { spans } } : {}) });
+  const parts: ServiceParts = { store, events, credentials, plan, config, ...(spans ? { engine: { spans } } : {}) };
+  const service = createService(parts);
   try {
     await setStartingFaults(service, resolved.faults);
   } catch (error) {

@@ -221,9 +221,10 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     dispatcher.finished(message.id, classified.outcome !== 'retry');
     try {
       await committed;
-    } catch (error) {
-      // The state already holds the record; only its durability failed. Keep delivering from memory.
-      events.emit({ type: 'error', message: `could not journal an attempt of ${message.id}: ${String(error)}` });
+    } catch {
+      // Refused by the store (a full disk): the state goes back to what the journal holds and this
+      // attempt is made again once writing resumes, so nothing follows from it now.
+      return;
     }
     reportAttempt(events, { message, record, classified, wait, timeScale: config.timeScale, state: store.state });
     if (record.dueAt !== undefined) schedule(message.id, record.dueAt);

@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalUnavailableError, type Journal, type JournalStats } from './types';
 import { releaseLock, type HeldLock } from './lock-file';
@@ -150,6 +150,16 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
         // Encoded now: the caller's objects may change while earlier appends are still being written.
         enqueue({ kind: 'compact', lines: snapshot.map(encodeRecordLine), resolve, reject });
       });
+    },
+    async probe() {
+      const handle = await open(state.paths.probe, 'w');
+      try {
+        await writeAt(handle, Buffer.alloc(PROBE_BYTES), 0);
+        await handle.datasync();
+      } finally {
+        await handle.close().catch(() => undefined);
+        await rm(state.paths.probe, { force: true });
+      }
     },
     stats: () => ({ ...state.stats }),
     close() {
@@ -352,6 +362,8 @@ export interface JournalPaths {
   tmp: string;
   /** Exclusive lock naming the process that has the journal open. */
   lock: string;
+  /** Written and removed by `probe()` to see whether the disk takes writes again. */
+  probe: string;
 }
 
 /** Resolves a journal's file names; refuses names that could escape `dir`. */
@@ -366,6 +378,7 @@ export function journalPaths(dir: string, name: string): JournalPaths {
     file: join(dir, `${name}.jsonl`),
     tmp: join(dir, `${name}.jsonl.tmp`),
     lock: join(dir, `${name}.lock`),
+    probe: join(dir, `${name}.space-probe`),
   };
 }
 
@@ -384,6 +397,9 @@ type JournalOperation = (
 };
 
 type AppendOperation = Extract<JournalOperation, { kind: 'append' }>;
+
+/** What `probe()` writes: room for a few batches of ordinary appends, so writes do not fail again at once. */
+const PROBE_BYTES = 1024 * 1024;
 
 /**
  * Cap on one batch, so a burst of appends does not build one huge string; a batch this size already

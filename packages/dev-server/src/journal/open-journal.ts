@@ -180,6 +180,7 @@ export async function openMemoryJournal<R>(): Promise<OpenedJournal<R>> {
       stats.compactions += 1;
       stats.recordsInFile = snapshot.length;
     },
+    async probe() {},
     stats: () => ({ ...stats }),
     async close() {
       closed = true;

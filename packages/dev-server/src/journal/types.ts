@@ -73,6 +73,11 @@ export interface Journal<R> {
    * encoded at once, so changing the array or its objects afterwards changes nothing.
    */
   compact(snapshot: readonly R[]): Promise<void>;
+  /**
+   * Resolves once the disk takes writes again: a probe file beside the journal is written, synced and
+   * removed. For a caller that stopped after a failed append (a full disk), before it reopens and goes on.
+   */
+  probe(): Promise<void>;
   /** A copy of the counters. */
   stats(): JournalStats;
   /** Waits for pending appends, closes the file and releases the lock. Safe to call twice. */

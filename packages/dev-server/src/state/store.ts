@@ -1,4 +1,5 @@
 import { JOURNAL_VERSION, openJournal, openMemoryJournal, type Journal, type JournalRecovery } from '../journal';
+import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { DevRecord, LogRecord, MessageRecord, StatsBucket } from './records';
 import { reduce } from './reduce';
@@ -20,6 +21,14 @@ export interface Store {
    * state saw.
    */
   transaction<T>(work: () => T): T;
+  /**
+   * `refusing` after a write to the journal failed (a full disk): every change is refused, unapplied,
+   * and the state is reloaded from what the journal holds, so nothing refused is shown; until the disk
+   * takes writes again (a probe is written and synced every `retryMs`).
+   */
+  status(): 'accepting' | 'refusing' | 'closed';
+  /** Resolves `true` once changes are accepted (at once unless refusing), `false` if the store closes first. */
+  writable(): Promise<boolean>;
   /** Compacts the journal to a snapshot and closes it. */
   close(): Promise<void>;
 }
@@ -34,6 +43,12 @@ export interface OpenStoreOptions {
   repairJournal?: boolean;
   /** Told what opening the journal had to drop or skip, when it did. */
   onRecovered?: (recovery: JournalRecovery) => void;
+  /** Told, synchronously, when a write fails and changes start being refused (with the refusal requests get, and the failure). */
+  onRefusing?: (refusal: ServiceError, cause: unknown) => void;
+  /** Told when reloading the journal after a failed write failed (it is tried again). */
+  onReloadError?: (error: unknown) => void;
+  /** How often a refusing store tries again to reload, then to write. Default 1 s. */
+  retryMs?: number;
 }
 
 /**
@@ -54,32 +69,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const expiry = (): Expiry => ({ now: options.now(), dlqRetentionMs: options.dlqRetentionMs });
   const isPending = (id: string) => state.messages.has(id);
   const snapshot = () => snapshotRecords(state, expiry()).map((record) => encodeRecord(record, isPending));
-  const journalOptions = { compactAfterBytes: COMPACT_AFTER_BYTES, snapshot, onCompactionError: options.onCompactionError };
-  const opened =
-    options.dataDir === undefined
-      ? await openMemoryJournal<EncodedRecord>()
-      : await openJournal<EncodedRecord>({
-          dir: options.dataDir,
-          name: 'mailroom',
-          skipDamaged: options.repairJournal === true,
-          isRecord: isEncodedRecord,
-          ...journalOptions,
-        });
-  const { recovery } = opened;
-  if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
-  const journal: Journal<EncodedRecord> = opened.journal;
   const inMemory = options.dataDir === undefined;
-  const pendingMessage = (id: string) => state.messages.get(id)?.record;
-  try {
-    for (const encoded of opened.records) reduce(state, decodeRecord(encoded, pendingMessage));
-    // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
-    // then refuses it by its header (naming both versions) instead of misreading records it never knew.
-    if (opened.formatVersion < JOURNAL_VERSION) await journal.compact(snapshot());
-  } catch (error) {
-    // Whatever a replay meets, the lock must not outlive this failed start.
-    await journal.close();
-    throw error;
-  }
+  let journal = await replayJournal(state, options, snapshot, true);
   let closed = false;
   let lastPrune = options.now();
   const apply = (record: DevRecord) => {
@@ -89,13 +80,63 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       lastPrune = options.now();
     }
   };
+  // Set when a write failed: every change is refused (and not applied) until the disk takes writes again.
+  let refusal: ServiceError | undefined;
+  let reloading: Promise<void> | undefined;
+  let writableAgain: Promise<boolean> = Promise.resolve(true);
+  const pause = () => new Promise((resolve) => setTimeout(resolve, options.retryMs ?? 1000).unref());
+  const reload = async () => {
+    await journal.close();
+    // Emptied in place: every part of the service reads `store.state` when it needs it, and none keeps a piece.
+    Object.assign(state, createEmptyState());
+    journal = await replayJournal(state, options, snapshot, false);
+  };
+  const recover = async (): Promise<boolean> => {
+    while (!closed) {
+      reloading = reload();
+      try {
+        await reloading;
+        break;
+      } catch (error) {
+        options.onReloadError?.(error);
+        await pause();
+      }
+    }
+    while (!closed) {
+      try {
+        await journal.probe();
+        refusal = undefined;
+        return true;
+      } catch {
+        await pause();
+      }
+    }
+    return false;
+  };
+  const refuse = (error: unknown): Promise<never> => {
+    // The in-memory journal fails only once closed, and a closed store has nothing to recover.
+    if (inMemory || closed) throw error;
+    if (!refusal) {
+      refusal = storageRefusal(error);
+      options.onRefusing?.(refusal, error);
+      writableAgain = recover();
+    }
+    const answer = refusal;
+    // Answered once the state no longer shows what was refused (or that reload failed: it is retried).
+    return (reloading ?? Promise.resolve()).then(
+      () => Promise.reject(answer),
+      () => Promise.reject(answer),
+    );
+  };
   // The in-memory journal keeps nothing: encoding for it would be work for nothing.
-  const append = (record: DevRecord) => journal.append(inMemory ? (record as unknown as EncodedRecord) : encodeRecord(record));
+  const append = (record: DevRecord) =>
+    journal.append(inMemory ? (record as unknown as EncodedRecord) : encodeRecord(record)).catch(refuse);
   // The open transaction: its records so far, and the promise each of its commits answers.
   let open: { records: DevRecord[]; durable: Promise<void> } | undefined;
   return {
     state,
     commit(record) {
+      if (refusal) return Promise.reject(refusal);
       apply(record);
       if (!open) return append(record);
       open.records.push(record);
@@ -115,17 +156,56 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         written(records.length === 0 ? Promise.resolve() : append(records.length === 1 ? records[0]! : { type: 'batch', records }));
       }
     },
+    status: () => (closed ? 'closed' : refusal ? 'refusing' : 'accepting'),
+    writable: () => writableAgain,
     async close() {
       if (closed) return;
       closed = true;
+      // A reload under way opens the journal again: that one is the one to close.
+      await reloading?.catch(() => undefined);
       try {
         // A snapshot for the in-memory journal would be built and dropped: nothing reads it again.
-        if (!inMemory) await journal.compact(snapshot());
+        // One refused since the last reload has nothing new to keep, and no room to write it.
+        if (!inMemory && !refusal) await journal.compact(snapshot());
       } finally {
         await journal.close();
       }
     },
   };
+}
+
+/** Opens the journal and replays it into `state` (empty); on the first open, a file of an older format is rewritten. */
+async function replayJournal(
+  state: DevState,
+  options: OpenStoreOptions,
+  snapshot: () => EncodedRecord[],
+  firstOpen: boolean,
+): Promise<Journal<EncodedRecord>> {
+  const journalOptions = { compactAfterBytes: COMPACT_AFTER_BYTES, snapshot, onCompactionError: options.onCompactionError };
+  const opened =
+    options.dataDir === undefined
+      ? await openMemoryJournal<EncodedRecord>()
+      : await openJournal<EncodedRecord>({
+          dir: options.dataDir,
+          name: 'mailroom',
+          skipDamaged: options.repairJournal === true,
+          isRecord: isEncodedRecord,
+          ...journalOptions,
+        });
+  const { recovery, journal } = opened;
+  if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
+  const pendingMessage = (id: string) => state.messages.get(id)?.record;
+  try {
+    for (const encoded of opened.records) reduce(state, decodeRecord(encoded, pendingMessage));
+    // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
+    // then refuses it by its header (naming both versions) instead of misreading records it never knew.
+    if (firstOpen && opened.formatVersion < JOURNAL_VERSION) await journal.compact(snapshot());
+  } catch (error) {
+    // Whatever a replay meets, the lock must not outlive this failed start.
+    await journal.close();
+    throw error;
+  }
+  return journal;
 }
 
 /** Messages whose log entries share one `logs.restored` record of a snapshot. */

@@ -61,15 +61,42 @@ export interface CliProcess {
   /** Resolves with the signal or exit code once the process is gone. */
   exited: Promise<NodeJS.Signals | number | null>;
   stderr: () => string;
+  /** Everything it printed so far (its JSON log after the banner). */
+  stdout: () => string;
 }
 
-/** Starts `mailroom dev --port 0 --data-dir <dir> --log json` (later `extraArgs` win) and waits for its banner. */
-export function startCli(cliPath: string, dataDir: string, timeoutMs = 20_000, extraArgs: readonly string[] = []): Promise<CliProcess> {
+/**
+ * Starts `mailroom dev --port 0 --data-dir <dir> --log json` (later `extraArgs` win) and waits for its
+ * banner. `launcher`: a command that ends by running (exec) the arguments it is given, e.g. in a mount namespace.
+ */
+export function startCli(
+  cliPath: string,
+  dataDir: string,
+  timeoutMs = 20_000,
+  extraArgs: readonly string[] = [],
+  launcher: readonly string[] = [],
+): Promise<CliProcess> {
   // The command line sets the prefix; a MAILROOM_* variable in the developer's shell must not change it.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MAILROOM_')));
+  const [command, ...launcherArgs] = [...launcher, process.execPath];
   const child = spawn(
-    process.execPath,
-    [cliPath, 'dev', '--port', '0', '--data-dir', dataDir, '--header-prefix', 'Service', '--plan', 'paid', '--log', 'json', ...extraArgs],
+    command!,
+    [
+      ...launcherArgs,
+      cliPath,
+      'dev',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--header-prefix',
+      'Service',
+      '--plan',
+      'paid',
+      '--log',
+      'json',
+      ...extraArgs,
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env,
@@ -77,6 +104,7 @@ export function startCli(cliPath: string, dataDir: string, timeoutMs = 20_000, e
   );
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
   let stderr = '';
+  let stdout = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const printed = new Map<string, string>();
   let recovered: number | undefined;
@@ -92,6 +120,7 @@ export function startCli(cliPath: string, dataDir: string, timeoutMs = 20_000, e
     });
     // Read to the end, always: a child blocked on a full stdout pipe would stall its deliveries.
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
       if (printed.has('MAILROOM_HEADER_PREFIX')) return;
       const lines = (pending + chunk).split('\n');
       pending = lines.pop() ?? '';
@@ -114,6 +143,7 @@ export function startCli(cliPath: string, dataDir: string, timeoutMs = 20_000, e
         recovered: recovered ?? -1,
         exited,
         stderr: () => stderr,
+        stdout: () => stdout,
       });
     });
   });

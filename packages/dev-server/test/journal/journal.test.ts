@@ -1,4 +1,4 @@
-import { appendFile, open as openFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open as openFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitUntil } from '../helpers/wait';
@@ -473,5 +473,24 @@ describe('close', () => {
     const { journal } = await open();
     await journal.close();
     expect(await readdir(tempDir())).toEqual(['journal.jsonl']);
+  });
+});
+
+describe('probe', () => {
+  it('writes and syncs a file beside the journal and removes it, leaving the journal as it was', async () => {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    await journal.probe();
+    expect((await readdir(tempDir())).sort()).toEqual(['journal.jsonl', 'journal.lock']);
+    await journal.append({ id: 2 });
+    const { records } = await reopen(journal);
+    expect(records).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  it('rejects when the probe cannot be written', async () => {
+    const { journal } = await open();
+    // A directory where the probe file goes: opening it for writing fails, as a full disk's write would.
+    await mkdir(join(tempDir(), 'journal.space-probe'));
+    await expect(journal.probe()).rejects.toThrow(/EISDIR/);
   });
 });
