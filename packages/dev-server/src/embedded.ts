@@ -8,7 +8,13 @@ import { createRequestGuard } from './http/console';
 import { createHttpServer } from './http/node-server';
 import { allRoutes } from './http/routes';
 import { type Answering, answerRequest, replyBody, replyHeaders, type ServiceRequest } from './http/router';
-import { createRequestSender, headerValuesOf, type OutgoingRequest, type RequestSender } from './engine/delivery-request';
+import {
+  createRequestSender,
+  headerValuesOf,
+  type OutgoingRequest,
+  type RequestResult,
+  type RequestSender,
+} from './engine/delivery-request';
 import type { Faults } from './engine/faults';
 import type { TimerClock } from './engine/timers';
 import { closeService, createService, startService, secretValues } from './service';
@@ -17,7 +23,7 @@ import { openStore } from './state/store';
 import type { MessageKind } from './state/records';
 
 export type { TimerClock } from './engine/timers';
-export type { OutgoingRequest } from './engine/delivery-request';
+export type { OutgoingRequest, RequestResult } from './engine/delivery-request';
 export type { DevServerEvent, DevServerEventListener } from './events';
 export type { DevCredentials } from './credentials';
 export type { PlanName } from './settings';
@@ -36,6 +42,8 @@ export interface EmbeddedServiceOptions {
    * is a failed attempt with its message (no answer, as after a timeout).
    */
   deliver: (request: OutgoingRequest) => Promise<InProcessAnswer> | undefined;
+  /** Told of every attempt's request, in-process or over the network, and what came back. */
+  onAttempt?: (request: OutgoingRequest, result: RequestResult) => void;
   /** The time a delivery to `url` is signed at. Default: `now`. */
   signingNow?: (url: string) => number;
   /** Signing keys to use instead of fresh ones (an app that reads its keys when its modules load). */
@@ -124,7 +132,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
     config,
     engine: {
       clock: options.clock,
-      sender: inProcessSender(options.deliver),
+      sender: inProcessSender(options.deliver, options.onAttempt),
       ...(options.signingNow ? { signingNow: options.signingNow } : {}),
     },
   });
@@ -203,25 +211,31 @@ async function listen(answering: Answering, events: ReturnType<typeof createEven
   return server;
 }
 
-/** Attempts go to `deliver`, and to the network (undici) where it declines them. */
-function inProcessSender(deliver: EmbeddedServiceOptions['deliver']): RequestSender {
+/** Attempts go to `deliver`, and to the network (undici) where it declines them; each is told to `onAttempt`. */
+function inProcessSender(deliver: EmbeddedServiceOptions['deliver'], onAttempt: EmbeddedServiceOptions['onAttempt']): RequestSender {
   const network = createRequestSender();
+  const send = async (request: OutgoingRequest): Promise<RequestResult> => {
+    const answering = deliver(request);
+    if (!answering) return network.send(request);
+    try {
+      const answer = await answering;
+      return {
+        ok: true,
+        status: answer.status,
+        headers: headerValuesOf(answer.headers),
+        body: answer.body,
+        bytesReceived: answer.body.length,
+      };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message : String(error), aborted: false };
+    }
+  };
   return {
     async send(request) {
-      const answering = deliver(request);
-      if (!answering) return network.send(request);
-      try {
-        const answer = await answering;
-        return {
-          ok: true,
-          status: answer.status,
-          headers: headerValuesOf(answer.headers),
-          body: answer.body,
-          bytesReceived: answer.body.length,
-        };
-      } catch (error) {
-        return { ok: false, error: error instanceof Error ? error.message : String(error), aborted: false };
-      }
+      const result = await send(request);
+      // A stopped attempt (the service closing) is no attempt: it is made again after a restart.
+      if (!(!result.ok && result.aborted)) onAttempt?.(request, result);
+      return result;
     },
     abortAll: () => network.abortAll(),
     close: () => network.close(),

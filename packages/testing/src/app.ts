@@ -11,17 +11,29 @@ import type { InProcessAnswer, OutgoingRequest } from '@mailroom/dev-server/embe
 
 /** A Node request listener: an Express app, `http.createServer`'s callback, a Connect app. */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
-/** A fetch handler: a Next route handler, a Workers `fetch`, a Hono app's `fetch`. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+/**
+ * A fetch handler: a Next route handler `(request, context)`, a Workers `fetch(request, env, ctx)`, a
+ * Hono app's `fetch`. Called with the request only.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a handler's own further parameters (Next's context, a Worker's env) are its business.
+export type FetchHandler = (request: Request, ...rest: any[]) => Response | Promise<Response>;
+
+/** Next App Router route handlers by method, as a `route.ts` module exports them. */
+export type RouteModule = Partial<Record<'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS', FetchHandler>>;
 
 /**
  * The app under test. Deliveries to URLs under `appUrl` reach it in-process; a string is the base URL
- * of an app already listening, reached over the network.
+ * of an app already listening, reached over the network. A bare function is a Node listener when it
+ * is an Express or Connect app or takes `(req, res)` synchronously, a fetch handler when it takes one
+ * parameter; otherwise say which with `{ fetch }` or `{ listener }`. `{ routes }` serves several route
+ * handlers (Next's App Router) by path.
  */
 export type TestApp =
   | NodeListener
   | FetchHandler
   | { fetch: FetchHandler }
+  | { listener: NodeListener }
+  | { routes: Readonly<Record<string, FetchHandler | RouteModule>> }
   | { inject: (...args: never[]) => unknown }
   | { getHttpAdapter(): { getInstance(): unknown } }
   | string;
@@ -61,7 +73,12 @@ export async function inProcessDelivery(app: TestApp): Promise<InProcessDelivery
 type Reach = (request: OutgoingRequest, url: URL, headers: Record<string, string>) => Promise<InProcessAnswer>;
 
 async function reachOf(app: Exclude<TestApp, string>): Promise<Reach> {
-  if (typeof app === 'function') return app.length >= 2 ? byInjection(listenerInjector(app as NodeListener)) : byFetch(app as FetchHandler);
+  if (typeof app === 'function') {
+    return kindOfFunction(app) === 'listener' ? byInjection(listenerInjector(app as NodeListener)) : byFetch(app as FetchHandler);
+  }
+  if (hasFunction(app, 'listener')) return byInjection(listenerInjector((app as { listener: NodeListener }).listener));
+  // `{ routes }` as a test writes it: a plain object (a Hono app has `routes` too, and a `fetch`).
+  if (Object.getPrototypeOf(app) === Object.prototype && 'routes' in app && !hasFunction(app, 'fetch')) return byRoutes(app.routes);
   if (hasFunction(app, 'getHttpAdapter')) {
     // A Nest application: initialised once (idempotent), then its Express or Fastify instance.
     if (hasFunction(app, 'init')) await (app as unknown as { init(): Promise<unknown> }).init();
@@ -80,12 +97,56 @@ async function reachOf(app: Exclude<TestApp, string>): Promise<Reach> {
   }
   throw new ValidationError(
     'app',
-    'expected an Express app or Node request listener, a Fastify instance, a fetch handler or Hono app, a Nest application, or a base URL',
+    'expected an Express app or Node request listener, a Fastify instance, a fetch handler or Hono app, { fetch }, { listener }, { routes }, a Nest application, or a base URL',
   );
 }
 
+/**
+ * A bare function's kind, where its shape tells: Express and Connect apps are listeners (they take
+ * `(req, res, next)`), as is a plain synchronous `(req, res)`; one parameter is a fetch handler. An
+ * async function of two or more (a Next route handler's `(request, context)`, or an async listener),
+ * or a synchronous one of three (a Worker's `fetch(request, env, ctx)`, or middleware), could be
+ * either: handing it the wrong kind of request would crash the test, so the test says which.
+ */
+function kindOfFunction(app: (...args: never[]) => unknown): 'listener' | 'fetch' {
+  if (hasFunction(app, 'use') && hasFunction(app, 'handle')) return 'listener';
+  if (app.length <= 1) return 'fetch';
+  if (app.length === 2 && app.constructor.name !== 'AsyncFunction') return 'listener';
+  throw new ValidationError(
+    'app',
+    `cannot tell whether ${app.name || 'this function'} (${app.length} parameters${app.constructor.name === 'AsyncFunction' ? ', async' : ''}) takes a Web Request or Node's (req, res): pass { fetch: handler } for a fetch handler (a Next route handler, a Worker's fetch), or { listener: handler } for a Node request listener`,
+  );
+}
+
+/** Route handlers by path (exact, or a prefix ending in `/*`), each a handler or a module of handlers by method. */
+function byRoutes(routes: Readonly<Record<string, FetchHandler | RouteModule>>): Reach {
+  if (routes === null || typeof routes !== 'object')
+    throw new ValidationError('routes', 'expected { "/api/path": handler or route module }');
+  const table = Object.entries(routes).map(([path, handler]) => {
+    if (!path.startsWith('/')) throw new ValidationError('routes', `route paths start with "/": got ${JSON.stringify(path)}`);
+    if (typeof handler !== 'function' && (handler === null || typeof handler !== 'object')) {
+      throw new ValidationError('routes', `the route ${path} needs a fetch handler or a module of handlers by method (POST, GET, ...)`);
+    }
+    return { path: path.replace(/\/\*$/, '/'), prefix: path.endsWith('/*'), handler };
+  });
+  const fetch = async (request: Request): Promise<Response> => {
+    const { pathname } = new URL(request.url);
+    const route = table.find((entry) => (entry.prefix ? pathname.startsWith(entry.path) : pathname === entry.path));
+    if (!route) return new Response(`no route for ${pathname} in the test service's routes`, { status: 404 });
+    const handler = typeof route.handler === 'function' ? route.handler : route.handler[request.method as keyof RouteModule];
+    if (!handler) return new Response(`${pathname} exports no ${request.method} handler`, { status: 405 });
+    // Next passes a context with the dynamic segments' params; a test service knows no segments.
+    return handler(request, { params: Promise.resolve({}) });
+  };
+  return byFetch(fetch);
+}
+
 function hasFunction(value: unknown, name: string): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[name] === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as Record<string, unknown>)[name] === 'function'
+  );
 }
 
 /**

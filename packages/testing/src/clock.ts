@@ -1,4 +1,4 @@
-import { ConfigError, MailroomError } from '@mailroom/core';
+import { ConfigError, MailroomError, ValidationError } from '@mailroom/core';
 import type { TimerClock } from '@mailroom/dev-server/embedded';
 
 // The test's clock. Virtual by default: the service's time stands still until the test advances it,
@@ -87,7 +87,7 @@ export interface Quiescence {
  * app's own I/O, so this turns the event loop rather than only draining microtasks. Gives up after
  * `timeoutMs` of real time with what was still running.
  */
-export async function settle(quiet: Quiescence, timeoutMs: number): Promise<void> {
+async function settle(quiet: Quiescence, timeoutMs: number): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
   // Twice in a row: a turn can end just before a due batch schedules its next step.
   let quietTurns = 0;
@@ -102,4 +102,49 @@ export async function settle(quiet: Quiescence, timeoutMs: number): Promise<void
       );
     }
   }
+}
+
+/** Moves a clock the way a test asks, each instant run to completion before the next. */
+export interface ClockDriver {
+  /** Waits until everything due at the current instant has run. */
+  settle(): Promise<void>;
+  /** Runs everything due within `ms`, in time order, then stops at exactly `ms` later. */
+  advance(ms: number): Promise<void>;
+  /** Runs until nothing is due; throws after `maxSteps` instants. */
+  runUntilIdle(maxSteps: number): Promise<void>;
+}
+
+export function createClockDriver(clock: TestClock, quiet: Quiescence, settleTimeoutMs: number): ClockDriver {
+  const wait = () => settle(quiet, settleTimeoutMs);
+  return {
+    settle: wait,
+    async advance(ms) {
+      const target = clock.now() + ms;
+      await wait();
+      for (let at = clock.alarmAt(); at !== undefined && at <= target; at = clock.alarmAt()) {
+        clock.moveTo(at);
+        await wait();
+      }
+      clock.moveTo(target);
+      await wait();
+    },
+    async runUntilIdle(maxSteps) {
+      if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
+        throw new ValidationError('maxSteps', `expected a whole number >= 1, got ${maxSteps}`);
+      if (!clock.virtual) clock.moveTo(0);
+      await wait();
+      for (let steps = 0; ; steps++) {
+        const at = clock.alarmAt();
+        if (at === undefined) return;
+        if (steps >= maxSteps) {
+          throw new MailroomError(
+            'TEST_SERVICE_NEVER_IDLE',
+            `runUntilIdle() ran ${maxSteps} instants and something is still due (at ${new Date(at).toISOString()}): a schedule fires forever, or a message keeps being retried. Use advance(duration) with schedules, or raise maxSteps`,
+          );
+        }
+        clock.moveTo(at);
+        await wait();
+      }
+    },
+  };
 }

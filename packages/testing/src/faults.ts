@@ -49,25 +49,35 @@ export interface Faults {
   clear(): void;
 }
 
-/** Turns the test's faults into the service's own rules (the same as `mailroom dev --fault`). */
-export function faultsOver(rules: EmbeddedFaults): Faults {
+/**
+ * Turns the test's faults into the service's own rules (the same as `mailroom dev --fault`). `open`
+ * throws once the service is closed: setting a fault then is a mistake the test hears about, while
+ * removing one (an `afterEach` after `close()`) has nothing left to do.
+ */
+export function faultsOver(rules: EmbeddedFaults, open: (what: string) => void): Faults {
   const add = (input: FaultInput): Fault => {
+    open(`faults.${input.kind}()`);
     let id: string;
     try {
       id = rules.set(input).fault.id;
     } catch (error) {
-      // The service's rules say what is wrong; a test gets it as core's input error.
-      throw new ValidationError('fault', error instanceof Error ? error.message : String(error));
+      // A 400 from the service's rules is about the input; anything else is no input error.
+      if (error instanceof Error && (error as { status?: unknown }).status === 400) throw new ValidationError('fault', error.message);
+      throw error;
     }
+    let removed = false;
     return {
       get count() {
         return rules.list().find((fault) => fault.id === id)?.count ?? countWhenRemoved.get(id) ?? 0;
       },
       remove() {
+        if (removed) return;
+        removed = true;
         const fault = rules.list().find((candidate) => candidate.id === id);
         if (!fault) return;
         countWhenRemoved.set(id, fault.count);
-        void rules.remove(id);
+        // In memory, so only a closed service refuses: nothing is left to remove then.
+        rules.remove(id).catch(() => {});
       },
     };
   };
@@ -97,7 +107,7 @@ export function faultsOver(rules: EmbeddedFaults): Faults {
     },
     clear() {
       for (const fault of rules.list()) countWhenRemoved.set(fault.id, fault.count);
-      void rules.clear();
+      rules.clear().catch(() => {});
     },
   };
 }

@@ -2,7 +2,8 @@
 // callbacks, the DLQ, queues, flow control, schedules, workflows), on a clock the test moves, with
 // deliveries made to the app under test in-process and faults on demand.
 
-export { createTestService, type Attempt, type TestService } from './test-service';
+export { createTestService, type TestService } from './test-service';
+export type { Attempt } from './recording';
 export type { TestServiceOptions } from './settings';
-export type { FetchHandler, NodeListener, TestApp } from './app';
+export type { FetchHandler, NodeListener, RouteModule, TestApp } from './app';
 export type { Fault, FaultScope, FaultTarget, Faults } from './faults';

@@ -5,7 +5,6 @@ import {
   type DestinationDefinition,
   type DlqMessage,
   type Duration,
-  MailroomError,
   type MessagingClient,
   type Schedule,
   ValidationError,
@@ -13,37 +12,18 @@ import {
   type WorkflowRun,
 } from '@mailroom/core';
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
-import { type EmbeddedService, type MessageKind, startEmbeddedService } from '@mailroom/dev-server/embedded';
+import { type EmbeddedService, startEmbeddedService } from '@mailroom/dev-server/embedded';
 import { type InProcessDelivery, inProcessDelivery } from './app';
-import { realClock, settle, type TestClock, virtualClock } from './clock';
+import { createClockDriver, realClock, type TestClock, virtualClock } from './clock';
 import { faultsOver, type Faults } from './faults';
+import { type Attempt, createRecording } from './recording';
 import { resolveSettings, type Settings, type TestServiceOptions } from './settings';
-
-/** One attempt delivered to the app (or, for a URL not under `appUrl`, over the network), with its answer. */
-export interface Attempt<B = unknown> {
-  messageId: string;
-  /** `message`, or the `callback` / `failure-callback` of another message. */
-  kind: MessageKind;
-  url: string;
-  method: string;
-  headers: Readonly<Record<string, string>>;
-  /** The body as JSON when it is JSON, else its text. */
-  body: B;
-  /** How many times this message was tried before. */
-  retried: number;
-  /** The service's (virtual) time of the attempt, in ms since the epoch. */
-  at: number;
-  /** What the app answered; `undefined` when it did not (an error, or a lost answer). */
-  status: number | undefined;
-  /** Set when a fault changed this attempt. */
-  fault?: 'duplicate' | 'loseAnswer';
-}
 
 /** The service in the test. */
 export interface TestService {
   /** A messaging client bound to the service (in-process: no port). */
   readonly client: MessagingClient;
-  /** `MAILROOM_*` (and `QSTASH_*`) settings for the code under test; the URLs only when listening. */
+  /** `MAILROOM_*` (and `QSTASH_*`) settings for the code under test; `MAILROOM_URL` only when listening (the default). */
   readonly env: Readonly<Record<string, string>>;
   /** The service's base URL when listening. */
   readonly url: string | undefined;
@@ -54,12 +34,12 @@ export interface TestService {
   /** Runs until nothing more is due; stops with an error after `maxSteps` instants (a schedule never ends). */
   runUntilIdle(options?: { maxSteps?: number }): Promise<void>;
   readonly faults: Faults;
-  /** Every attempt so far, oldest first; to one destination, URL or path. */
+  /** Every attempt so far, in-process or over the network, whatever its outcome, oldest first; to one destination, URL or path. */
   attempts(to?: DestinationDefinition | string): Attempt[];
   /** The attempts the app answered with 2xx, typed by the destination. */
   deliveries<D extends DestinationDefinition>(to: D): Attempt<BodyOf<D>>[];
   deliveries(to?: string): Attempt[];
-  /** Callbacks and failure callbacks delivered so far. */
+  /** Callbacks and failure callbacks delivered (answered 2xx) so far. */
   callbacks(): Attempt[];
   dlq(): Promise<DlqMessage[]>;
   schedules(): Promise<Schedule[]>;
@@ -77,31 +57,10 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
   const settings = resolveSettings(options);
   const clock: TestClock = settings.virtual ? virtualClock(settings.startAt) : realClock();
   let deliverToApp: InProcessDelivery | undefined;
-  const appOrigin = new URL(settings.appUrl).origin;
-  const names = headerNames(settings.headerPrefix);
-  const attempts: Attempt[] = [];
+  const underAppUrl = appUrlMatcher(settings.appUrl);
   let embedded: EmbeddedService | undefined;
+  const recording = createRecording(headerNames(settings.headerPrefix), (id) => embedded?.messageKind(id), clock.now);
   let sends = 0;
-
-  const record = (
-    request: { url: string; method: string; headers: Record<string, string>; body: Buffer },
-    status: number | undefined,
-    fault?: Attempt['fault'],
-  ) => {
-    const messageId = request.headers[names.messageId] ?? '';
-    attempts.push({
-      messageId,
-      kind: embedded?.messageKind(messageId) ?? 'message',
-      url: request.url,
-      method: request.method,
-      headers: request.headers,
-      body: bodyOf(request.body),
-      retried: Number(request.headers[names.retried] ?? 0),
-      at: clock.now(),
-      status,
-      ...(fault ? { fault } : {}),
-    });
-  };
 
   embedded = await startEmbeddedService({
     now: clock.now,
@@ -114,25 +73,25 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     listen: settings.listen,
     ...(settings.signingKeys ? { signingKeys: settings.signingKeys } : {}),
     deliver(request) {
-      if (!deliverToApp || new URL(request.url).origin !== appOrigin) return undefined;
+      if (!deliverToApp || !underAppUrl(request.url)) return undefined;
+      const deliver = deliverToApp;
       return (async () => {
         sends++;
         try {
-          const answer = await deliverToApp(request);
-          if (request.fault === 'lose-answer') {
-            record(request, undefined, 'loseAnswer');
-            return answer;
-          }
-          record(request, answer.status, request.fault === 'duplicate' ? 'duplicate' : undefined);
-          return answer;
+          return await deliver(request);
         } finally {
           sends--;
         }
       })();
     },
+    onAttempt: (request, result) => recording.record(request, result),
   });
   const service = embedded;
-  const faults = faultsOver(service.faults);
+  let closed = false;
+  const open = (what: string): void => {
+    if (closed) throw new ConfigError('service', undefined, `${what} after close(): create a new test service`);
+  };
+  const faults = faultsOver(service.faults, open);
   try {
     const app = options.createApp ? await options.createApp(environment(service, settings)) : options.app!;
     deliverToApp = await inProcessDelivery(app);
@@ -140,10 +99,14 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     await service.close();
     throw error;
   }
-  const quiet = {
-    settled: () => sends === 0 && service.settled(),
-    describeBusy: () => (sends > 0 ? `${sends} delivery(ies) the app has not answered` : 'the service to finish its work'),
-  };
+  const driver = createClockDriver(
+    clock,
+    {
+      settled: () => sends === 0 && service.settled(),
+      describeBusy: () => (sends > 0 ? `${sends} delivery(ies) the app has not answered` : 'the service to finish its work'),
+    },
+    settings.settleTimeoutMs,
+  );
   const inspector = createMessagingClient({
     baseUrl: 'http://mailroom.test',
     token: service.credentials.token,
@@ -159,20 +122,10 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     appUrl: settings.appUrl,
     env: {},
     transport: inProcessTransport(service),
+    // The client's own waits between retries pass on the service's clock: a virtual one moves on by them.
+    now: clock.now,
+    ...(clock.virtual ? { sleep: (ms: number) => driver.advance(Math.ceil(ms)) } : {}),
   });
-  const wait = () => settle(quiet, settings.settleTimeoutMs);
-
-  const filtered = (to: DestinationDefinition | string | undefined): Attempt[] => {
-    if (to === undefined) return [...attempts];
-    const path = typeof to === 'string' ? to : to?.path;
-    if (typeof path !== 'string') throw new ValidationError('to', 'expected a destination made by defineDestination, a URL or a path');
-    return attempts.filter((attempt) => attempt.url === path || new URL(attempt.url).pathname === path);
-  };
-
-  let closed = false;
-  const open = (what: string): void => {
-    if (closed) throw new ConfigError('service', undefined, `${what} after close(): create a new test service`);
-  };
 
   return {
     client,
@@ -183,42 +136,16 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     now: () => clock.now(),
     async advance(duration) {
       open('advance()');
-      const target = clock.now() + parseDuration('duration', duration) * 1000;
-      await wait();
-      for (let at = clock.alarmAt(); at !== undefined && at <= target; at = clock.alarmAt()) {
-        clock.moveTo(at);
-        await wait();
-      }
-      clock.moveTo(target);
-      await wait();
+      await driver.advance(parseDuration('duration', duration) * 1000);
     },
     async runUntilIdle(runOptions = {}) {
       open('runUntilIdle()');
-      const maxSteps = runOptions.maxSteps ?? 10_000;
-      if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
-        throw new ValidationError('maxSteps', `expected a whole number >= 1, got ${maxSteps}`);
-      if (!clock.virtual) clock.moveTo(0);
-      await wait();
-      for (let steps = 0; ; steps++) {
-        const at = clock.alarmAt();
-        if (at === undefined) return;
-        if (steps >= maxSteps) {
-          throw new MailroomError(
-            'TEST_SERVICE_NEVER_IDLE',
-            `runUntilIdle() ran ${maxSteps} instants and something is still due (at ${new Date(at).toISOString()}): a schedule fires forever, or a message keeps being retried. Use advance(duration) with schedules, or raise maxSteps`,
-          );
-        }
-        clock.moveTo(at);
-        await wait();
-      }
+      await driver.runUntilIdle(runOptions.maxSteps ?? 10_000);
     },
     faults,
-    attempts: filtered,
-    deliveries: ((to?: DestinationDefinition | string) =>
-      filtered(to).filter(
-        (attempt) => attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300,
-      )) as TestService['deliveries'],
-    callbacks: () => attempts.filter((attempt) => attempt.kind !== 'message'),
+    attempts: recording.attempts,
+    deliveries: recording.deliveries as TestService['deliveries'],
+    callbacks: recording.callbacks,
     async dlq() {
       const entries: DlqMessage[] = [];
       for await (const entry of inspector.dlq.iterate()) entries.push(entry);
@@ -233,13 +160,23 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
     async notify(eventId, data) {
       open('notify()');
       await inspector.workflows.notify(eventId, data);
-      await wait();
+      await driver.settle();
     },
     async close() {
       if (closed) return;
       closed = true;
       await service.close();
     },
+  };
+}
+
+/** Whether a URL is under the app's base URL: the same origin, and its path at or below the base's path. */
+function appUrlMatcher(appUrl: string): (url: string) => boolean {
+  const base = new URL(appUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  return (url) => {
+    const target = new URL(url);
+    return target.origin === base.origin && (prefix === '' || target.pathname === prefix || target.pathname.startsWith(`${prefix}/`));
   };
 }
 
@@ -283,13 +220,4 @@ function inProcessTransport(service: EmbeddedService): HttpTransport {
       return { status: reply.status, statusText: '', headers: new Headers(reply.headers), text: reply.body };
     },
   };
-}
-
-function bodyOf(body: Buffer): unknown {
-  const text = body.toString('utf8');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -169,8 +169,13 @@ export function mapErrorResponse(
       return new NotFoundError(init);
     case 412:
       return new PlanLimitError(init);
-    case 429:
-      return new RateLimitError(init, parseRateLimit(response.headers, request.now ?? Date.now()));
+    case 429: {
+      const now = request.now ?? Date.now();
+      const rate = parseRateLimit(response.headers, now);
+      // Without rate-limit headers, `Retry-After` still says when to come back.
+      const after = rate.reset === undefined ? retryAfterMs(response.headers, now) : undefined;
+      return new RateLimitError(init, after === undefined ? rate : { ...rate, reset: new Date(now + after) });
+    }
     default:
       return new ApiError(init);
   }

@@ -148,9 +148,12 @@ export const QUIET_START: unique symbol = Symbol('mailroom.quietStart');
  */
 export function createReceiver(options: ReceiverOptions = {}): Receiver {
   const setup = resolveSetup(options);
-  // Said once at start-up as well as on every refused delivery: an app that boots without keys
-  // otherwise looks healthy until the service's retries run out.
-  if (setup.verify instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START]) reportMissingKeys(setup, setup.verify);
+  // With keys given in code (options or `env`), a missing one is said at start-up as well as on every
+  // refused delivery: an app that boots without keys otherwise looks healthy until the retries run out.
+  // From the process's environment they are read at the first request, which says it then.
+  const keysInCode = options.env !== undefined || options.currentSigningKey !== undefined || options.nextSigningKey !== undefined;
+  if (keysInCode && setup.verify instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START])
+    reportMissingKeys(setup, setup.verify);
   // Synchronous where every step is (see whenReady); the public `receive` always answers with a promise.
   const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(setup, input, schema);
   const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => toPromise(() => receiveNow(input, schema));
@@ -237,34 +240,80 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     errorResponse: (error, request) => reportAndMap(setup, error, request).response,
     handle: acknowledge.handle,
     fetch: acknowledge.fetch,
-    headerPrefix: setup.headerPrefix,
+    get headerPrefix() {
+      return setup.headerPrefix;
+    },
     maxBodyBytes: setup.maxBodyBytes,
   };
 }
 
+/**
+ * The receiver's settings. Those passed in code are checked now; what comes from the environment
+ * (keys, header prefix, issuer, public URL) is read at the first request, so a receiver made when its
+ * module loads works under a test service that sets the environment later, and under `next build`,
+ * which loads modules without it. An `env` option is read now: it is code's choice, not the process's.
+ */
 function resolveSetup(options: ReceiverOptions): ReceiverSetup {
   expectObject(options, 'options', 'an object of receiver options');
-  const env = options.env ?? processEnvironment();
   const maxBodyBytes = resolveBodyLimit(options.maxBodyBytes);
   const methods = (options.methods ?? ['POST']).map((method) => {
     if (typeof method !== 'string' || !/^[A-Z]+$/.test(method))
       throw new ValidationError('methods', `expected upper-case HTTP methods, got ${JSON.stringify(method)}`);
     return method;
   });
-  const publicUrlSetting = optionalSetting('publicUrl', options.publicUrl, env);
-  const publicUrl = publicUrlSetting === undefined ? undefined : checkBaseUrl('publicUrl', publicUrlSetting).replace(/\/+$/, '');
   if (options.allowAnyPath !== undefined && typeof options.allowAnyPath !== 'boolean') {
     throw new ValidationError('allowAnyPath', `expected true or false, got ${JSON.stringify(options.allowAnyPath)}`);
   }
+  const tracing = checkTracing(options.tracing, 'options.tracing');
+  let fromEnv = settingsFromEnvironment(options, options.env ?? {});
+  let read = options.env !== undefined;
+  const now = (): EnvironmentSettings => {
+    if (!read) {
+      fromEnv = settingsFromEnvironment(options, processEnvironment());
+      read = true;
+    }
+    return fromEnv;
+  };
+  return {
+    options,
+    maxBodyBytes,
+    methods,
+    tracing,
+    get headerPrefix() {
+      return now().headerPrefix;
+    },
+    get signedUrl() {
+      return now().signedUrl;
+    },
+    get checkSignedPath() {
+      return now().checkSignedPath;
+    },
+    get readDelivery() {
+      return now().readDelivery;
+    },
+    get verify() {
+      return now().verify;
+    },
+    get regional() {
+      return now().regional;
+    },
+    get nameRefusals() {
+      return now().nameRefusals;
+    },
+  };
+}
+
+type EnvironmentSettings = Omit<ReceiverSetup, 'options' | 'maxBodyBytes' | 'methods' | 'tracing'>;
+
+function settingsFromEnvironment(options: ReceiverOptions, env: ReceiverOptions['env'] & object): EnvironmentSettings {
+  const publicUrlSetting = optionalSetting('publicUrl', options.publicUrl, env);
+  const publicUrl = publicUrlSetting === undefined ? undefined : checkBaseUrl('publicUrl', publicUrlSetting).replace(/\/+$/, '');
   const headerPrefix = resolveHeaderPrefix(options.headerPrefix, env);
   // The issuer like every setting: the option, then MAILROOM_ISSUER, then the verifier's default.
   const issuer = optionalSetting('issuer', options.issuer, env);
   const keyOptions = issuer === undefined ? options : { ...options, issuer };
   return {
-    options,
     headerPrefix,
-    maxBodyBytes,
-    methods,
     signedUrl: publicUrl === undefined ? () => undefined : signedUrlOf(publicUrl),
     checkSignedPath: publicUrl === undefined && options.allowAnyPath !== true ? signedPathChecker() : undefined,
     readDelivery: deliveryHeaderReader(headerPrefix),
@@ -272,7 +321,6 @@ function resolveSetup(options: ReceiverOptions): ReceiverSetup {
     regional: regionalVerifiers(keyOptions, env),
     // Only where a person develops: NODE_ENV development or test, or dev mode. Elsewhere a prober learns nothing.
     nameRefusals: env.NODE_ENV === 'development' || env.NODE_ENV === 'test' || devServerUrl(options.dev, env) !== undefined,
-    tracing: checkTracing(options.tracing, 'options.tracing'),
   };
 }
 

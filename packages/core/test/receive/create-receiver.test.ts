@@ -517,6 +517,38 @@ describe('a receiver without signing keys', () => {
   });
 });
 
+describe('a receiver made when its module loads', () => {
+  it('reads its keys and header prefix from the process at the first request, not at creation (a test service, next build)', async () => {
+    const names = ['MAILROOM_CURRENT_SIGNING_KEY', 'MAILROOM_NEXT_SIGNING_KEY', 'MAILROOM_HEADER_PREFIX'] as const;
+    const saved = names.map((name) => process.env[name]);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      for (const name of names) delete process.env[name];
+      const receiver = createReceiver({ now: () => NOW, onError: () => {} });
+      const endpoint = receiver.destination(orders, () => {});
+      // Nothing said at creation: the keys may well arrive before the first delivery.
+      expect(warn).not.toHaveBeenCalled();
+      Object.assign(process.env, { MAILROOM_CURRENT_SIGNING_KEY: keys.currentSigningKey, MAILROOM_NEXT_SIGNING_KEY: keys.nextSigningKey });
+      process.env.MAILROOM_HEADER_PREFIX = 'Upstash';
+      const signed = await signRequest({ url, body: { id: 7 }, key: keys.currentSigningKey, now: () => NOW, headerPrefix: 'Upstash' });
+      const answer = await endpoint.handle({ method: 'POST', url: '/orders', headers: signed.headers, rawBody: signed.body });
+      expect(answer.status).toBe(200);
+      expect(receiver.headerPrefix).toBe('Upstash');
+    } finally {
+      names.forEach((name, index) => {
+        if (saved[index] === undefined) delete process.env[name];
+        else process.env[name] = saved[index];
+      });
+      warn.mockRestore();
+    }
+  });
+
+  it('still refuses at creation what code passed wrong', () => {
+    expect(() => createReceiver({ ...base, publicUrl: 'ftp://x' })).toThrow(ConfigError);
+    expect(() => createReceiver({ ...base, headerPrefix: 'no spaces allowed' })).toThrow(/header prefix/);
+  });
+});
+
 describe('the default onError', () => {
   it('logs a handler that gives up or asks for later as what it is, not as "handler failed"', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});

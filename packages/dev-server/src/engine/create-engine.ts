@@ -5,6 +5,7 @@ import { type AttemptSpan, type AttemptSpans, attemptRecord, classifyAttempt, re
 import {
   buildDeliveryRequest,
   createRequestSender,
+  type OutgoingRequest,
   type RequestResult,
   type RequestSender,
   workflowDeliveryBody,
@@ -78,7 +79,12 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   const signers = new Map<string, TokenSigner>();
   let signingUrl = '';
   const faults = deps.faults ?? { take: () => false, skewMs: () => 0 };
-  const signingNow = () => (deps.signingNow ? deps.signingNow(signingUrl) : config.now()) + faults.skewMs(signingUrl);
+  // The skew of the token signed last: an attempt signed under a skew-clock fault says so to whoever records it.
+  let skewedBy = 0;
+  const signingNow = () => {
+    skewedBy = faults.skewMs(signingUrl);
+    return (deps.signingNow ? deps.signingNow(signingUrl) : config.now()) + skewedBy;
+  };
   const signer = (): TokenSigner => {
     const key = store.state.signingKeys?.current ?? config.currentSigningKey;
     let sign = signers.get(key);
@@ -173,12 +179,13 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
         body,
       );
       if (deps.spans) traceAttempt(deps.spans, request, message, retried, sent, config.now());
-      const outgoing = {
+      const outgoing: OutgoingRequest = {
         url: request.url,
         method: request.method,
         headers: request.headers,
         body: request.body,
         timeoutMs: message.timeoutSeconds * 1000,
+        ...(skewedBy !== 0 ? { fault: 'skew-clock' as const } : {}),
       };
       if (faults.take('duplicate', request.url)) {
         // Delivered twice, as at-least-once delivery does now and then: two deliveries, each signed

@@ -112,7 +112,7 @@ export interface OutgoingRequest {
   body: Buffer;
   timeoutMs: number;
   /** A fault on demand this attempt is sent under, for whoever records attempts (a test service). */
-  fault?: 'duplicate' | 'lose-answer';
+  fault?: 'duplicate' | 'lose-answer' | 'skew-clock';
 }
 
 /** What the destination answered, or why it did not. */
