@@ -148,12 +148,13 @@ export const QUIET_START: unique symbol = Symbol('mailroom.quietStart');
  */
 export function createReceiver(options: ReceiverOptions = {}): Receiver {
   const setup = resolveSetup(options);
-  // With keys given in code (options or `env`), a missing one is said at start-up as well as on every
-  // refused delivery: an app that boots without keys otherwise looks healthy until the retries run out.
-  // From the process's environment they are read at the first request, which says it then.
+  // A missing key is said at start-up as well as on every refused delivery: an app that boots without
+  // keys otherwise looks healthy until the retries run out. Keys from the process are still read again
+  // at the first request; under a test runner (NODE_ENV=test) the test sets them later, so nothing is said.
   const keysInCode = options.env !== undefined || options.currentSigningKey !== undefined || options.nextSigningKey !== undefined;
-  if (keysInCode && setup.verify instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START])
-    reportMissingKeys(setup, setup.verify);
+  const env = keysInCode ? undefined : processEnvironment();
+  const atStart = env === undefined ? setup.verify : env.NODE_ENV === 'test' ? undefined : settingsFromEnvironment(options, env).verify;
+  if (atStart instanceof ConfigError && !(options as { [QUIET_START]?: true })[QUIET_START]) reportMissingKeys(setup, atStart);
   // Synchronous where every step is (see whenReady); the public `receive` always answers with a promise.
   const receiveNow = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => receiveMessage<T>(setup, input, schema);
   const receive = <T>(input: InboundRequest, schema?: StandardSchemaV1<unknown, T>) => toPromise(() => receiveNow(input, schema));
