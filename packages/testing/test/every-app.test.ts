@@ -248,6 +248,31 @@ describe('after close() and around the sender', () => {
     await new Promise((resolve) => setImmediate(resolve));
   });
 
+  it('a handler that sends with service.client while throttled finishes: its retry moves the virtual clock', async () => {
+    let throttled = false;
+    const test: TestService = await createTestService({
+      app: async (request: Request) => {
+        await request.text();
+        if (new URL(request.url).pathname === '/first' && !throttled) {
+          throttled = true;
+          test.faults.throttle({ retryAfter: '2s', times: 1 });
+          await test.client.publish({ destination: 'http://app.test/second', body: 'y', deduplicationId: 'second' });
+        }
+        return new Response('ok');
+      },
+      settleTimeoutMs: 2_000,
+    });
+    service = test;
+    const start = test.now();
+    await test.client.publish({ destination: 'http://app.test/first', body: 'x' });
+    await test.runUntilIdle();
+    expect(test.attempts().map((attempt) => [new URL(attempt.url).pathname, attempt.status])).toEqual([
+      ['/first', 200],
+      ['/second', 200],
+    ]);
+    expect(test.now() - start).toBeGreaterThanOrEqual(2000);
+  });
+
   it("a throttle fault's RateLimitError says when to come back, and the client's own retries wait on the virtual clock", async () => {
     service = await createTestService({ app: () => new Response('ok') });
     const start = service.now();
