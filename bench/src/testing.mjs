@@ -36,7 +36,7 @@ const SCENARIOS = {
 /** One whole test under the test service: ms from creating the service to closing it. */
 async function underTestService(name) {
   const started = performance.now();
-  const service = await createTestService({ headerPrefix: 'Upstash', createApp: appFor });
+  const service = await createTestService({ headerPrefix: 'Upstash', createApp: (env) => ({ listener: appFor(env) }) });
   try {
     await SCENARIOS[name]({
       // The code under test sends through the service's own client, in-process (no port).

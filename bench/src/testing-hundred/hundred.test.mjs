@@ -7,7 +7,7 @@ let service;
 afterEach(() => service?.close());
 
 async function start() {
-  service = await createTestService({ headerPrefix: 'Upstash', createApp: appFor });
+  service = await createTestService({ headerPrefix: 'Upstash', createApp: (env) => ({ listener: appFor(env) }) });
   return service.client;
 }
 
