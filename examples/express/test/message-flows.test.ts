@@ -1,4 +1,4 @@
-import { createTestService, type TestService } from '@mailroom/testing';
+import { createTestService, explore, type TestService } from '@mailroom/testing';
 import request from 'supertest';
 import type { ReceiverOptions } from '@mailroom/core';
 import { createMemoryStore } from '@mailroom/core/idempotency';
@@ -95,6 +95,32 @@ describe('example-express message flows', () => {
     await service.advance(0);
     expect(orders(events()).map((event) => event.kind === 'order' && event.orderId)).toEqual(['o-5']);
     expect(service.deliveries(orderPlaced).map((delivery) => delivery.status)).toEqual([200, 200]);
+  });
+
+  it('stores each order once under 200 delivery schedules (duplicates, answers lost after the handler ran) with the store server.ts uses', async () => {
+    let events: AppEvent[] = [];
+    const report = await explore(
+      {
+        runs: 200,
+        seed: 2026,
+        createApp: (env) => {
+          const made = createApp({ env, onError: () => {}, idempotency: createMemoryStore() });
+          events = made.events;
+          return made.app;
+        },
+      },
+      async (explored) => {
+        await explored.client.send(orderPlaced, { orderId: 'o-7', total: 7 });
+        await explored.client.send(orderPlaced, { orderId: 'o-8', total: 8 });
+        await explored.runUntilIdle();
+        expect(
+          orders(events)
+            .map((event) => event.kind === 'order' && event.orderId)
+            .sort(),
+        ).toEqual(['o-7', 'o-8']);
+      },
+    );
+    expect(report.used.duplicate + report.used.loseAnswer).toBeGreaterThan(0);
   });
 
   it('traces /send and the handler as one trace (server.ts traces through the global OpenTelemetry SDK)', async () => {

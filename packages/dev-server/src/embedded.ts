@@ -17,6 +17,7 @@ import {
 } from './engine/delivery-request';
 import type { Faults } from './engine/faults';
 import type { TimerClock } from './engine/timers';
+import { ServiceError } from './errors';
 import { closeService, createService, startService, secretValues } from './service';
 import { type EngineConfig, PLANS, type PlanName } from './settings';
 import { openStore } from './state/store';
@@ -42,6 +43,10 @@ export interface EmbeddedServiceOptions {
    * is a failed attempt with its message (no answer, as after a timeout).
    */
   deliver: (request: OutgoingRequest) => Promise<InProcessAnswer> | undefined;
+  /** Whether the service delivers an attempt twice or loses its answer, beyond the faults in force (see `EngineDeps.freedom`). */
+  freedom?: (kind: 'duplicate' | 'lose-answer', url: string) => boolean;
+  /** Answers a sending call 429 or 503 with `Retry-After`, beyond the throttle faults in force, when it returns one. */
+  throttleSend?: () => { status: 429 | 503; retryAfterSeconds: number } | undefined;
   /** Told of every attempt's request, in-process or over the network, and what came back. */
   onAttempt?: (request: OutgoingRequest, result: RequestResult) => void;
   /** The time a delivery to `url` is signed at. Default: `now`. */
@@ -134,13 +139,22 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
       clock: options.clock,
       sender: inProcessSender(options.deliver, options.onAttempt),
       ...(options.signingNow ? { signingNow: options.signingNow } : {}),
+      ...(options.freedom ? { freedom: options.freedom } : {}),
     },
   });
   const answering: Answering = {
     routes: allRoutes(service),
     credentials,
     readOnly: { secrets: () => secretValues(service) },
-    refuseIfThrottled: () => service.faults.refuseIfThrottled(),
+    refuseIfThrottled: () => {
+      service.faults.refuseIfThrottled();
+      const throttled = options.throttleSend?.();
+      if (throttled) {
+        throw new ServiceError(throttled.status, 'throttled: the service used its freedom to refuse a sending call now and then', {
+          'Retry-After': String(throttled.retryAfterSeconds),
+        });
+      }
+    },
   };
   let requestsInFlight = 0;
   const server = options.listen

@@ -52,7 +52,18 @@ export interface TestService {
 }
 
 /** Starts the service in-process, its deliveries going to `options.app`. */
-export async function createTestService(options: TestServiceOptions): Promise<TestService> {
+export function createTestService(options: TestServiceOptions): Promise<TestService> {
+  return startTestService(options, undefined);
+}
+
+/** How the service uses its freedoms beyond the faults a test sets (`explore` decides them). */
+export interface ServiceFreedoms {
+  freedom: (kind: 'duplicate' | 'lose-answer', url: string) => boolean;
+  throttleSend: () => { status: 429 | 503; retryAfterSeconds: number } | undefined;
+}
+
+/** {@link createTestService}, with the service's freedoms decided by the caller. */
+export async function startTestService(options: TestServiceOptions, freedoms: ServiceFreedoms | undefined): Promise<TestService> {
   if (options === null || typeof options !== 'object') throw new ValidationError('options', 'expected { app }');
   const settings = resolveSettings(options);
   const clock: TestClock = settings.virtual ? virtualClock(settings.startAt) : realClock();
@@ -85,6 +96,7 @@ export async function createTestService(options: TestServiceOptions): Promise<Te
       })();
     },
     onAttempt: (request, result) => recording.record(request, result),
+    ...freedoms,
   });
   const service = embedded;
   let closed = false;

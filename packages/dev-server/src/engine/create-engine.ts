@@ -58,6 +58,11 @@ export interface EngineDeps {
   faults?: Pick<Faults, 'take' | 'skewMs'>;
   /** A span per attempt of a traced message, exported by the server. Default: none. */
   spans?: AttemptSpans;
+  /**
+   * Asked once per attempt and kind, after the faults in force: whether the service uses its freedom
+   * to deliver this attempt twice or lose its answer (a test exploring delivery schedules). Default: never.
+   */
+  freedom?: (kind: 'duplicate' | 'lose-answer', url: string) => boolean;
 }
 
 /**
@@ -78,7 +83,11 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   // One signer per key: a rotation switches every later delivery to the new current key.
   const signers = new Map<string, TokenSigner>();
   let signingUrl = '';
-  const faults = deps.faults ?? { take: () => false, skewMs: () => 0 };
+  const rules = deps.faults ?? { take: () => false, skewMs: () => 0 };
+  const faults = {
+    take: (kind: 'duplicate' | 'lose-answer', url: string) => rules.take(kind, url) || (deps.freedom?.(kind, url) ?? false),
+    skewMs: (url: string) => rules.skewMs(url),
+  };
   // The skew of the token signed last: an attempt signed under a skew-clock fault says so to whoever records it.
   let skewedBy = 0;
   const signingNow = () => {
