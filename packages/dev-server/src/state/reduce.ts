@@ -10,6 +10,7 @@ import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } fro
  * object identity. The logs are derived here too, so they can never disagree with what happened.
  */
 export function reduce(state: DevState, record: DevRecord): void {
+  changeLogStart = state.nextLogOrder;
   switch (record.type) {
     case 'batch':
       for (const inner of record.records) reduce(state, inner);
@@ -306,11 +307,16 @@ function addDlqEntry(state: DevState, entry: DlqEntry): void {
   state.nextDlqOrder = Math.max(state.nextDlqOrder, entry.order + 1);
 }
 
+/** The order of the first log entry the record being applied adds (`reduce` is synchronous). */
+let changeLogStart = 0;
+
 function log(state: DevState, message: MessageRecord, entry: Omit<LogRecord, 'order' | 'messageId'>): void {
   // Two entries of one change (ERROR then RETRY, CANCEL_REQUESTED then CANCELED) are a millisecond
-  // apart: the SDKs page the log by the times in cursors, and their suites expect each page's to be older.
+  // apart: the SDKs page the log by the times in cursors, and their suites expect each page's to be
+  // older. Entries of separate changes keep their own times (an attempt's ACTIVE is when it started).
   const last = state.logs.at(-1);
-  const time = last !== undefined && last.messageId === message.id && last.time >= entry.time ? last.time + 1 : entry.time;
+  const sameChange = last !== undefined && last.order >= changeLogStart && last.messageId === message.id;
+  const time = sameChange && last.time >= entry.time ? last.time + 1 : entry.time;
   keepLog(state, message, { order: state.nextLogOrder, messageId: message.id, ...entry, time });
 }
 
