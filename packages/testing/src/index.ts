@@ -8,3 +8,4 @@ export type { TestServiceOptions } from './settings';
 export type { FetchHandler, NodeListener, RouteModule, TestApp } from './app';
 export type { Fault, FaultScope, FaultTarget, Faults } from './faults';
 export { explore, ExploreError, type ExploreOptions, type ExploreReport, type Freedoms } from './explore';
+export { matchers, type MailroomMatchers } from './matchers';

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cleanEnv, createApp, lockedVersion, run, tarball, type App } from '../src/harness';
 
 // @mailroom/testing from its tarball in a fresh ESM project run by vitest (the Jest and CommonJS
-// side is the Nest app's suite): retries into the DLQ, a delay, a schedule, a duplicate delivery.
+// side is the Nest app's suite): retries into the DLQ, a delay, a schedule, a duplicate delivery, the
+// matchers, and explore catching a handler that is not idempotent.
 let app: App;
 
 beforeAll(async () => {
@@ -30,6 +31,6 @@ describe('@mailroom/testing in a fresh vitest project', () => {
       timeoutMs: 180_000,
     });
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/Tests\s+4 passed \(4\)/);
+    expect(result.stdout).toMatch(/Tests\s+6 passed \(6\)/);
   });
 });

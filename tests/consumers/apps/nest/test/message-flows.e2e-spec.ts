@@ -2,10 +2,17 @@
 // service, on a virtual clock.
 import type { INestApplication } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { createTestService, type TestService } from '@mailroom/testing';
+import { createTestService, type MailroomMatchers, matchers, type TestService } from '@mailroom/testing';
 import { AppModule } from './../src/app.module';
 import { orderPlaced } from './../src/destinations';
 import { received } from './../src/orders.controller';
+
+declare global {
+  namespace jest {
+    interface Matchers<R> extends MailroomMatchers<R> {}
+  }
+}
+expect.extend(matchers);
 
 describe('message flows under @mailroom/testing', () => {
   const keys = { current: 'sig_flows_current', next: 'sig_flows_next' };
@@ -45,5 +52,14 @@ describe('message flows under @mailroom/testing', () => {
     await service.client.send(orderPlaced, { orderId: 'twice' });
     await service.runUntilIdle();
     expect(received.filter((order) => order.orderId === 'twice')).toHaveLength(2);
+  });
+
+  it("asserts with @mailroom/testing's matchers under Jest", async () => {
+    await service.client.send(orderPlaced, { orderId: 'matched' });
+    await service.runUntilIdle();
+    expect(service).toHaveDelivered(orderPlaced, { orderId: 'matched' });
+    expect(service).toHaveRetried(orderPlaced, 0);
+    expect(service).not.toHaveDelivered(orderPlaced, { orderId: 'never-sent' });
+    await expect(service).not.toHaveEndedInDlq(orderPlaced);
   });
 });

@@ -2,10 +2,16 @@
 // virtual clock, verified with the service's own keys.
 import { defineDestination } from '@mailroom/core';
 import { createMailroom } from '@mailroom/hono';
-import { createTestService, type TestService } from '@mailroom/testing';
+import { createTestService, ExploreError, explore, type MailroomMatchers, matchers, type TestService } from '@mailroom/testing';
 import { Hono } from 'hono';
 import { afterEach, expect, it } from 'vitest';
 import { z } from 'zod';
+
+declare module 'vitest' {
+  // biome-ignore lint/suspicious/noExplicitAny: vitest's own Assertion declares T as any.
+  interface Assertion<T = any> extends MailroomMatchers<T> {}
+}
+expect.extend(matchers);
 
 const orderPlaced = defineDestination({ name: 'order-placed', schema: z.object({ orderId: z.string() }) });
 const seen: string[] = [];
@@ -71,4 +77,25 @@ it('duplicates a delivery on demand', async () => {
   await service.advance(0);
   expect(seen).toEqual(['twice', 'twice']);
   expect(new Set(service.deliveries(orderPlaced).map((delivery) => delivery.messageId)).size).toBe(1);
+});
+
+it('asserts with the matchers', async () => {
+  service = await createTestService({ createApp });
+  await service.client.send(orderPlaced, { orderId: 'broken' }, { retries: 1 });
+  await service.client.send(orderPlaced, { orderId: 'fine' });
+  await service.runUntilIdle();
+  expect(service).toHaveDelivered(orderPlaced, { orderId: 'fine' });
+  expect(service).toHaveRetried(orderPlaced, 1);
+  await expect(service).toHaveEndedInDlq(orderPlaced, { orderId: 'broken' });
+});
+
+it('explores delivery schedules: a handler without an idempotency store is caught charging twice', async () => {
+  const error = await explore({ createApp, runs: 50, seed: 1 }, async (explored) => {
+    seen.length = 0;
+    await explored.client.send(orderPlaced, { orderId: 'once' });
+    await explored.runUntilIdle();
+    expect(seen).toEqual(['once']);
+  }).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ExploreError);
+  expect((error as ExploreError).message).toMatch(/^seed \d+: (order-placed delivered twice|answer to order-placed attempt 1 lost)/);
 });
