@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createMessagingClient } from '@mailroom/core';
 import { startDevServer } from '@mailroom/dev-server';
-import { createTestService } from '@mailroom/testing';
+import { createTestService, explore } from '@mailroom/testing';
 import { check, log, report } from './lib/child.mjs';
 import { appFor } from './lib/testing-app.mjs';
 import { summarise } from './lib/stats.mjs';
@@ -130,6 +130,29 @@ await report(async ({ smoke }) => {
       },
     );
   }
+  // explore: the DLQ scenario under 200 seeded delivery schedules (duplicates, lost answers), each a fresh service.
+  const schedules = smoke ? 20 : 200;
+  const exploreStarted = performance.now();
+  const explored = await explore(
+    { runs: schedules, seed: 1, headerPrefix: 'Upstash', createApp: (env) => ({ listener: appFor(env) }) },
+    async (service) => {
+      await service.client.publish({ destination: 'http://app.test/fail', body: 'x', retries: 5 });
+      await service.runUntilIdle();
+      check((await service.dlq()).length === 1, 'explore: the DLQ scenario did not end in the DLQ');
+    },
+  );
+  const exploreMs = performance.now() - exploreStarted;
+  check(explored.used.duplicate + explored.used.loseAnswer > 0, 'explore: no schedule used a freedom');
+  log(`explore: ${schedules} schedules of the DLQ scenario in ${(exploreMs / 1000).toFixed(2)} s`);
+  rows.push({
+    section,
+    case: `explore: ${schedules} delivery schedules of the DLQ scenario`,
+    contender: '@mailroom/testing explore()',
+    unit: 's',
+    value: summarise([exploreMs / 1000]),
+    ratios: [],
+    targets: [{ text: '<= 2 s for 200', met: smoke || exploreMs <= 2000 }],
+  });
   // 100 tests in one file, as vitest runs them: process start to exit.
   const started = performance.now();
   const vitest = spawnSync(process.execPath, [VITEST, 'run', '--root', fileURLToPath(new URL('./testing-hundred/', import.meta.url))], {
