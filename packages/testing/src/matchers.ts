@@ -17,7 +17,7 @@ export interface MailroomMatchers<R = unknown> {
   toHaveEndedInDlq(to: Target, body?: unknown): Promise<R>;
 }
 
-/** What vitest's and jest's `this` in a matcher both offer and these use. */
+/** What vitest's, jest's and bun's `this` in a matcher offer and these use (bun's `equals` must be called on it). */
 interface MatcherContext {
   isNot: boolean;
   equals(a: unknown, b: unknown): boolean;
@@ -41,7 +41,9 @@ export const matchers: Record<keyof MailroomMatchers, RunnerMatcher> = {
   toHaveDelivered(this: MatcherContext, received: unknown, to: Target, ...body: [unknown?]): MatcherResult {
     const attempts = attemptsOf(received, to, 'toHaveDelivered');
     // A body given as `undefined` is matched as one; none given matches any.
-    const pass = attempts.some((attempt) => delivered(attempt) && (body.length === 0 || containsPart(attempt.body, body[0], this.equals)));
+    const pass = attempts.some(
+      (attempt) => delivered(attempt) && (body.length === 0 || containsPart(attempt.body, body[0], (a, b) => this.equals(a, b))),
+    );
     const wanted = `${pathOf(to)}${body.length === 0 ? '' : ` with a body containing ${this.utils.printExpected(body[0])}`}`;
     return {
       pass,
@@ -67,7 +69,8 @@ export const matchers: Record<keyof MailroomMatchers, RunnerMatcher> = {
     const entries = (await (received as TestService).dlq()).filter(
       (entry) => entry.url !== undefined && (entry.url === path || new URL(entry.url).pathname === path),
     );
-    const withBody = body === undefined ? entries : entries.filter((entry) => containsPart(parse(entry.body), body, this.equals));
+    const withBody =
+      body === undefined ? entries : entries.filter((entry) => containsPart(parse(entry.body), body, (a, b) => this.equals(a, b)));
     return {
       pass: withBody.length > 0,
       message: () =>

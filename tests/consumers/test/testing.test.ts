@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
 import { cleanEnv, createApp, lockedVersion, run, tarball, type App } from '../src/harness';
+
+/** The repository's bun (a dev dependency), as a project would run `bun test`. */
+const BUN = fileURLToPath(new URL('../../../node_modules/.bin/bun', import.meta.url));
 
 // @mailroom/testing from its tarball in a fresh ESM project run by vitest (the Jest and CommonJS
 // side is the Nest app's suite): retries into the DLQ, a delay, a schedule, a duplicate delivery, the
@@ -32,5 +36,44 @@ describe('@mailroom/testing in a fresh vitest project', () => {
     });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/Tests\s+6 passed \(6\)/);
+  });
+});
+
+// The other runners: node:test (ESM and CommonJS files) and bun test, from the same tarballs.
+describe('@mailroom/testing under node:test and bun test', () => {
+  let runners: App;
+  beforeAll(async () => {
+    const packed = inject('tarballs');
+    runners = await createApp('testing-runners', [
+      await tarball(packed, 'core'),
+      await tarball(packed, 'dev-server'),
+      await tarball(packed, 'testing'),
+      `zod@${await lockedVersion('zod')}`,
+    ]);
+  });
+  afterAll(async () => {
+    await runners?.remove();
+  });
+
+  it('node --test runs the ESM and the CommonJS files, and exits by itself', async () => {
+    const result = await run(process.execPath, ['--test', 'orders.node-test.mjs', 'orders.node-test.cjs'], {
+      cwd: runners.dir,
+      env: cleanEnv({ NO_COLOR: '1' }),
+      allowFailure: true,
+      timeoutMs: 180_000,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/# pass 3\n/);
+  });
+
+  it('bun test runs the matchers and explore', async () => {
+    const result = await run(BUN, ['test', 'orders.bun.test.ts'], {
+      cwd: runners.dir,
+      env: cleanEnv({ NO_COLOR: '1' }),
+      allowFailure: true,
+      timeoutMs: 180_000,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).toMatch(/\b2 pass\b/);
   });
 });
