@@ -1,22 +1,15 @@
 import { createTestService, type TestService } from '@mailroom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { POST as callbacks } from '../app/api/callbacks/route';
-import { POST as failures } from '../app/api/failures/route';
-import { POST as orders } from '../app/api/orders/route';
+import * as callbacks from '../app/api/callbacks/route';
+import * as failures from '../app/api/failures/route';
+import * as orders from '../app/api/orders/route';
 import { orderPlaced } from '../lib/destinations';
 import { events } from '../lib/events';
 
-// The route handlers under the test service: deliveries are Web Requests handed to them in-process,
-// signed with the keys the routes read when they load (vitest.config.ts sets them).
-const routes: Record<string, (request: Request, context: undefined) => Promise<Response>> = {
-  '/api/orders': orders,
-  '/api/callbacks': callbacks,
-  '/api/failures': failures,
-};
-const app = (request: Request) => {
-  const route = routes[new URL(request.url).pathname];
-  return route ? route(request, undefined) : new Response('not found', { status: 404 });
-};
+// The route modules under the test service, served by path (`routes`): deliveries are Web Requests
+// handed to their POST exports in-process. The routes' receivers read their keys from process.env at
+// their first request; vitest.config.ts sets the same pair the service signs with.
+const routes = { '/api/orders': orders, '/api/callbacks': callbacks, '/api/failures': failures };
 
 let service: TestService | undefined;
 afterEach(async () => {
@@ -27,7 +20,7 @@ afterEach(async () => {
 
 async function start() {
   service = await createTestService({
-    app,
+    app: { routes },
     appUrl: 'http://localhost:3000',
     signingKeys: { current: process.env.MAILROOM_CURRENT_SIGNING_KEY!, next: process.env.MAILROOM_NEXT_SIGNING_KEY! },
   });
