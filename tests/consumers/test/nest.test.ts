@@ -80,7 +80,7 @@ describe('a NestJS 11 app with the Nest CLI defaults', () => {
     );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     // Its two tests, and two of @mailroom/testing (a virtual clock, faults, the DLQ) in the same CommonJS set-up.
-    expect(result.stderr).toMatch(/Tests:\s+5 passed, 5 total/);
+    expect(result.stderr).toMatch(/Tests:\s+6 passed, 6 total/);
     expect(result.stderr).not.toMatch(/open handle/i);
   });
 

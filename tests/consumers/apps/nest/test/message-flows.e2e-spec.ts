@@ -2,7 +2,7 @@
 // service, on a virtual clock.
 import type { INestApplication } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { createTestService, type MailroomMatchers, matchers, type TestService } from '@mailroom/testing';
+import { createTestService, ExploreError, explore, type MailroomMatchers, matchers, type TestService } from '@mailroom/testing';
 import { AppModule } from './../src/app.module';
 import { orderPlaced } from './../src/destinations';
 import { received } from './../src/orders.controller';
@@ -52,6 +52,17 @@ describe('message flows under @mailroom/testing', () => {
     await service.client.send(orderPlaced, { orderId: 'twice' });
     await service.runUntilIdle();
     expect(received.filter((order) => order.orderId === 'twice')).toHaveLength(2);
+  });
+
+  it('explores delivery schedules under Jest: a handler without an idempotency store is caught', async () => {
+    const error = await explore({ app, signingKeys: keys, runs: 30, seed: 1 }, async (explored) => {
+      received.length = 0;
+      await explored.client.send(orderPlaced, { orderId: 'once' });
+      await explored.runUntilIdle();
+      expect(received).toEqual([{ orderId: 'once' }]);
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ExploreError);
+    expect((error as ExploreError).message).toMatch(/^seed \d+: /);
   });
 
   it("asserts with @mailroom/testing's matchers under Jest", async () => {
