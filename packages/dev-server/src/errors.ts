@@ -19,6 +19,13 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * A step published for a cancelled run, in the service's own words (its doubled "a" too): the Workflow
+ * SDK reads any 400 as "the run was cancelled", and its 0.2 suites compare the text, which a batch
+ * answers as `[{"error": ...}]`.
+ */
+export const CANCELLED_RUN_REFUSAL = 'failed to publish to url: can not append to a a cancelled workflow';
+
 /** 400 with a message. */
 export const badRequest = (message: string): ServiceError => new ServiceError(400, message);
 /** 404 with a message. */

@@ -165,7 +165,20 @@ describe('the Workflow SDK against mailroom dev, feature by feature', () => {
       body: '{"stepId":2}',
       headers: { 'Upstash-Workflow-RunId': 'wfr_my-run', 'Upstash-Workflow-Init': 'false' },
     });
+    // The service's own words (its doubled "a" too), which the 0.2 SDK suites compare; a batch lists them.
     expect(step.status).toBe(400);
-    expect((step.body as { error: string }).error).toMatch(/was cancelled/);
+    expect(step.body).toEqual({ error: 'failed to publish to url: can not append to a a cancelled workflow' });
+    const batchedStep = await raw(w.dev, 'POST', '/v2/batch', {
+      body: JSON.stringify(
+        [2, 3].map((stepId) => ({
+          destination: url,
+          headers: { 'Upstash-Workflow-RunId': 'wfr_my-run', 'Upstash-Workflow-Init': 'false' },
+          body: `{"stepId":${stepId}}`,
+        })),
+      ),
+    });
+    expect(batchedStep.status).toBe(400);
+    const refusal = { error: 'failed to publish to url: can not append to a a cancelled workflow' };
+    expect(batchedStep.body).toEqual([refusal, refusal]);
   });
 });

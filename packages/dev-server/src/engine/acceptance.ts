@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { headerNames } from '@mailroom/core/protocol';
-import { badRequest, notFound, planLimit, type ServiceError } from '../errors';
+import { badRequest, notFound, planLimit, type ServiceError, CANCELLED_RUN_REFUSAL } from '../errors';
 import type { EventBus } from '../events';
 import type { PlanLimits, EngineConfig } from '../settings';
 import { type DedupEntry, dedupLive, type DevState } from '../state/dev-state';
@@ -242,7 +242,7 @@ function refuseStepOfCancelledRun(state: DevState, settings: EnqueueSettings): v
   const workflow = settings.workflow;
   if (!workflow || workflow.init) return;
   if (state.runs.get(workflow.runId)?.state === 'RUN_CANCELED') {
-    throw badRequest(`workflow run ${workflow.runId} was cancelled: it takes no more steps`);
+    throw badRequest(CANCELLED_RUN_REFUSAL);
   }
 }
 

@@ -1,5 +1,5 @@
 import { type AcceptRequest, type Accepted, deliverable, queueLimit } from '../engine/acceptance';
-import { badRequest, planLimit, resourceName } from '../errors';
+import { badRequest, CANCELLED_RUN_REFUSAL, planLimit, resourceName, ServiceError } from '../errors';
 import { readEnqueueSettings } from '../engine/enqueue-settings';
 import { type Destination, parseDestination } from '../engine/enqueue-target';
 import { yieldToOtherWork } from '../engine/timers';
@@ -77,12 +77,20 @@ async function batch(service: Service, request: RouteRequest): Promise<Reply> {
   }
   const now = config.now();
   const prepared: AcceptRequest[] = [];
+  // Steps for a cancelled run: the service answers them as a list, an error for each (parallel steps come in one batch).
+  const cancelledSteps: Array<{ error: string }> = [];
   for (const [index, item] of items.entries()) {
     const accept = batchItem(service, item, index, now, request.callerIp);
-    service.acceptance.check(accept);
+    try {
+      service.acceptance.check(accept);
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.message === CANCELLED_RUN_REFUSAL)) throw error;
+      cancelledSteps.push({ error: error.message });
+    }
     prepared.push(accept);
     if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherWork();
   }
+  if (cancelledSteps.length > 0) return { status: 400, json: cancelledSteps };
   // All or none: every item accepted in one synchronous pass, written as one journal record, so a
   // crash keeps the whole batch or none of it, and answered once that record is durable. The checks
   // run again inside it: the state may have moved while the reading above yielded.
