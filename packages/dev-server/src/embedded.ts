@@ -31,6 +31,7 @@ export type { PlanName } from './settings';
 export type { Faults } from './engine/faults';
 export type { FaultInput, FaultRecord } from './state/records';
 export type { MessageKind } from './state/records';
+export type { MessageFixture, RecordedAttempt } from './http/workbench';
 
 /** How the embedded service runs. */
 export interface EmbeddedServiceOptions {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createReceiver, ValidationError } from '@mailroom/core';
@@ -413,6 +414,34 @@ describe('faults on demand', () => {
     await page.getByLabel('Times').fill('0');
     await page.getByRole('button', { name: 'Set fault' }).click();
     await page.getByText(/invalid fault times 0/).waitFor();
+  });
+});
+
+describe('export fixture', () => {
+  it('downloads the message with its attempts, the file @mailroom/testing replays', async () => {
+    const { messageId } = await server.messaging.publish({
+      destination: `${destination.url}/fixture-me`,
+      body: 'recorded',
+      contentType: 'text/plain',
+    });
+    await destination.waitFor('/fixture-me', 1);
+    await page.goto(`${server.server.url}/console/#/messages/${messageId}`);
+    const download = page.waitForEvent('download');
+    await page.locator('aside.detail').getByRole('button', { name: 'Export fixture' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe(`${messageId}.fixture.json`);
+    const saved = JSON.parse(readFileSync((await file.path())!, 'utf8')) as {
+      fixture: number;
+      message: { bodyBase64: string };
+      attempts: unknown[];
+    };
+    expect(saved.fixture).toBe(1);
+    expect(Buffer.from(saved.message.bodyBase64, 'base64').toString()).toBe('recorded');
+    expect(saved.attempts).toEqual([expect.objectContaining({ retried: 0, status: 200 })]);
+    await page
+      .getByRole('status')
+      .getByText(/service\.replay\(fixture\)/)
+      .waitFor();
   });
 });
 

@@ -82,6 +82,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /dev/workflows/runs/:runId/time-out': 'messaging',
   'GET /dev/messages': 'messaging',
   'GET /dev/messages/:messageId': 'messaging',
+  'GET /dev/messages/:messageId/fixture': 'messaging, not read-only',
   'DELETE /dev/messages': 'messaging',
 };
 

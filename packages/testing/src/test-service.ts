@@ -12,11 +12,12 @@ import {
   type WorkflowRun,
 } from '@mailroom/core';
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
-import { type EmbeddedService, startEmbeddedService } from '@mailroom/dev-server/embedded';
+import { type EmbeddedService, type MessageFixture, startEmbeddedService } from '@mailroom/dev-server/embedded';
 import { type InProcessDelivery, inProcessDelivery } from './app';
 import { createClockDriver, realClock, type TestClock, virtualClock } from './clock';
 import { faultsOver, type Faults } from './faults';
 import { type Attempt, createRecording } from './recording';
+import { createReplays, type Replayed, type ReplayOptions } from './replay';
 import { resolveSettings, type Settings, type TestServiceOptions } from './settings';
 
 /** The service in the test. */
@@ -45,6 +46,12 @@ export interface TestService {
   schedules(): Promise<Schedule[]>;
   /** Workflow runs, newest first, with their steps. */
   runs(): Promise<WorkflowRun[]>;
+  /**
+   * Sends a message `mailroom dev` recorded (`GET /dev/messages/{id}/fixture`, or the console's "Export
+   * fixture") again, to the same path on `appUrl`'s origin; `answers: 'recorded'` answers its attempts
+   * from the recording instead of the app. Run the clock to deliver it.
+   */
+  replay(fixture: MessageFixture, options?: ReplayOptions): Promise<Replayed>;
   /** Gives `data` to the workflow runs waiting for `eventId`, and runs what follows. */
   notify(eventId: string, data?: unknown): Promise<void>;
   /** Stops the service; nothing is left open. */
@@ -70,6 +77,7 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
   let deliverToApp: InProcessDelivery | undefined;
   const underAppUrl = appUrlMatcher(settings.appUrl);
   let embedded: EmbeddedService | undefined;
+  const replays = createReplays(settings.appUrl);
   const recording = createRecording(headerNames(settings.headerPrefix), (id) => embedded?.messageKind(id), clock.now);
   let sends = 0;
 
@@ -84,6 +92,8 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
     listen: settings.listen,
     ...(settings.signingKeys ? { signingKeys: settings.signingKeys } : {}),
     deliver(request) {
+      const recorded = replays.answer(request);
+      if (recorded) return recorded;
       if (!deliverToApp || !underAppUrl(request.url)) return undefined;
       const deliver = deliverToApp;
       return (async () => {
@@ -177,6 +187,10 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
       const runs: WorkflowRun[] = [];
       for await (const run of inspector.workflows.iterate()) runs.push(run);
       return runs;
+    },
+    replay(fixture, replayOptions) {
+      open('replay()');
+      return replays.replay(client, fixture, replayOptions);
     },
     async notify(eventId, data) {
       open('notify()');

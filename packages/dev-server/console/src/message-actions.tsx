@@ -4,12 +4,26 @@ import { devRequest, pretty, type Story } from './api';
 import { Field, Notice, useAct } from './ui';
 
 // What a person does to messages beyond one button: send one again as it was (Replay) or edited
-// (Edit and resend), and cancel everything the list shows.
+// (Edit and resend), export it as a test fixture, and cancel everything the list shows.
 
 /** Sends the message again as a new one, with every setting the sender gave it (the server copies them). */
 export async function replay(id: string): Promise<string> {
   const { messageId } = await devRequest<{ messageId: string }>('POST', `/dev/messages/${encodeURIComponent(id)}/resend`);
   return messageId;
+}
+
+/**
+ * Downloads the message with its attempts' answers as a test fixture (`<id>.fixture.json`), which
+ * `service.replay(fixture)` of @mailroom/testing sends again in a test.
+ */
+export async function exportFixture(id: string): Promise<string> {
+  const fixture = await devRequest<unknown>('GET', `/dev/messages/${encodeURIComponent(id)}/fixture`);
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([JSON.stringify(fixture, null, 2)], { type: 'application/json' }));
+  link.download = `${id}.fixture.json`;
+  link.click();
+  URL.revokeObjectURL(link.href);
+  return `Saved ${link.download}: replay it in a test with service.replay(fixture)`;
 }
 
 /** The message's body and delivered headers in an editor; sends the edited copy as a new message and opens it. */

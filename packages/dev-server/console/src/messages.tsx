@@ -3,7 +3,7 @@ import { headerNames } from '@mailroom/core/protocol';
 import { useState } from 'preact/hooks';
 import type { MessagePage } from '../../src/http/message-list';
 import { decodeBody, decodeClaims, devRequest, jsonFields, pretty, shownBody, type Story, time, usePoll, type ConsoleEvent } from './api';
-import { cancelMatching, replay, ResendEditor } from './message-actions';
+import { exportFixture, cancelMatching, replay, ResendEditor } from './message-actions';
 import { explainRefusal, type Signing } from './refusals';
 import { Action, Empty, ErrorLine, Field, Notice, Pager, State, useAct } from './ui';
 
@@ -259,6 +259,7 @@ function MessageDetail({ client, settings, id, refresh }: { client: MessagingCli
             inDlq.loaded && <span class="muted">Not in the DLQ any more (retried, deleted or expired).</span>
           ))}
         <Action onClick={run(async () => `Replayed as ${await replay(id)}`)}>Replay</Action>
+        <Action onClick={run(() => exportFixture(id))}>Export fixture</Action>
         <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
           Edit and resend
         </button>
