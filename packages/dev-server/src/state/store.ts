@@ -22,12 +22,11 @@ export interface Store {
    */
   transaction<T>(work: () => T): T;
   /**
-   * `refusing` after a write to the journal failed (a full disk): every change is refused, unapplied,
-   * and the state is reloaded from what the journal holds, so nothing refused is shown; until the disk
-   * takes writes again (a probe is written and synced every `retryMs`).
+   * Resolves `true` once changes are accepted: at once, unless a write to the journal failed (a full
+   * disk). Then every change is refused, unapplied, and the state is reloaded from what the journal
+   * holds, so nothing refused is shown, until the disk takes writes again (a probe is written and
+   * synced every `retryMs`). `false` if the store closes first.
    */
-  status(): 'accepting' | 'refusing' | 'closed';
-  /** Resolves `true` once changes are accepted (at once unless refusing), `false` if the store closes first. */
   writable(): Promise<boolean>;
   /** Compacts the journal to a snapshot and closes it. */
   close(): Promise<void>;
@@ -70,7 +69,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const isPending = (id: string) => state.messages.has(id);
   const snapshot = () => snapshotRecords(state, expiry()).map((record) => encodeRecord(record, isPending));
   const inMemory = options.dataDir === undefined;
-  let journal = await replayJournal(state, options, snapshot, true);
+  let journal = await replayJournal(state, options, snapshot);
   let closed = false;
   let lastPrune = options.now();
   const apply = (record: DevRecord) => {
@@ -89,7 +88,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     await journal.close();
     // Emptied in place: every part of the service reads `store.state` when it needs it, and none keeps a piece.
     Object.assign(state, createEmptyState());
-    journal = await replayJournal(state, options, snapshot, false);
+    journal = await replayJournal(state, options, snapshot);
   };
   const recover = async (): Promise<boolean> => {
     while (!closed) {
@@ -156,7 +155,6 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         written(records.length === 0 ? Promise.resolve() : append(records.length === 1 ? records[0]! : { type: 'batch', records }));
       }
     },
-    status: () => (closed ? 'closed' : refusal ? 'refusing' : 'accepting'),
     writable: () => writableAgain,
     async close() {
       if (closed) return;
@@ -174,13 +172,11 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   };
 }
 
-/** Opens the journal and replays it into `state` (empty); on the first open, a file of an older format is rewritten. */
-async function replayJournal(
-  state: DevState,
-  options: OpenStoreOptions,
-  snapshot: () => EncodedRecord[],
-  firstOpen: boolean,
-): Promise<Journal<EncodedRecord>> {
+/**
+ * Opens the journal and replays it into `state` (empty); a file of an older format is rewritten (only
+ * the first open can meet one: after it, the file is this format).
+ */
+async function replayJournal(state: DevState, options: OpenStoreOptions, snapshot: () => EncodedRecord[]): Promise<Journal<EncodedRecord>> {
   const journalOptions = { compactAfterBytes: COMPACT_AFTER_BYTES, snapshot, onCompactionError: options.onCompactionError };
   const opened =
     options.dataDir === undefined
@@ -199,7 +195,7 @@ async function replayJournal(
     for (const encoded of opened.records) reduce(state, decodeRecord(encoded, pendingMessage));
     // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
     // then refuses it by its header (naming both versions) instead of misreading records it never knew.
-    if (firstOpen && opened.formatVersion < JOURNAL_VERSION) await journal.compact(snapshot());
+    if (opened.formatVersion < JOURNAL_VERSION) await journal.compact(snapshot());
   } catch (error) {
     // Whatever a replay meets, the lock must not outlive this failed start.
     await journal.close();
