@@ -31,7 +31,7 @@ export type { PlanName } from './settings';
 export type { Faults } from './engine/faults';
 export type { FaultInput, FaultRecord } from './state/records';
 export type { MessageKind } from './state/records';
-export type { MessageFixture, RecordedAttempt } from './http/workbench';
+export type { MessageFixture, RecordedAttempt, RunFixture } from './http/fixtures';
 
 /** How the embedded service runs. */
 export interface EmbeddedServiceOptions {
@@ -262,7 +262,8 @@ function inProcess(request: EmbeddedRequest): ServiceRequest {
   return {
     method: request.method,
     target: request.target,
-    headers: request.headers,
+    // As Node gives a request's headers: by lower-case name.
+    headers: lowerCase(request.headers),
     rawHeaders,
     callerIp: '127.0.0.1',
     body: async (limit, tooLarge) => {

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as QStashClient, Receiver } from '@upstash/qstash';
 import { Client as WorkflowClient, serve, type RouteFunction } from '@upstash/workflow';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunFixture } from '../src/embedded';
 import { useBrowser } from './helpers/browser';
 import { startTestServer, type TestServer } from './helpers/test-server';
 
@@ -163,6 +165,16 @@ describe('the Workflows view of the console', () => {
     await waiting.getByRole('button', { name: 'Time out now' }).click();
     await run.locator('h2').getByText('RUN_SUCCESS').waitFor();
     await expect(run.locator('dd pre').first().textContent()).resolves.toBe('"timed out"');
+
+    // Export fixture: the run as @mailroom/testing's replay reads it, the wait's timeout in it.
+    const download = page.waitForEvent('download');
+    await run.getByRole('button', { name: 'Export fixture' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe(`${workflowRunId}.fixture.json`);
+    const saved = JSON.parse(readFileSync((await file.path())!, 'utf8')) as RunFixture;
+    expect(saved.run).toMatchObject({ workflowRunId, url });
+    expect(saved.events).toEqual([{ eventId: 'paid', timedOut: true }]);
+    expect(saved.steps.map((step) => step.stepType)).toEqual(['SleepFor', 'Wait', 'Run']);
   });
 
   it("names each step message's run and step in Messages, links the run, and filters to a run or hides steps", async () => {

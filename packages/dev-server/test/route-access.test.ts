@@ -83,6 +83,7 @@ const EXPECTED: Record<string, Access> = {
   'GET /dev/messages': 'messaging',
   'GET /dev/messages/:messageId': 'messaging',
   'GET /dev/messages/:messageId/fixture': 'messaging, not read-only',
+  'GET /dev/workflows/runs/:runId/fixture': 'messaging, not read-only',
   'DELETE /dev/messages': 'messaging',
 };
 

@@ -9,5 +9,5 @@ export type { FetchHandler, NodeListener, RouteModule, TestApp } from './app';
 export type { Fault, FaultScope, FaultTarget, Faults } from './faults';
 export { explore, ExploreError, type ExploreOptions, type ExploreReport, type Freedoms } from './explore';
 export { matchers, type MailroomMatchers } from './matchers';
-export type { Replayed, ReplayOptions } from './replay';
-export type { MessageFixture, RecordedAttempt } from '@mailroom/dev-server/embedded';
+export type { Replayed, ReplayedRun, ReplayOptions } from './replay';
+export type { MessageFixture, RecordedAttempt, RunFixture } from '@mailroom/dev-server/embedded';

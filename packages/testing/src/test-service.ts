@@ -12,12 +12,12 @@ import {
   type WorkflowRun,
 } from '@mailroom/core';
 import { headerNames, parseDuration } from '@mailroom/core/protocol';
-import { type EmbeddedService, type MessageFixture, startEmbeddedService } from '@mailroom/dev-server/embedded';
+import { type EmbeddedService, type MessageFixture, type RunFixture, startEmbeddedService } from '@mailroom/dev-server/embedded';
 import { type InProcessDelivery, inProcessDelivery } from './app';
 import { createClockDriver, realClock, type TestClock, virtualClock } from './clock';
 import { faultsOver, type Faults } from './faults';
 import { type Attempt, createRecording } from './recording';
-import { createReplays, type Replayed, type ReplayOptions } from './replay';
+import { createReplays, isRunFixture, type Replayed, type ReplayedRun, type Replays, type ReplayOptions } from './replay';
 import { resolveSettings, type Settings, type TestServiceOptions } from './settings';
 
 /** The service in the test. */
@@ -52,6 +52,12 @@ export interface TestService {
    * from the recording instead of the app. Run the clock to deliver it.
    */
   replay(fixture: MessageFixture, options?: ReplayOptions): Promise<Replayed>;
+  /**
+   * Starts a workflow run `mailroom dev` recorded (`GET /dev/workflows/runs/{id}/fixture`, or the run
+   * page's "Export fixture") again at the same path: the app runs its steps, each `context.call` gets
+   * the recorded answer and each wait the recorded event. Run the clock to play it out.
+   */
+  replay(fixture: RunFixture): Promise<ReplayedRun>;
   /** Gives `data` to the workflow runs waiting for `eventId`, and runs what follows. */
   notify(eventId: string, data?: unknown): Promise<void>;
   /** Stops the service; nothing is left open. */
@@ -77,7 +83,7 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
   let deliverToApp: InProcessDelivery | undefined;
   const underAppUrl = appUrlMatcher(settings.appUrl);
   let embedded: EmbeddedService | undefined;
-  const replays = createReplays(settings.appUrl);
+  let replays: Replays | undefined;
   const recording = createRecording(headerNames(settings.headerPrefix), (id) => embedded?.messageKind(id), clock.now);
   let sends = 0;
 
@@ -92,7 +98,7 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
     listen: settings.listen,
     ...(settings.signingKeys ? { signingKeys: settings.signingKeys } : {}),
     deliver(request) {
-      const recorded = replays.answer(request);
+      const recorded = replays?.answer(request);
       if (recorded) return recorded;
       if (!deliverToApp || !underAppUrl(request.url)) return undefined;
       const deliver = deliverToApp;
@@ -109,6 +115,8 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
     ...freedoms,
   });
   const service = embedded;
+  const replayer = createReplays({ appUrl: settings.appUrl, headerPrefix: settings.headerPrefix, service });
+  replays = replayer;
   let closed = false;
   const open = (what: string): void => {
     if (closed) throw new ConfigError('service', undefined, `${what} after close(): create a new test service`);
@@ -188,10 +196,15 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
       for await (const run of inspector.workflows.iterate()) runs.push(run);
       return runs;
     },
-    replay(fixture, replayOptions) {
+    replay: (async (fixture: MessageFixture | RunFixture, replayOptions?: ReplayOptions) => {
       open('replay()');
-      return replays.replay(client, fixture, replayOptions);
-    },
+      if (isRunFixture(fixture)) {
+        if (replayOptions !== undefined)
+          throw new ValidationError('options', 'a workflow run replays with the app answering its steps: pass no options');
+        return replayer.replayRun(fixture);
+      }
+      return replayer.replay(client, fixture, replayOptions);
+    }) as TestService['replay'],
     async notify(eventId, data) {
       open('notify()');
       await inspector.workflows.notify(eventId, data);

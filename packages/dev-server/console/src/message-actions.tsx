@@ -13,11 +13,13 @@ export async function replay(id: string): Promise<string> {
 }
 
 /**
- * Downloads the message with its attempts' answers as a test fixture (`<id>.fixture.json`), which
- * `service.replay(fixture)` of @mailroom/testing sends again in a test.
+ * Downloads a message with its attempts' answers, or a workflow run with what its calls and waits
+ * got, as a test fixture (`<id>.fixture.json`), which `service.replay(fixture)` of @mailroom/testing
+ * plays again in a test.
  */
-export async function exportFixture(id: string): Promise<string> {
-  const fixture = await devRequest<unknown>('GET', `/dev/messages/${encodeURIComponent(id)}/fixture`);
+export async function exportFixture(id: string, of: 'message' | 'run' = 'message'): Promise<string> {
+  const path = of === 'run' ? '/dev/workflows/runs' : '/dev/messages';
+  const fixture = await devRequest<unknown>('GET', `${path}/${encodeURIComponent(id)}/fixture`);
   const link = document.createElement('a');
   link.href = URL.createObjectURL(new Blob([JSON.stringify(fixture, null, 2)], { type: 'application/json' }));
   link.download = `${id}.fixture.json`;

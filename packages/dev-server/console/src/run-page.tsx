@@ -1,6 +1,7 @@
 import type { MessagingClient, WorkflowRun } from '@mailroom/core';
 import { useState } from 'preact/hooks';
 import { dateTime, decodeBody, devRequest, jsonOrText, pretty } from './api';
+import { exportFixture } from './message-actions';
 import { type RunEvent, RunTimeline } from './run-timeline';
 import { Action, Field, Notice, State, useAct } from './ui';
 
@@ -81,6 +82,7 @@ export function RunPage({ client, run, refresh }: { client: MessagingClient; run
         )}
       </dl>
       <div class="actions">
+        <Action onClick={act(() => exportFixture(run.workflowRunId, 'run'))}>Export fixture</Action>
         {triggerOf(run) && (
           <a class="button" href={`#/messages/${triggerOf(run)}`}>
             Edit and resend the trigger

@@ -13,6 +13,7 @@ import { scheduleRoutes } from './schedules';
 import { sendingRoutes } from './sending';
 import { urlGroupRoutes } from './url-groups';
 import { workbenchRoutes } from './workbench';
+import { fixtureRoutes } from './fixtures';
 
 /** Every route the dev server answers: the messaging interface, the workflow endpoints, management, and its own `/dev/` ones. */
 export function allRoutes(service: Service): Route[] {
@@ -30,6 +31,7 @@ export function allRoutes(service: Service): Route[] {
     ...workflowDlqRoutes(service),
     ...managementRoutes(service),
     ...workbenchRoutes(service),
+    ...fixtureRoutes(service),
     ...messageListRoutes(service),
   ];
 }

@@ -1,7 +1,6 @@
-import { badRequest, notFound, planLimit } from '../errors';
+import { badRequest, planLimit } from '../errors';
 import type { MessageEdits } from '../engine/actions';
-import type { DevState } from '../state/dev-state';
-import type { FaultInput, MessageRecord } from '../state/records';
+import type { FaultInput } from '../state/records';
 import type { Service } from '../service';
 import { empty, json, type Route } from './router';
 import { sendableHeader } from './sending';
@@ -29,16 +28,6 @@ export function workbenchRoutes(service: Service): Route[] {
         );
         return json({ messageId: (await service.actions.resendMessage(request.params.messageId ?? '', edits)).id });
       },
-    },
-    {
-      method: 'GET',
-      path: '/dev/messages/:messageId/fixture',
-      auth: 'messaging',
-      // The body, headers and answers as they are: for the full token only.
-      readOnly: 'refuse',
-      query: [],
-      // A message and its attempts' answers as a test fixture, for @mailroom/testing's `replay`.
-      handler: ({ params }) => json(messageFixture(service.store.state, params.messageId ?? '')),
     },
     {
       method: 'POST',
@@ -146,77 +135,4 @@ function readEdits(raw: Buffer, maxBytes: number): MessageEdits {
     edits.forwardHeaders = forwardHeaders;
   }
   return edits;
-}
-
-/** One attempt's answer as recorded, or why there was none. */
-export type RecordedAttempt =
-  | { retried: number; status: number; headers: Record<string, string>; bodyBase64: string }
-  | { retried: number; error: string };
-
-/** `GET /dev/messages/{id}/fixture`: a message as `mailroom dev` saw it, for `@mailroom/testing`'s `replay`. */
-export interface MessageFixture {
-  /** The format's version. */
-  fixture: 1;
-  message: {
-    messageId: string;
-    url: string;
-    method: string;
-    /** What the destination got besides the service's own headers. */
-    headers: Record<string, string>;
-    bodyBase64: string;
-    retries: number;
-    timeoutSeconds: number;
-    retryDelay?: string;
-    callback?: string;
-    failureCallback?: string;
-  };
-  /** Oldest first; response bodies are cut at 4 KiB, as the logs keep them. */
-  attempts: RecordedAttempt[];
-}
-
-/**
- * A message as recorded: what was sent (destination, method, forwarded headers, body, retries,
- * callbacks) and each attempt's answer (status, headers, body) or why there was none, oldest first.
- * The shape `@mailroom/testing`'s `replay` reads; `fixture: 1` is its format version.
- */
-function messageFixture(state: DevState, id: string): MessageFixture {
-  const record = state.messages.get(id)?.record ?? loggedMessage(state, id);
-  if (!record) throw notFound(`message ${id} not found: it is neither pending nor in the logs the server keeps`);
-  if (record.redact) throw badRequest(`message ${id} redacts its body or headers, so it cannot be exported as a fixture`);
-  const attempts = state.logs.flatMap((entry): RecordedAttempt[] => {
-    if (entry.messageId !== id || (entry.state !== 'ERROR' && entry.state !== 'DELIVERED') || !entry.attempt) return [];
-    const { retried, response, error } = entry.attempt;
-    return [
-      response
-        ? {
-            retried,
-            status: response.status,
-            headers: Object.fromEntries(Object.entries(response.headers).map(([name, values]) => [name, values.join(', ')])),
-            bodyBase64: response.bodyBase64,
-          }
-        : { retried, error: error ?? entry.error ?? 'no answer' },
-    ];
-  });
-  return {
-    fixture: 1,
-    message: {
-      messageId: record.id,
-      url: record.url,
-      method: record.method,
-      headers: { ...(record.contentType ? { 'Content-Type': record.contentType } : {}), ...record.forwardHeaders },
-      bodyBase64: Buffer.from(record.body, 'latin1').toString('base64'),
-      retries: record.maxRetries,
-      timeoutSeconds: record.timeoutSeconds,
-      ...(record.retryDelay !== undefined ? { retryDelay: record.retryDelay } : {}),
-      ...(record.callback ? { callback: record.callback.url } : {}),
-      ...(record.failureCallback ? { failureCallback: record.failureCallback.url } : {}),
-    },
-    attempts,
-  };
-}
-
-/** A finished message the logs still hold, by id. */
-function loggedMessage(state: DevState, id: string): MessageRecord | undefined {
-  for (let index = state.logs.length - 1; index >= 0; index -= 1) if (state.logs[index]!.messageId === id) return state.logMessages[index];
-  return undefined;
 }
