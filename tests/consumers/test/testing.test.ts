@@ -6,8 +6,8 @@ import { cleanEnv, createApp, lockedVersion, run, tarball, type App } from '../s
 /** The repository's bun (a dev dependency), as a project would run `bun test`. */
 const BUN = fileURLToPath(new URL('../../../node_modules/.bin/bun', import.meta.url));
 
-// @mailroom/testing from its tarball in a fresh ESM project run by vitest (the Jest and CommonJS
-// side is the Nest app's suite): retries into the DLQ, a delay, a schedule, a duplicate delivery, the
+// @mailroom/testing from its tarball in a fresh ESM project run by vitest (Jest below, and in the
+// Nest app's suite): retries into the DLQ, a delay, a schedule, a duplicate delivery, the
 // matchers, and explore catching a handler that is not idempotent.
 let app: App;
 
@@ -75,5 +75,35 @@ describe('@mailroom/testing under node:test and bun test', () => {
     });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout + result.stderr).toMatch(/\b2 pass\b/);
+  });
+});
+
+// Jest, without a transform: ES modules (`--experimental-vm-modules`) and CommonJS in one run.
+describe('@mailroom/testing under Jest', () => {
+  let jestApp: App;
+  beforeAll(async () => {
+    const packed = inject('tarballs');
+    jestApp = await createApp('testing-jest', [
+      await tarball(packed, 'core'),
+      await tarball(packed, 'dev-server'),
+      await tarball(packed, 'testing'),
+      ...(await Promise.all(['zod', 'jest'].map(async (name) => `${name}@${await lockedVersion(name)}`))),
+    ]);
+  });
+  afterAll(async () => {
+    await jestApp?.remove();
+  });
+
+  it('runs the ESM and the CommonJS files with the matchers and explore, and exits by itself', async () => {
+    const result = await run(process.execPath, ['--experimental-vm-modules', join(jestApp.dir, 'node_modules/jest/bin/jest.js')], {
+      cwd: jestApp.dir,
+      env: cleanEnv({ NO_COLOR: '1' }),
+      allowFailure: true,
+      timeoutMs: 180_000,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Tests:\s+4 passed, 4 total/);
+    expect(result.stderr).toMatch(/orders\.jest\.test\.js/);
+    expect(result.stderr).toMatch(/orders\.jest\.test\.cjs/);
   });
 });
