@@ -1,6 +1,10 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RateLimitError, ValidationError } from '@mailroom/core';
+import 'reflect-metadata';
+import { All, Controller, Module, Req, Res } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -34,6 +38,51 @@ function nodeApp(kind: string, req: IncomingMessage, res: ServerResponse): void 
     res.writeHead(status, { 'x-app': kind }).end(body);
   });
 }
+
+/**
+ * A Nest application answering every path as the others do, on Express or on Fastify. The decorators
+ * are applied as calls: this package's TypeScript settings have no decorator syntax.
+ */
+async function nestApp(kind: string, platform: 'express' | 'fastify'): Promise<TestApp> {
+  class AnyPath {
+    handle(req: { url: string }, res: Record<string, (...args: unknown[]) => unknown>): void {
+      const result = answer(req.url, kind);
+      if (result === 'throw') throw new Error(`${kind} threw`);
+      // Express's response and Fastify's reply name setting the status differently.
+      if (platform === 'fastify') (res.code!(result.status) as typeof res).header!('x-app', kind);
+      else (res.status!(result.status) as typeof res).set!('x-app', kind);
+      res.send!(result.body);
+    }
+  }
+  const handle = Object.getOwnPropertyDescriptor(AnyPath.prototype, 'handle')!;
+  Req()(AnyPath.prototype, 'handle', 0);
+  Res()(AnyPath.prototype, 'handle', 1);
+  // Express 5 names its wildcard; Fastify's router takes a bare one.
+  All(platform === 'fastify' ? '*' : '*path')(AnyPath.prototype, 'handle', handle);
+  Controller()(AnyPath);
+  class AppModule {}
+  Module({ controllers: [AnyPath] })(AppModule);
+  const options = { logger: false as const };
+  const app =
+    platform === 'fastify'
+      ? await NestFactory.create(AppModule, new FastifyAdapter(), options)
+      : await NestFactory.create(AppModule, options);
+  if (platform === 'fastify') {
+    const fastify = app.getHttpAdapter().getInstance() as ReturnType<typeof Fastify>;
+    fastify.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer' },
+      (_request: unknown, body: Buffer | string, done: (error: null, body: unknown) => void) => done(null, body),
+    );
+  }
+  await app.init();
+  nestApps.push(app);
+  return app;
+}
+const nestApps: Array<{ close(): Promise<void> }> = [];
+afterAll(async () => {
+  await Promise.all(nestApps.map((app) => app.close()));
+});
 
 const network = http.createServer((req, res) => nodeApp('base-url', req, res));
 const networkReady = new Promise<void>((resolve) => network.listen(0, '127.0.0.1', resolve));
@@ -95,6 +144,8 @@ const kinds: AppKind[] = [
     },
     throws: false,
   },
+  { kind: 'nest (express)', app: () => nestApp('nest (express)', 'express'), throws: false },
+  { kind: 'nest (fastify)', app: () => nestApp('nest (fastify)', 'fastify'), throws: false },
   {
     kind: 'base-url',
     app: async () => {
