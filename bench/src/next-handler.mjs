@@ -1,11 +1,11 @@
 // Measurement 3: Next.js App Router route handlers called in-process with a Web Request, as Next
 // calls them. Three handlers doing the same job:
 //   plain     reads JSON, validates with zod, calls the handler: no verification (the ceiling)
-//   mailroom  an @mailroom/next destination: signature, JSON parse, zod, handler
+//   mailroom  an @mailroom/adapters/next destination: signature, JSON parse, zod, handler
 //   vendor    the vendor's verifySignatureAppRouter wrapped around the plain handler
 //   floor     a minimal hand-written verifying route handler (node:crypto, JSON.parse, zod)
 import { defineDestination } from '@mailroom/core';
-import { createMailroom } from '@mailroom/next';
+import { createMailroom } from '@mailroom/adapters/next';
 import { verifySignatureAppRouter } from '@upstash/qstash/nextjs';
 import { check, log, report } from './lib/child.mjs';
 import {

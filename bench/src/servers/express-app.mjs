@@ -1,7 +1,7 @@
 // The Express app of measurement 2: one app, three routes doing the same job, so they share
 // everything but the receiving code. Started in its own process by framework-throughput.mjs.
 //   /bare             express.json() and the handler: no signature, no schema (the ceiling)
-//   /mailroom/orders  @mailroom/express destination: signature, JSON parse, zod, handler
+//   /mailroom/orders  @mailroom/adapters/express destination: signature, JSON parse, zod, handler
 //   /vendor/orders    the vendor SDK's Receiver as its docs show it, plus the same JSON parse and zod
 //   /idempotent/orders the Mailroom destination with a memory idempotency store
 //   /untraced/orders  the Mailroom destination with `tracing: openTelemetry()` and no SDK started (tracing off)
@@ -11,7 +11,7 @@ import { defineDestination } from '@mailroom/core';
 import { createMemoryStore } from '@mailroom/core/idempotency';
 import { openTelemetry } from '@mailroom/core/tracing';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { createMailroom } from '@mailroom/express';
+import { createMailroom } from '@mailroom/adapters/express';
 import { Receiver } from '@upstash/qstash';
 import express from 'express';
 import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';

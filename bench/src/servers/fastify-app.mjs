@@ -1,10 +1,10 @@
 // The Fastify app of the framework measurement: the routes of express-app.mjs, in Fastify 5.
 //   /bare             Fastify's JSON parser and the handler: no signature, no schema (the ceiling)
-//   /mailroom/orders  @mailroom/fastify destination (plugin registered): signature, JSON parse, zod, handler
+//   /mailroom/orders  @mailroom/adapters/fastify destination (plugin registered): signature, JSON parse, zod, handler
 //   /vendor/orders    the vendor SDK's Receiver over the body as text, plus the same JSON parse and zod
 //   /floor/orders     the floor: a minimal hand-written verifying route (node:crypto, JSON.parse, zod)
 import { defineDestination } from '@mailroom/core';
-import { createMailroom } from '@mailroom/fastify';
+import { createMailroom } from '@mailroom/adapters/fastify';
 import { Receiver } from '@upstash/qstash';
 import Fastify from 'fastify';
 import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';

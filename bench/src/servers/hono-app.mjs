@@ -1,12 +1,12 @@
 // The Hono app of the framework measurement, on Node through @hono/node-server: the routes of
 // express-app.mjs.
 //   /bare             c.req.json() and the handler: no signature, no schema (the ceiling)
-//   /mailroom/orders  @mailroom/hono destination: signature, JSON parse, zod, handler
+//   /mailroom/orders  @mailroom/adapters/hono destination: signature, JSON parse, zod, handler
 //   /vendor/orders    the vendor SDK's Receiver over c.req.text(), plus the same JSON parse and zod
 //   /floor/orders     the floor: a minimal hand-written verifying route (node:crypto, JSON.parse, zod)
 import { serve } from '@hono/node-server';
 import { defineDestination } from '@mailroom/core';
-import { createMailroom } from '@mailroom/hono';
+import { createMailroom } from '@mailroom/adapters/hono';
 import { Receiver } from '@upstash/qstash';
 import { Hono } from 'hono';
 import { CURRENT_KEY, ISSUER, MAILROOM_OPTIONS, NEXT_KEY, PUBLIC_URL, orderSchema } from '../lib/fixtures.mjs';

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { createMessagingClient, type MessagingClient, type ReceiverOptions } from '@mailroom/core';
-import { createMailroom } from '@mailroom/express';
+import { createMailroom } from '@mailroom/adapters/express';
 import { orderPlaced } from './destinations';
 import { type FulfilmentStep, fulfilmentRoute } from './workflow';
 

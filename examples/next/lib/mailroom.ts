@@ -1,6 +1,6 @@
 import { createMemoryStore } from '@mailroom/core/idempotency';
 import { openTelemetry } from '@mailroom/core/tracing';
-import { createMailroom } from '@mailroom/next';
+import { createMailroom } from '@mailroom/adapters/next';
 
 // Keys from MAILROOM_CURRENT_SIGNING_KEY / MAILROOM_NEXT_SIGNING_KEY; without them every delivery
 // is answered 500 with a message saying so (fail closed), never accepted unverified. Each message is

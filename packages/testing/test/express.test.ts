@@ -1,5 +1,5 @@
 import { createMessagingClient, defineDestination, RateLimitError, ValidationError } from '@mailroom/core';
-import { createMailroom } from '@mailroom/express';
+import { createMailroom } from '@mailroom/adapters/express';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';

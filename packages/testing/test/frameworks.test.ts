@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineDestination } from '@mailroom/core';
-import { createMailroom as fastifyMailroom } from '@mailroom/fastify';
-import { createMailroom as honoMailroom } from '@mailroom/hono';
+import { createMailroom as fastifyMailroom } from '@mailroom/adapters/fastify';
+import { createMailroom as honoMailroom } from '@mailroom/adapters/hono';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const APPS = fileURLToPath(new URL('../apps/', import.meta.url));
-export const PUBLISHED = ['core', 'express', 'next', 'nestjs', 'hono', 'fastify', 'dev-server', 'testing'] as const;
+export const PUBLISHED = ['core', 'adapters', 'nestjs', 'dev-server', 'testing'] as const;
 
 /** `npm pack` of every published package into `dir`. */
 export async function packPublished(dir: string): Promise<void> {

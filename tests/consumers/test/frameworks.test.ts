@@ -12,8 +12,7 @@ beforeAll(async () => {
   const packed = inject('tarballs');
   app = await createApp('frameworks', [
     await tarball(packed, 'core'),
-    await tarball(packed, 'hono'),
-    await tarball(packed, 'fastify'),
+    await tarball(packed, 'adapters'),
     await tarball(packed, 'dev-server'),
     ...(await Promise.all(
       ['hono', '@hono/node-server', 'fastify', 'zod', 'typescript', '@types/node'].map(

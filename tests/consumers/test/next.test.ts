@@ -23,7 +23,7 @@ beforeAll(async () => {
   const packed = inject('tarballs');
   app = await createApp('next', [
     await tarball(packed, 'core'),
-    await tarball(packed, 'next'),
+    await tarball(packed, 'adapters'),
     await tarball(packed, 'dev-server'),
     ...(await Promise.all(
       ['next', 'react', 'react-dom', 'zod', 'typescript', '@types/react', '@types/react-dom', '@types/node'].map(

@@ -24,7 +24,7 @@ beforeAll(async () => {
   const packed = inject('tarballs');
   app = await createApp('node', [
     await tarball(packed, 'core'),
-    await tarball(packed, 'express'),
+    await tarball(packed, 'adapters'),
     await tarball(packed, 'dev-server'),
     ...(await Promise.all(
       ['express', 'zod', 'typescript', 'esbuild', 'undici', '@types/node', '@types/express'].map(

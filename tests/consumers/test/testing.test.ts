@@ -15,7 +15,7 @@ beforeAll(async () => {
   const packed = inject('tarballs');
   app = await createApp('testing-vitest', [
     await tarball(packed, 'core'),
-    await tarball(packed, 'hono'),
+    await tarball(packed, 'adapters'),
     await tarball(packed, 'dev-server'),
     await tarball(packed, 'testing'),
     ...(await Promise.all(['hono', 'zod', 'vitest'].map(async (name) => `${name}@${await lockedVersion(name)}`))),

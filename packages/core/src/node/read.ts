@@ -53,7 +53,7 @@ export function captureRawBody(req: IncomingMessage, _res: ServerResponse, buf: 
  * the parser first. Your other routes keep their parsed `req.body`.
  *
  * @example
- * app.use(exceptDeliveries(express.json())); // from @mailroom/express
+ * app.use(exceptDeliveries(express.json())); // from @mailroom/adapters/express
  */
 export function exceptDeliveries<Req extends IncomingMessage, Res, Next extends (error?: unknown) => void>(
   parser: (req: Req, res: Res, next: Next) => void,
@@ -117,7 +117,7 @@ function isIdentityEncoded(req: NodeRequest): boolean {
 /** What an adapter tells its users when no hint specific to the framework is given. */
 export const DEFAULT_CONSUMED_HINT =
   'let Mailroom read the request before any body parser runs, or keep the exact bytes on req.rawBody. ' +
-  'Express: app.use(mailroom.exceptDeliveries(express.json())) (@mailroom/express), or mount the ' +
+  'Express: app.use(mailroom.exceptDeliveries(express.json())) (@mailroom/adapters/express), or mount the ' +
   'Mailroom route before express.json(). NestJS: NestFactory.create(AppModule, { rawBody: true }). ' +
   'Next.js Pages Router: export const config = { api: { bodyParser: false } } from the API route.';
 

@@ -1,4 +1,4 @@
-import { captureRawBody, createMailroom, type MailroomRequestHandler } from '@mailroom/express';
+import { captureRawBody, createMailroom, type MailroomRequestHandler } from '@mailroom/adapters/express';
 import express5 from 'express';
 import express4 from 'express4';
 import type { RequestListener } from 'node:http';

@@ -1,4 +1,4 @@
-import { createMailroom } from '@mailroom/fastify';
+import { createMailroom } from '@mailroom/adapters/fastify';
 import Fastify from 'fastify';
 import type { ConformanceTarget } from '../target';
 import { serveOnPort0 } from './node-server';

@@ -1,4 +1,4 @@
-import { createMailroom } from '@mailroom/hono';
+import { createMailroom } from '@mailroom/adapters/hono';
 import { Hono } from 'hono';
 import type { TargetSetup } from '../target';
 

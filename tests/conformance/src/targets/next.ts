@@ -1,5 +1,5 @@
-import { createMailroom, type RouteHandler } from '@mailroom/next';
-import { createMailroom as createPagesMailroom, type ApiHandler } from '@mailroom/next/pages';
+import { createMailroom, type RouteHandler } from '@mailroom/adapters/next';
+import { createMailroom as createPagesMailroom, type ApiHandler } from '@mailroom/adapters/next/pages';
 import type { RequestListener } from 'node:http';
 import type { ConformanceTarget, TargetResponse } from '../target';
 import { serveOnPort0 } from './node-server';

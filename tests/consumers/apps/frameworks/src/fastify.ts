@@ -1,5 +1,5 @@
 // A Fastify 5 app configured only by what `mailroom dev` printed; its own JSON route keeps Fastify's parser.
-import { createMailroom } from '@mailroom/fastify';
+import { createMailroom } from '@mailroom/adapters/fastify';
 import Fastify from 'fastify';
 import { crashing, orderPlaced, runScenario, seen } from './scenario.js';
 

@@ -1,6 +1,6 @@
 // A Hono app on Node (@hono/node-server), configured only by what `mailroom dev` printed.
 import { serve } from '@hono/node-server';
-import { createMailroom } from '@mailroom/hono';
+import { createMailroom } from '@mailroom/adapters/hono';
 import { Hono } from 'hono';
 import { crashing, orderPlaced, runScenario, seen } from './scenario.js';
 

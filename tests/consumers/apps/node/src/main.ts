@@ -2,7 +2,7 @@
 // through the dev server, and reports what it saw as one JSON line for the test to check.
 import { createMessagingClient, type FailureCallbackMessage } from '@mailroom/core';
 import { signRequest } from '@mailroom/core/testing';
-import { createMailroom } from '@mailroom/express';
+import { createMailroom } from '@mailroom/adapters/express';
 import express from 'express';
 import { crashing, orderPlaced } from './destinations.js';
 

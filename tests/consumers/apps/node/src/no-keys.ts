@@ -1,5 +1,5 @@
 // Created without any signing key: the app must say so at once, not only at the first delivery.
-import { createMailroom } from '@mailroom/express';
+import { createMailroom } from '@mailroom/adapters/express';
 
 createMailroom();
 console.log('created');

@@ -11,7 +11,7 @@ import { captureRawBody } from '@mailroom/core';
 import { handleNodeRequest } from '@mailroom/core/adapter';
 import { signRequest } from '@mailroom/core/testing';
 import { createUndiciTransport } from '@mailroom/core/undici';
-import { captureRawBody as expressCapture, createMailroom, type ExpressOptions } from '@mailroom/express';
+import { captureRawBody as expressCapture, createMailroom, type ExpressOptions } from '@mailroom/adapters/express';
 import { z } from 'zod';
 
 const orderPlaced = defineDestination({ name: 'order-placed', schema: z.object({ orderId: z.string() }) });

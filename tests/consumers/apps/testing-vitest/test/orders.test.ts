@@ -1,7 +1,7 @@
 // A fresh ESM project's vitest suite with @mailroom/testing: a Hono app receives in-process, on a
 // virtual clock, verified with the service's own keys.
 import { defineDestination } from '@mailroom/core';
-import { createMailroom } from '@mailroom/hono';
+import { createMailroom } from '@mailroom/adapters/hono';
 import { createTestService, ExploreError, explore, type MailroomMatchers, matchers, type TestService } from '@mailroom/testing';
 import { Hono } from 'hono';
 import { afterEach, expect, it } from 'vitest';

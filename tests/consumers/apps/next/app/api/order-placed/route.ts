@@ -1,4 +1,4 @@
-import { createMailroom } from '@mailroom/next';
+import { createMailroom } from '@mailroom/adapters/next';
 import { orderPlaced, received } from '../../../lib/destinations';
 
 export const POST = createMailroom().destination(orderPlaced, (message) => {

@@ -1,0 +1,14 @@
+import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared';
+
+// One entry per framework: an app loads only its own framework's adapter, and no framework is
+// required to install the package (each is an optional peer).
+export default defineConfig(
+  packageBuild({
+    express: 'src/express.ts',
+    fastify: 'src/fastify.ts',
+    hono: 'src/hono.ts',
+    next: 'src/next.ts',
+    'next-pages': 'src/next-pages.ts',
+  }),
+);

@@ -1,3 +1,0 @@
-import { sharedTestConfig } from '../../vitest.shared';
-
-export default sharedTestConfig;
