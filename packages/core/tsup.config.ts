@@ -8,7 +8,7 @@ const entry = {
   adapter: 'src/adapter.ts',
   testing: 'src/testing.ts',
   undici: 'src/undici.ts',
-  protocol: 'src/protocol.ts',
+  'internal-protocol': 'src/internal-protocol.ts',
   idempotency: 'src/idempotency.ts',
   tracing: 'src/tracing.ts',
 };

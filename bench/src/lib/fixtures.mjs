@@ -1,7 +1,7 @@
 // The shared test data: signing keys, bodies of exact sizes, the zod schema every contender
 // validates with, and tokens as the real service writes them.
 import { createHash, randomBytes } from 'node:crypto';
-import { createTokenSigner, sign } from '@mailroom/core/protocol';
+import { createTokenSigner, sign } from '@mailroom/core/internal-protocol';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
 

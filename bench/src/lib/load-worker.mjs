@@ -1,6 +1,6 @@
 // The load generator: autocannon in its own process, driven over IPC, so the client's CPU work
 // never shares an event loop with the server under test. It only ever targets 127.0.0.1.
-import { createTokenSigner } from '@mailroom/core/protocol';
+import { createTokenSigner } from '@mailroom/core/internal-protocol';
 import autocannon from 'autocannon';
 
 function run({ url, method = 'POST', headers = {}, body, connections = 10, durationSeconds, uniqueHeader, signAs }) {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createMessagingClient } from '@mailroom/core';
-import { closeStartedDevServers } from '@mailroom/core/protocol';
+import { closeStartedDevServers } from '@mailroom/core/internal-protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderPlaced } from '../src/destinations';
 

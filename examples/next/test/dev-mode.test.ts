@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMessagingClient } from '@mailroom/core';
-import { closeStartedDevServers } from '@mailroom/core/protocol';
+import { closeStartedDevServers } from '@mailroom/core/internal-protocol';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
 // The route handlers in dev mode (`MAILROOM_DEV=1 next dev`, no .env): they verify with the dev

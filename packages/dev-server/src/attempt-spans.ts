@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } from '@open
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { destinationLabel, parseTraceParent } from '@mailroom/core/protocol';
+import { destinationLabel, parseTraceParent } from '@mailroom/core/internal-protocol';
 import type { AttemptSpans } from './engine/attempt';
 
 // The dev server's own spans, exported over OTLP/HTTP when asked (`--otlp-endpoint`): one per attempt

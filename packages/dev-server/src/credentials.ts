@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEV_CREDENTIALS, serviceToken } from '@mailroom/core/protocol';
+import { DEV_CREDENTIALS, serviceToken } from '@mailroom/core/internal-protocol';
 import type { DevState } from './state/dev-state';
 
 /** Everything a client needs to talk to the dev server, and the keys its receivers verify with. */

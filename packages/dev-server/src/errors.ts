@@ -1,4 +1,4 @@
-import { RESOURCE_NAME, RESOURCE_NAME_RULE, unsignableUrl } from '@mailroom/core/protocol';
+import { RESOURCE_NAME, RESOURCE_NAME_RULE, unsignableUrl } from '@mailroom/core/internal-protocol';
 
 // The service's refusals, and the checks every layer shares that refuse a request.
 

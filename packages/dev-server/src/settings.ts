@@ -1,5 +1,5 @@
 import type { Environment } from '@mailroom/core';
-import { ENV_VARIABLES, MAX_ISSUER_LENGTH, PLAN_LIMITS, resolveHeaderPrefix } from '@mailroom/core/protocol';
+import { ENV_VARIABLES, MAX_ISSUER_LENGTH, PLAN_LIMITS, resolveHeaderPrefix } from '@mailroom/core/internal-protocol';
 import type { FaultInput } from './state/records';
 import type { DevServerEventListener, LogOption } from './events';
 

@@ -5,7 +5,7 @@ import { Client as QStashClient, Receiver } from '@upstash/qstash';
 import { Client as WorkflowClient, serve, type RouteFunction } from '@upstash/workflow';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunFixture } from '../src/embedded';
+import type { RunFixture } from '../src/internal-embedded';
 import { useBrowser } from './helpers/browser';
 import { startTestServer, type TestServer } from './helpers/test-server';
 

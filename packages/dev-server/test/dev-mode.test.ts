@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMessagingClient, createReceiver, defineDestination } from '@mailroom/core';
 import { handleNodeRequest, writeOutbound } from '@mailroom/core/adapter';
-import { closeStartedDevServers } from '@mailroom/core/protocol';
+import { closeStartedDevServers } from '@mailroom/core/internal-protocol';
 import { signRequest } from '@mailroom/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';

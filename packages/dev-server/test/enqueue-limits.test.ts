@@ -1,4 +1,4 @@
-import { MAX_SIGNED_URL_BYTES } from '@mailroom/core/protocol';
+import { MAX_SIGNED_URL_BYTES } from '@mailroom/core/internal-protocol';
 import { PlanLimitError, ValidationError } from '@mailroom/core';
 import { describe, expect, it } from 'vitest';
 import { raw } from './helpers/raw';

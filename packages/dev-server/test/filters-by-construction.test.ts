@@ -1,4 +1,4 @@
-import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
+import { QUERY_PARAMETERS } from '@mailroom/core/internal-protocol';
 import { describe, expect, it } from 'vitest';
 import { QUERY_FORMS } from '../src/http/filters';
 import { allRoutes } from '../src/http/routes';

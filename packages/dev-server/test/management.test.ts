@@ -1,5 +1,5 @@
 import type { Series } from '@mailroom/core';
-import { parseServiceTimestamp } from '@mailroom/core/protocol';
+import { parseServiceTimestamp } from '@mailroom/core/internal-protocol';
 import { describe, expect, it } from 'vitest';
 import { always } from './helpers/destination';
 import { destination, startTestServer, t, useTestServer } from './helpers/test-server';

@@ -1,4 +1,4 @@
-import { defaultBackoffMs } from '@mailroom/core/protocol';
+import { defaultBackoffMs } from '@mailroom/core/internal-protocol';
 import { describe, expect, it } from 'vitest';
 import { always, failTimes, startDestination } from './helpers/destination';
 import { destination, startTestServer, t, useTestServer } from './helpers/test-server';

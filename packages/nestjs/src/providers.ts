@@ -15,7 +15,7 @@ import {
   type ReceiverOptions,
 } from '@mailroom/core';
 import { createManagementClientNow, createMessagingClientNow, idempotencyGuard } from '@mailroom/core/adapter';
-import { resolveHeaderPrefix } from '@mailroom/core/protocol';
+import { resolveHeaderPrefix } from '@mailroom/core/internal-protocol';
 import { ConfigurableModuleBuilder, Inject, Logger, type Provider } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 

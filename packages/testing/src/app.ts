@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Duplex } from 'node:stream';
 import { ValidationError } from '@mailroom/core';
-import type { InProcessAnswer, OutgoingRequest } from '@mailroom/dev-server/embedded';
+import type { InProcessAnswer, OutgoingRequest } from '@mailroom/dev-server/internal-embedded';
 
 // Where deliveries go, and how they get there without a port: a Node request listener (an Express
 // app) through Node's own HTTP server and client joined by an in-memory socket, a Fastify instance

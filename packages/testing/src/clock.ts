@@ -1,5 +1,5 @@
 import { ConfigError, MailroomError, ValidationError } from '@mailroom/core';
-import type { TimerClock } from '@mailroom/dev-server/embedded';
+import type { TimerClock } from '@mailroom/dev-server/internal-embedded';
 
 // The test's clock. Virtual by default: the service's time stands still until the test advances it,
 // and then everything that falls due runs in time order, each instant to completion before the next

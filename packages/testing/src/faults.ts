@@ -1,5 +1,5 @@
 import { type DestinationDefinition, type Duration, ValidationError } from '@mailroom/core';
-import type { FaultInput, Faults as EmbeddedFaults } from '@mailroom/dev-server/embedded';
+import type { FaultInput, Faults as EmbeddedFaults } from '@mailroom/dev-server/internal-embedded';
 
 // Faults on demand: what the real service does now and then, or what cannot be made to happen
 // against it, made to happen in a test. Each is scoped (a destination, a URL, or everything), may be

@@ -10,4 +10,4 @@ export type { Fault, FaultScope, FaultTarget, Faults } from './faults';
 export { explore, ExploreError, type ExploreOptions, type ExploreReport, type Freedoms } from './explore';
 export { matchers, type MailroomMatchers } from './matchers';
 export type { Replayed, ReplayedRun, ReplayOptions } from './replay';
-export type { MessageFixture, RecordedAttempt, RunFixture } from '@mailroom/dev-server/embedded';
+export type { MessageFixture, RecordedAttempt, RunFixture } from '@mailroom/dev-server/internal-embedded';

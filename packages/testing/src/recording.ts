@@ -1,6 +1,6 @@
 import { type DestinationDefinition, ValidationError } from '@mailroom/core';
-import type { ProtocolHeaderNames } from '@mailroom/core/protocol';
-import type { MessageKind, OutgoingRequest, RequestResult } from '@mailroom/dev-server/embedded';
+import type { ProtocolHeaderNames } from '@mailroom/core/internal-protocol';
+import type { MessageKind, OutgoingRequest, RequestResult } from '@mailroom/dev-server/internal-embedded';
 
 // What the test service saw: every attempt the service made, to the app in-process or over the
 // network, whatever came of it (an answer, a thrown handler, a lost answer), with the fault that

@@ -1,5 +1,5 @@
 import { type HttpMethod, MailroomError, type MessagingClient, ValidationError } from '@mailroom/core';
-import { headerNames } from '@mailroom/core/protocol';
+import { headerNames } from '@mailroom/core/internal-protocol';
 import type {
   EmbeddedService,
   InProcessAnswer,
@@ -7,7 +7,7 @@ import type {
   OutgoingRequest,
   RecordedAttempt,
   RunFixture,
-} from '@mailroom/dev-server/embedded';
+} from '@mailroom/dev-server/internal-embedded';
 
 // A message recorded by `mailroom dev` (`GET /dev/messages/{id}/fixture`, or the console's "Export
 // fixture"), sent again into a test service: the same method, headers and body to the same path of

@@ -1,5 +1,5 @@
 import { ValidationError } from '@mailroom/core';
-import type { PlanName } from '@mailroom/dev-server/embedded';
+import type { PlanName } from '@mailroom/dev-server/internal-embedded';
 import type { TestApp } from './app';
 
 // A test service's options as a test writes them, and as the service uses them: checked once, with

@@ -11,8 +11,8 @@ import {
   type HttpTransport,
   type WorkflowRun,
 } from '@mailroom/core';
-import { headerNames, parseDuration } from '@mailroom/core/protocol';
-import { type EmbeddedService, type MessageFixture, type RunFixture, startEmbeddedService } from '@mailroom/dev-server/embedded';
+import { headerNames, parseDuration } from '@mailroom/core/internal-protocol';
+import { type EmbeddedService, type MessageFixture, type RunFixture, startEmbeddedService } from '@mailroom/dev-server/internal-embedded';
 import { type InProcessDelivery, inProcessDelivery } from './app';
 import { createClockDriver, realClock, type TestClock, virtualClock } from './clock';
 import { faultsOver, type Faults } from './faults';

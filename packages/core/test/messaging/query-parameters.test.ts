@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { QUERY_PARAMETERS } from '../../src/protocol';
+import { QUERY_PARAMETERS } from '../../src/internal-protocol';
 import { messagingFixture, type StubServer } from './client-fixture';
 
 // The client and the dev server take the names of the service's filters from one table: whatever a

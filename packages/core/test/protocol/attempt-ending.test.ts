@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptEnding } from '../../src/protocol';
+import { attemptEnding } from '../../src/internal-protocol';
 
 // The one rule for "no attempt follows this one", which the dev server retries by and receivers
 // report as a callback's `isFinalAttempt`.

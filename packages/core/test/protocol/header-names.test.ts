@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildEnqueueHeaders } from '../../src/enqueue-headers';
-import { headerNames } from '../../src/protocol';
+import { headerNames } from '../../src/internal-protocol';
 import { signRequest } from '../../src/testing';
 
 describe('the protocol header table', () => {

@@ -1,6 +1,6 @@
 import { createVerifier, sign } from '../../src/signature';
 import { describe, expect, it } from 'vitest';
-import { createTokenSigner } from '../../src/protocol';
+import { createTokenSigner } from '../../src/internal-protocol';
 
 const KEY = 'sig_current_key_for_tests';
 const NOW = 1_800_000_123_456;

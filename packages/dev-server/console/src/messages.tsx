@@ -1,5 +1,5 @@
 import type { MessagingClient } from '@mailroom/core';
-import { headerNames } from '@mailroom/core/protocol';
+import { headerNames } from '@mailroom/core/internal-protocol';
 import { useState } from 'preact/hooks';
 import type { MessagePage } from '../../src/http/message-list';
 import { decodeBody, decodeClaims, devRequest, jsonFields, pretty, shownBody, type Story, time, usePoll, type ConsoleEvent } from './api';

@@ -1,4 +1,4 @@
-import { SIGNATURE_REFUSED_HEADER } from '@mailroom/core/protocol';
+import { SIGNATURE_REFUSED_HEADER } from '@mailroom/core/internal-protocol';
 import type { ConsoleSettings } from './api';
 
 // Why the app refused a delivery, in words: a Mailroom receiver's 401 names the check that failed

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { headerNames } from '@mailroom/core/protocol';
+import { headerNames } from '@mailroom/core/internal-protocol';
 import { badRequest, notFound, planLimit, type ServiceError, CANCELLED_RUN_REFUSAL } from '../errors';
 import type { EventBus } from '../events';
 import type { PlanLimits, EngineConfig } from '../settings';

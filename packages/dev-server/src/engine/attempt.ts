@@ -1,4 +1,4 @@
-import { attemptEnding, defaultBackoffMs, parseRetryAfter, parseRetryDelay } from '@mailroom/core/protocol';
+import { attemptEnding, defaultBackoffMs, parseRetryAfter, parseRetryDelay } from '@mailroom/core/internal-protocol';
 import type { RequestResult } from './delivery-request';
 import { newDlqId } from '../ids';
 import type { DevState } from '../state/dev-state';

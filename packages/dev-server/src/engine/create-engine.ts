@@ -10,7 +10,7 @@ import {
   type RequestSender,
   workflowDeliveryBody,
 } from './delivery-request';
-import { createTokenSigner, TRACE_PARENT_HEADER, type TokenSigner } from '@mailroom/core/protocol';
+import { createTokenSigner, TRACE_PARENT_HEADER, type TokenSigner } from '@mailroom/core/internal-protocol';
 import { randomHex } from '../ids';
 import { createDispatcher, type FlowCounters, type FlowLimits, type QueueLimits } from './dispatcher';
 import type { EngineConfig } from '../settings';

@@ -3,7 +3,7 @@
 import { bodyBytes, type MessageRecord } from '../state/records';
 import type { DevState } from '../state/dev-state';
 import { runHistory } from '../state/runs';
-import { dispatchOnce, headerNames, type TokenSigner } from '@mailroom/core/protocol';
+import { dispatchOnce, headerNames, type TokenSigner } from '@mailroom/core/internal-protocol';
 import type { EngineConfig } from '../settings';
 import type { Agent } from 'undici';
 import { setMaxListeners } from 'node:events';

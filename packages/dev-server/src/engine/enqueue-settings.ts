@@ -6,7 +6,7 @@ import {
   headerNames,
   type CallbackHeaders,
   type ProtocolHeaderNames,
-} from '@mailroom/core/protocol';
+} from '@mailroom/core/internal-protocol';
 import type { PlanLimits } from '../settings';
 import type { CallbackSettings, FlowControlSettings, MessageRecord, RedactSettings, WorkflowInfo } from '../state/records';
 import { headerValuesFromRaw, type HeaderSource } from '../state/header-values';

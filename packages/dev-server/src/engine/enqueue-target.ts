@@ -1,6 +1,6 @@
 // Where an enqueue goes: the destination read from the rest of its path (a URL, a URL group, or an
 // `api/...` name the dev server refuses), and the message record each endpoint it reaches gets.
-import { RESOURCE_NAME, unsignableUrl } from '@mailroom/core/protocol';
+import { RESOURCE_NAME, unsignableUrl } from '@mailroom/core/internal-protocol';
 import { badRequest } from '../errors';
 import { newMessageId } from '../ids';
 import { isSharedString, sharedHeaders, sharedString } from '../state/message-codec';

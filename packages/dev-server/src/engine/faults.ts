@@ -1,4 +1,4 @@
-import { parseDuration } from '@mailroom/core/protocol';
+import { parseDuration } from '@mailroom/core/internal-protocol';
 import { badRequest, notFound, ServiceError } from '../errors';
 import { randomHex } from '../ids';
 import type { FaultInput, FaultKind, FaultRecord } from '../state/records';

@@ -1,4 +1,4 @@
-import { parseCron } from '@mailroom/core/protocol';
+import { parseCron } from '@mailroom/core/internal-protocol';
 import { Cron } from 'croner';
 import type { EventBus } from '../events';
 import type { Store } from '../state/store';

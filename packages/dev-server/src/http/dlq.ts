@@ -1,4 +1,4 @@
-import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
+import { QUERY_PARAMETERS } from '@mailroom/core/internal-protocol';
 import { type Route, type RouteRequest, empty, json, type Reply } from './router';
 import type { DlqEntry } from '../state/records';
 import type { Service } from '../service';

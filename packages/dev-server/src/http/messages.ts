@@ -1,4 +1,4 @@
-import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
+import { QUERY_PARAMETERS } from '@mailroom/core/internal-protocol';
 import type { Service } from '../service';
 import { empty, type Route, json, type Reply } from './router';
 import type { Filters } from './filters';

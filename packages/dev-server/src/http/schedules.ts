@@ -1,4 +1,4 @@
-import { headerNames, parseCron } from '@mailroom/core/protocol';
+import { headerNames, parseCron } from '@mailroom/core/internal-protocol';
 import { randomHex } from '../ids';
 import { type Route, type RouteRequest, empty, json, type Reply } from './router';
 import type { Service } from '../service';

@@ -8,7 +8,7 @@ import {
   type MessageRecord,
   type RedactSettings,
 } from '../state/records';
-import { parseTraceParent, TRACE_PARENT_HEADER } from '@mailroom/core/protocol';
+import { parseTraceParent, TRACE_PARENT_HEADER } from '@mailroom/core/internal-protocol';
 import { createHash } from 'node:crypto';
 import { type HeaderValues, canonicalHeaderName, deliveredHeaderValues } from '../state/header-values';
 import { buildDeliveryRequest } from '../engine/delivery-request';

@@ -7,7 +7,7 @@ import type { DevCredentials } from '../credentials';
 import type { PlanLimits } from '../settings';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { CreateSearchIndexInput, MessagingUser, SearchIndexType } from '@mailroom/core';
-import { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED } from '@mailroom/core/protocol';
+import { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED } from '@mailroom/core/internal-protocol';
 import type { SearchIndexRecord } from '../state/records';
 
 /** The path every management route sits under; `managementUrl` ends here. */

@@ -1,5 +1,5 @@
 import type { StatsPeriod } from '@mailroom/core';
-import { formatServiceTimestamp, STATS_PERIODS } from '@mailroom/core/protocol';
+import { formatServiceTimestamp, STATS_PERIODS } from '@mailroom/core/internal-protocol';
 import type { DevState } from '../state/dev-state';
 import type { StatsBucket } from '../state/records';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_BACKOFF_EXPRESSION, headerNames, QUERY_PARAMETERS } from '@mailroom/core/protocol';
+import { DEFAULT_BACKOFF_EXPRESSION, headerNames, QUERY_PARAMETERS } from '@mailroom/core/internal-protocol';
 import { readCount, readMessageFilter } from '../http/messages';
 import { badRequest } from '../errors';
 import type { Filters } from '../http/filters';

@@ -2,7 +2,7 @@
 // history for `LazyFetch`, its end, cancelling runs), and what its `client.dlq` does with a failed
 // one: resume it from the failed step, restart it as a new run, or delete its entry.
 // (`retryFailureFunction` is the spec's failure-callback re-trigger, in http/dlq.ts.)
-import { QUERY_PARAMETERS } from '@mailroom/core/protocol';
+import { QUERY_PARAMETERS } from '@mailroom/core/internal-protocol';
 import { badRequest, notFound } from '../errors';
 import { readCount } from '../http/messages';
 import type { Service } from '../service';

@@ -1,4 +1,4 @@
-import { headerNames, parseDuration } from '@mailroom/core/protocol';
+import { headerNames, parseDuration } from '@mailroom/core/internal-protocol';
 import { checkUrl, badRequest, notFound, ServiceError } from '../errors';
 import { json, type Reply, readJson, type Route, type RouteRequest } from '../http/router';
 import type { Service } from '../service';

@@ -1,5 +1,5 @@
 /**
- * `@mailroom/core/protocol`: the service's wire as Mailroom's own packages share it. For the dev
+ * `@mailroom/core/internal-protocol`: the service's wire as Mailroom's own packages share it. For the dev
  * server and the adapters, not for applications, and not covered by semver.
  */
 
