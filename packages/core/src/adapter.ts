@@ -12,7 +12,7 @@ export {
   type AdapterHandlers,
   type EndpointFactories,
 } from './receive/adapter-handlers';
-export type { Endpoint, MessageHandler, Receiver } from './receive/create-receiver';
+export { pipelineOf, type Endpoint, type MessageHandler, type Receiver, type ReceiverPipeline } from './receive/create-receiver';
 export { defaultOnError } from './receive/answers';
 export type { InboundRequest, OutboundResponse } from './receive/receiver-options';
 export { DEFAULT_MAX_BODY_BYTES } from './receive/receiver-options';

@@ -25,6 +25,7 @@ import {
   type MessagingClient,
   type Receiver,
 } from '@mailroom/core';
+import { pipelineOf } from '@mailroom/core/adapter';
 import { Inject, Injectable, RequestMethod, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
 
@@ -233,7 +234,7 @@ export class MailroomExplorer implements OnModuleInit {
   /** Asks the receiver itself, so "configured" means exactly what the pipeline will do per request. */
   private async signingKeyProblems(): Promise<string[]> {
     try {
-      this.receiver.assertConfigured();
+      pipelineOf(this.receiver).assertConfigured();
     } catch (error) {
       if (error instanceof ConfigError) return [error.message];
       throw error;

@@ -1,7 +1,7 @@
 import { checkRoute, decoratorName, readRouteMetadata, type MailroomRoute } from './metadata';
 import { MAILROOM_RECEIVER } from './providers';
 import type { InboundRequest, Receiver } from '@mailroom/core';
-import { readInbound } from '@mailroom/core/adapter';
+import { pipelineOf, readInbound } from '@mailroom/core/adapter';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { MailroomRefusal } from './refusal';
 import { requestState, type NestRequest } from './request-state';
@@ -59,21 +59,21 @@ export class SignatureGuard implements CanActivate {
   private async read(request: NestRequest): Promise<InboundRequest> {
     const url = request.originalUrl ?? request.url;
     try {
-      return await readInbound(request, { maxBodyBytes: this.receiver.maxBodyBytes, url, consumedHint: NEST_RAW_BODY_HINT });
+      return await readInbound(request, { maxBodyBytes: pipelineOf(this.receiver).maxBodyBytes, url, consumedHint: NEST_RAW_BODY_HINT });
     } catch (error) {
       const seen: InboundRequest = { method: request.method ?? 'POST', url, headers: request.headers, rawBody: new Uint8Array(0) };
-      throw new MailroomRefusal(this.receiver.errorResponse(error, seen), error);
+      throw new MailroomRefusal(pipelineOf(this.receiver).errorResponse(error, seen), error);
     }
   }
 
   private async verify(route: MailroomRoute | undefined, inbound: InboundRequest): Promise<unknown> {
     try {
-      if (route === undefined) return await this.receiver.receive(inbound);
-      if (route.kind === 'message') return await this.receiver.receive(inbound, route.definition.schema);
-      if (route.kind === 'callback') return await this.receiver.receiveCallback(inbound, route.options);
-      return await this.receiver.receiveFailureCallback(inbound, route.options);
+      if (route === undefined) return await pipelineOf(this.receiver).receive(inbound);
+      if (route.kind === 'message') return await pipelineOf(this.receiver).receive(inbound, route.definition.schema);
+      if (route.kind === 'callback') return await pipelineOf(this.receiver).receiveCallback(inbound, route.options);
+      return await pipelineOf(this.receiver).receiveFailureCallback(inbound, route.options);
     } catch (error) {
-      throw new MailroomRefusal(this.receiver.errorResponse(error, inbound), error);
+      throw new MailroomRefusal(pipelineOf(this.receiver).errorResponse(error, inbound), error);
     }
   }
 

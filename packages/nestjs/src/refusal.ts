@@ -3,7 +3,7 @@
 import { MAILROOM_RECEIVER } from './providers';
 import { requestState, type NestRequest } from './request-state';
 import type { InboundRequest, OutboundResponse, Receiver } from '@mailroom/core';
-import { writeOutbound } from '@mailroom/core/adapter';
+import { pipelineOf, writeOutbound } from '@mailroom/core/adapter';
 import { Catch, HttpException, Inject, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
@@ -69,6 +69,6 @@ export class MailroomExceptionFilter extends BaseExceptionFilter {
       headers: request.headers,
       rawBody: new Uint8Array(0),
     };
-    writeOutbound(response, this.receiver.errorResponse(exception, inbound));
+    writeOutbound(response, pipelineOf(this.receiver).errorResponse(exception, inbound));
   }
 }

@@ -13,6 +13,8 @@ import {
   type ManagementClient,
   type MessagingClient,
 } from '../src';
+import type { Receiver } from '@mailroom/core';
+import { pipelineOf } from '@mailroom/core/adapter';
 import { delivery, keys, order, orderPlaced, postBytes } from '@mailroom/test-support';
 import { closeApps, mailroom, startApp } from './nest-app';
 
@@ -184,12 +186,12 @@ describe('injection tokens', () => {
     @Injectable()
     class Holder {
       constructor(
-        @Inject(MAILROOM_RECEIVER) readonly receiver: { headerPrefix: string },
+        @Inject(MAILROOM_RECEIVER) readonly receiver: Receiver,
         @Inject(MAILROOM_MESSAGING_CLIENT) readonly client: MessagingClient,
       ) {}
     }
     const app = await startApp({ imports: [mailroom({ headerPrefix: 'Upstash', baseUrl: serviceUrl, token: 't' })], providers: [Holder] });
-    expect(app.get(Holder).receiver.headerPrefix).toBe('Upstash');
+    expect(pipelineOf(app.get(Holder).receiver).headerPrefix).toBe('Upstash');
     expect(app.get(Holder).client.headerPrefix).toBe('Upstash');
   });
 });

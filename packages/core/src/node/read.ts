@@ -302,7 +302,7 @@ export interface ReadInboundOptions {
  *
  * @example
  * const inbound = await readInbound(req, { maxBodyBytes: 256 * 1024, url: req.originalUrl });
- * writeOutbound(res, await receiver.handle(inbound));
+ * writeOutbound(res, await endpoint.handle(inbound)); // endpoint: receiver.destination(...)
  */
 export function readInbound(req: IncomingMessage, options: ReadInboundOptions = {}): Promise<InboundRequest> {
   // Not an async function: the body read is the only thing to wait for, so its promise is the one

@@ -1,38 +1,30 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { processEnvironment, resolveHeaderPrefix, optionalSetting, checkBaseUrl } from '../config';
-import { devServerUrl } from '../dev-mode';
+import { processEnvironment } from '../config';
 import { type BodyOf, type DestinationDefinition, expectDestination } from '../contract';
-import {
-  expectObject,
-  BodyTooLargeError,
-  ConfigError,
-  MethodNotAllowedError,
-  RawBodyUnavailableError,
-  SignatureError,
-  ValidationError,
-} from '../errors';
+import { ConfigError, ValidationError } from '../errors';
+import { guardedDelivery, type IdempotencyOption } from '../idempotency/guard';
+import { toPromise, whenReady } from '../maybe-promise';
 import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
-import { guardedDelivery, idempotencyGuard, type IdempotencyGuard, type IdempotencyOption } from '../idempotency/guard';
-import { checkTracing, type MessageTracing } from '../tracing/hooks';
-import { signedPathChecker, signedUrlOf } from './signed-url';
-import type { VerifiedSignature } from '../signature';
-import { defaultVerifier, regionalVerifiers, type VerifyDelivery } from './keys';
 import {
-  toCallbackMessage,
+  fetchThrough,
+  guardOf,
+  receiveMessage,
+  reportAndMap,
+  reportMissingKeys,
+  resolveSetup,
+  runPipeline,
+  settingsFromEnvironment,
+} from './pipeline';
+import {
   type CallbackMessage,
   type CallbackOptions,
   type FailureCallbackMessage,
-  type SchemaOutput,
-  receivedMessage,
-  tracedDelivery,
-  parseBody,
   type ReceivedMessage,
-  validateBody,
+  type SchemaOutput,
+  toCallbackMessage,
+  tracedDelivery,
 } from './received-messages';
-import { deliveryHeaderReader, type DeliveryHeaderReader, type DeliveryHeaders } from './delivery-headers';
-import { defaultOnError, errorResponse, readWebRequest, resultResponse, toWebResponse } from './answers';
-import { isThenable, toPromise, whenReady, type MaybePromise } from '../maybe-promise';
-import { type InboundRequest, type OutboundResponse, resolveBodyLimit, type ReceiveStage, type ReceiverOptions } from './receiver-options';
+import type { InboundRequest, OutboundResponse, ReceiverOptions } from './receiver-options';
 
 /** One receiving endpoint, usable from any framework through plain data or Web `Request`/`Response`. */
 export interface Endpoint {
@@ -62,6 +54,10 @@ export interface EndpointOptions {
 /** A handler gets the message, and second what its adapter passes along (Hono's `Context`, ...). */
 export type MessageHandler<T, C = unknown> = (message: ReceivedMessage<T>, context: C) => unknown;
 
+/**
+ * What an app builds its endpoints with: one receiver (its keys and settings), an endpoint per route.
+ * What adapters and guards use besides is apart, in {@link ReceiverPipeline} (`pipelineOf`).
+ */
 export interface Receiver {
   /** A typed destination endpoint: the handler gets the definition's schema output as `message.body`. */
   destination<D extends DestinationDefinition>(definition: D, handler: MessageHandler<BodyOf<D>>, options?: EndpointOptions): Endpoint;
@@ -83,6 +79,14 @@ export interface Receiver {
     handler: (message: FailureCallbackMessage<SchemaOutput<S>, SchemaOutput<R>>, context: unknown) => unknown,
     options?: CallbackOptions<S, R>,
   ): Endpoint;
+}
+
+/**
+ * A receiver's pipeline as adapters and guards use it (`pipelineOf(receiver)`, from
+ * `@mailroom/core/adapter`): every check without a handler, the answer for any failure, and the
+ * settings an adapter reads while it reads the body.
+ */
+export interface ReceiverPipeline {
   /**
    * Every check up to the handler (method, size, signature, URL, parsing, schema) without calling one:
    * resolves with the message or rejects with the typed error. For guards (NestJS) and custom glue.
@@ -111,27 +115,6 @@ export interface Receiver {
   fetch(request: Request, context?: unknown): Promise<Response>;
   readonly headerPrefix: string;
   readonly maxBodyBytes: number;
-}
-
-/** A receiver's settings resolved once: the verifiers, the header reader, the URL a token must name. */
-interface ReceiverSetup {
-  options: ReceiverOptions;
-  headerPrefix: string;
-  maxBodyBytes: number;
-  methods: readonly string[];
-  /** The URL a token must be signed for, given the request's; `undefined` without `publicUrl`. */
-  signedUrl: (requestUrl: string | undefined) => string | undefined;
-  /** Without `publicUrl`: throws unless the token's `sub` has the request's path. */
-  checkSignedPath: ((signedUrl: string, requestUrl: string | undefined) => void) | undefined;
-  readDelivery: DeliveryHeaderReader;
-  /** Verifies a delivery's token; a ConfigError when no key is configured, `undefined` with `verify: false`. */
-  verify: VerifyDelivery | ConfigError | undefined;
-  /** The verifier of a region's own keys (`EU_CENTRAL_1`), when it has any. */
-  regional: (region: string) => VerifyDelivery | undefined;
-  /** Whether a refused signature's answer names the failed check: in development, tests and dev mode only. */
-  nameRefusals: boolean;
-  /** Consumer spans around handlers (the `tracing` option). */
-  tracing: MessageTracing | undefined;
 }
 
 /** Marks options of a receiver made on a first request: that request reports a missing key itself. */
@@ -181,7 +164,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     endpointOptions: EndpointOptions | undefined,
     name?: string,
   ): Endpoint => {
-    const guard = guardOf(setup, endpointOptions);
+    const guard = guardOf(setup, endpointOptions?.idempotency);
     const { tracing } = setup;
     if (!guard && !tracing)
       return makeEndpoint((input) => whenReady(receiveNow(input, schema), (message) => handler(message, input.context)));
@@ -198,7 +181,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     callbackOptions: CallbackOptions<never, never>,
     failure: boolean,
   ) => {
-    const guard = guardOf(setup, callbackOptions);
+    const guard = guardOf(setup, callbackOptions.idempotency);
     return makeEndpoint(async (input) => {
       const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
       const message = await toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
@@ -208,7 +191,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       return setup.tracing ? setup.tracing.traceDelivery(tracedDelivery(kind, undefined, delivery, delivery.body), guarded) : guarded();
     });
   };
-  return {
+  const receiver: Receiver = {
     destination: (definition, handler, endpointOptions) => {
       expectDestination(definition);
       checkHandler(handler);
@@ -231,6 +214,8 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       checkHandler(handler);
       return callbackEndpoint(handler as never, callbackOptions as CallbackOptions<never, never>, true);
     },
+  };
+  pipelines.set(receiver, {
     receive,
     receiveCallback: (input, callbackOptions) => receiveCallback(input, callbackOptions as CallbackOptions<never, never>) as never,
     receiveFailureCallback: (input, callbackOptions) =>
@@ -245,211 +230,18 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       return setup.headerPrefix;
     },
     maxBodyBytes: setup.maxBodyBytes,
-  };
-}
-
-/**
- * The receiver's settings. Those passed in code are checked now; what comes from the environment
- * (keys, header prefix, issuer, public URL) is read at the first request, so a receiver made when its
- * module loads works under a test service that sets the environment later, and under `next build`,
- * which loads modules without it. An `env` option is read now: it is code's choice, not the process's.
- */
-function resolveSetup(options: ReceiverOptions): ReceiverSetup {
-  expectObject(options, 'options', 'an object of receiver options');
-  const maxBodyBytes = resolveBodyLimit(options.maxBodyBytes);
-  const methods = (options.methods ?? ['POST']).map((method) => {
-    if (typeof method !== 'string' || !/^[A-Z]+$/.test(method))
-      throw new ValidationError('methods', `expected upper-case HTTP methods, got ${JSON.stringify(method)}`);
-    return method;
   });
-  if (options.allowAnyPath !== undefined && typeof options.allowAnyPath !== 'boolean') {
-    throw new ValidationError('allowAnyPath', `expected true or false, got ${JSON.stringify(options.allowAnyPath)}`);
-  }
-  const tracing = checkTracing(options.tracing, 'options.tracing');
-  let fromEnv = settingsFromEnvironment(options, options.env ?? {});
-  let read = options.env !== undefined;
-  const now = (): EnvironmentSettings => {
-    if (!read) {
-      fromEnv = settingsFromEnvironment(options, processEnvironment());
-      read = true;
-    }
-    return fromEnv;
-  };
-  return {
-    options,
-    maxBodyBytes,
-    methods,
-    tracing,
-    get headerPrefix() {
-      return now().headerPrefix;
-    },
-    get signedUrl() {
-      return now().signedUrl;
-    },
-    get checkSignedPath() {
-      return now().checkSignedPath;
-    },
-    get readDelivery() {
-      return now().readDelivery;
-    },
-    get verify() {
-      return now().verify;
-    },
-    get regional() {
-      return now().regional;
-    },
-    get nameRefusals() {
-      return now().nameRefusals;
-    },
-  };
+  return receiver;
 }
 
-type EnvironmentSettings = Omit<ReceiverSetup, 'options' | 'maxBodyBytes' | 'methods' | 'tracing'>;
+// The adapter-facing side of each receiver, kept off the object apps see.
+const pipelines = new WeakMap<Receiver, ReceiverPipeline>();
 
-function settingsFromEnvironment(options: ReceiverOptions, env: ReceiverOptions['env'] & object): EnvironmentSettings {
-  const publicUrlSetting = optionalSetting('publicUrl', options.publicUrl, env);
-  const publicUrl = publicUrlSetting === undefined ? undefined : checkBaseUrl('publicUrl', publicUrlSetting).replace(/\/+$/, '');
-  const headerPrefix = resolveHeaderPrefix(options.headerPrefix, env);
-  // The issuer like every setting: the option, then MAILROOM_ISSUER, then the verifier's default.
-  const issuer = optionalSetting('issuer', options.issuer, env);
-  const keyOptions = issuer === undefined ? options : { ...options, issuer };
-  return {
-    headerPrefix,
-    signedUrl: publicUrl === undefined ? () => undefined : signedUrlOf(publicUrl),
-    checkSignedPath: publicUrl === undefined && options.allowAnyPath !== true ? signedPathChecker() : undefined,
-    readDelivery: deliveryHeaderReader(headerPrefix),
-    verify: options.verify === false ? undefined : defaultVerifier(keyOptions, env),
-    regional: regionalVerifiers(keyOptions, env),
-    // Only where a person develops: NODE_ENV development or test, or dev mode. Elsewhere a prober learns nothing.
-    nameRefusals: env.NODE_ENV === 'development' || env.NODE_ENV === 'test' || devServerUrl(options.dev, env) !== undefined,
-  };
-}
-
-/**
- * Every check up to the handler. Throws (rather than rejects) when a check fails before anything had
- * to wait; callers turn that into a rejection where they promise one.
- */
-function receiveMessage<T>(
-  setup: ReceiverSetup,
-  input: InboundRequest,
-  schema?: StandardSchemaV1<unknown, T>,
-): MaybePromise<ReceivedMessage<T>> {
-  const method = (input.method ?? '').toUpperCase();
-  if (!setup.methods.includes(method)) throw new MethodNotAllowedError(method, setup.methods);
-  if (input.rawBody.byteLength > setup.maxBodyBytes) throw new BodyTooLargeError(setup.maxBodyBytes);
-  const delivery = setup.readDelivery(input.headers);
-  const { region } = delivery.fields;
-  const regional = region === undefined || !setup.verify ? undefined : setup.regional(region);
-  const verify = regional ?? setup.verify;
-  if (verify instanceof ConfigError) throw verify;
-  const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
-  if (!verify) return finish(undefined);
-  const url = setup.signedUrl(input.url);
-  const verified = verify({ signature: delivery.signature, rawBody: input.rawBody, url });
-  const { checkSignedPath } = setup;
-  if (!checkSignedPath) return whenReady(verified, finish);
-  return whenReady(verified, (signature) => {
-    checkSignedPath(signature.claims.sub, input.url);
-    return finish(signature);
-  });
-}
-
-function parseAndValidate<T>(
-  input: InboundRequest,
-  method: string,
-  delivery: DeliveryHeaders,
-  schema: StandardSchemaV1<unknown, T> | undefined,
-  signature: VerifiedSignature | undefined,
-): MaybePromise<ReceivedMessage<T>> {
-  const parsed = parseBody(input.rawBody, delivery.fields.contentType);
-  if (!schema) return receivedMessage(parsed as T, input.rawBody, method, input.url, delivery, signature);
-  return whenReady(validateBody(schema, parsed), (body) => receivedMessage(body, input.rawBody, method, input.url, delivery, signature));
-}
-
-/** Never throws: every failure becomes its answer (a crashed handler's keeps the error for the adapter). */
-function runPipeline(
-  setup: ReceiverSetup,
-  input: InboundRequest,
-  consume: (input: InboundRequest) => unknown,
-): MaybePromise<OutboundResponse> {
-  const failed = (error: unknown): OutboundResponse => {
-    const { response, stage } = reportAndMap(setup, error, input);
-    return stage === 'handler' && response.status === 500 ? { ...response, error } : response;
-  };
-  let result: unknown;
-  try {
-    result = consume(input);
-  } catch (error) {
-    return failed(error);
-  }
-  // A promise only when there is something to wait for: a sync handler's delivery needs no microtask.
-  if (!isThenable(result)) return resultResponse(result);
-  return Promise.resolve(result).then(resultResponse, failed);
-}
-
-async function fetchThrough(
-  setup: ReceiverSetup,
-  request: Request,
-  handle: (input: InboundRequest) => Promise<OutboundResponse>,
-  handlerContext: unknown,
-): Promise<Response> {
-  let input: InboundRequest;
-  try {
-    input = await readWebRequest(request, setup.maxBodyBytes, handlerContext);
-  } catch (error) {
-    const fallback: InboundRequest = { method: request.method, url: request.url, headers: request.headers, rawBody: new Uint8Array(0) };
-    return toWebResponse(reportAndMap(setup, error, fallback).response);
-  }
-  // toWebResponse reads only status, headers and body, so a handler's `error` is left behind as it is.
-  return toWebResponse(await handle(input));
-}
-
-function reportAndMap(setup: ReceiverSetup, error: unknown, request: InboundRequest): { response: OutboundResponse; stage: ReceiveStage } {
-  const cause = unsignedWithoutBody(setup, error, request) ? unsignedRefusal(setup) : error;
-  const mapped = errorResponse(cause, setup.headerPrefix, setup.nameRefusals);
-  report(setup, cause, { stage: mapped.stage, request });
-  return mapped;
-}
-
-/**
- * A parser consumed the body of a request that carries no signature: it is refused as unsigned
- * (401), as it would be with its body, rather than with the fix-it 500 meant for real deliveries
- * (an app whose parser skips deliveries still parses everything else).
- */
-function unsignedWithoutBody(setup: ReceiverSetup, error: unknown, request: InboundRequest): boolean {
-  return error instanceof RawBodyUnavailableError && setup.verify !== undefined && !setup.readDelivery(request.headers).signature;
-}
-
-/** What an unsigned request gets: 401, or the missing keys' 500 when none are configured (fail closed). */
-function unsignedRefusal(setup: ReceiverSetup): Error {
-  return setup.verify instanceof ConfigError ? setup.verify : new SignatureError('missing', 'the request carries no signature header');
-}
-
-// Start-up warnings already printed by the default onError in this process: an app with twenty
-// routes (or `next build`, which loads each one) says a key is missing once, not twenty times.
-const warnedAtStart = new Set<string>();
-
-function reportMissingKeys(setup: ReceiverSetup, error: ConfigError): void {
-  if (!setup.options.onError) {
-    if (warnedAtStart.has(error.message)) return;
-    warnedAtStart.add(error.message);
-  }
-  report(setup, error, { stage: 'config' });
-}
-
-function report(setup: ReceiverSetup, error: unknown, where: { stage: ReceiveStage; request?: InboundRequest }): void {
-  try {
-    (setup.options.onError ?? defaultOnError)(error, where);
-  } catch {
-    // A failing logger must not turn a clear answer into a crash.
-  }
-}
-
-/** The endpoint's idempotency guard: its own option, else the receiver's default; what the store refuses beside an answer goes to onError. */
-function guardOf(setup: ReceiverSetup, endpointOptions: EndpointOptions | undefined): IdempotencyGuard | undefined {
-  const storeFailed = (error: unknown) => report(setup, error, { stage: 'store' });
-  if (endpointOptions?.idempotency !== undefined) return idempotencyGuard(endpointOptions.idempotency, 'idempotency', storeFailed);
-  return idempotencyGuard(setup.options.idempotency, 'options.idempotency', storeFailed);
+/** The pipeline of a receiver made by `createReceiver` (an adapter's `createMailroom` makes one too). */
+export function pipelineOf(receiver: Receiver): ReceiverPipeline {
+  const pipeline = receiver !== null && typeof receiver === 'object' ? pipelines.get(receiver) : undefined;
+  if (!pipeline) throw new ValidationError('receiver', 'expected a receiver made by createReceiver() from @mailroom/core');
+  return pipeline;
 }
 
 export function checkHandler(handler: unknown): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, createManagementClient, createMessagingClient, createReceiver } from '../../src';
+import { pipelineOf } from '../../src/adapter';
 import { devModeTransport, DEV_CREDENTIALS } from '../../src/dev-mode';
 import { startStubServer } from '../support/stub-server';
 
@@ -47,7 +48,7 @@ describe('dev mode', () => {
     const client = createMessagingClient({ env: { MAILROOM_DEV: '1', PORT: '4100' } });
     expect(client.headerPrefix).toBe('Service');
     const receiver = createReceiver({ env: { MAILROOM_DEV: '1' }, onError: () => {} });
-    expect(() => receiver.assertConfigured()).not.toThrow();
+    expect(() => pipelineOf(receiver).assertConfigured()).not.toThrow();
   });
 
   it('says once where send() delivers when it guessed the app URL, and prints the console link with its token', async () => {

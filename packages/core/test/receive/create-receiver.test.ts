@@ -15,6 +15,7 @@ import {
   type ReceiverOptions,
 } from '../../src';
 import { signRequest, createSignedRequest } from '../../src/testing';
+import { pipelineOf } from '../../src/adapter';
 import { callbackBody, failureCallbackBody, workflowFailureCallbackBody } from '../schemas/fixtures';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -128,7 +129,7 @@ describe('what a destination handler receives', () => {
     expect(received).toEqual([{ id: 7 }]);
     // The public receive() rejects (it never throws synchronously), whatever failed.
     const receiver = createReceiver(base);
-    const early = receiver.receive({ ...tampered, method: 'GET' });
+    const early = pipelineOf(receiver).receive({ ...tampered, method: 'GET' });
     expect(early).toBeInstanceOf(Promise);
     await expect(early).rejects.toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
   });
@@ -347,7 +348,7 @@ describe('a signature is bound to the endpoint it was signed for', () => {
 
   it('binds receive() for guards and custom glue the same way', async () => {
     const receiver = createReceiver(base);
-    await expect(receiver.receive(await inbound({ id: 1 }, { url: 'http://app.test/elsewhere' }))).rejects.toMatchObject({
+    await expect(pipelineOf(receiver).receive(await inbound({ id: 1 }, { url: 'http://app.test/elsewhere' }))).rejects.toMatchObject({
       name: 'SignatureError',
       reason: 'subject',
     });
@@ -451,16 +452,26 @@ describe('callbacks', () => {
 describe('receiver helpers for frameworks with their own routing', () => {
   it('decodes callbacks without an endpoint', async () => {
     const receiver = createReceiver(base);
-    const message = await receiver.receiveCallback(await inbound({ ...callbackBody, sourceBody: btoa('{"id":9}') }), { source: orders });
+    const message = await pipelineOf(receiver).receiveCallback(await inbound({ ...callbackBody, sourceBody: btoa('{"id":9}') }), {
+      source: orders,
+    });
     if (message.sourceBody.valid) expectTypeOf(message.sourceBody.data).toEqualTypeOf<{ id: number; note?: string | undefined }>();
     expect(message.sourceBody).toMatchObject({ valid: true, data: { id: 9 } });
-    const failure = await receiver.receiveFailureCallback(await inbound(failureCallbackBody));
+    const failure = await pipelineOf(receiver).receiveFailureCallback(await inbound(failureCallbackBody));
     expect(failure.dlqId).toBe(failureCallbackBody.dlqId);
   });
 
+  it('shows apps only what builds endpoints; adapters get the pipeline with pipelineOf, and only of a real receiver', () => {
+    const receiver = createReceiver(base);
+    expect(Object.keys(receiver).sort()).toEqual(['callback', 'destination', 'failureCallback', 'message']);
+    expect(pipelineOf(receiver).maxBodyBytes).toBe(1024 * 1024);
+    expect(() => pipelineOf({ ...receiver })).toThrow(ValidationError);
+    expect(() => pipelineOf(null as never)).toThrow(/made by createReceiver\(\)/);
+  });
+
   it('assertConfigured throws the same ConfigError requests would get', () => {
-    expect(() => createReceiver({ env: {} }).assertConfigured()).toThrow(/MAILROOM_CURRENT_SIGNING_KEY/);
-    expect(() => createReceiver(base).assertConfigured()).not.toThrow();
+    expect(() => pipelineOf(createReceiver({ env: {} })).assertConfigured()).toThrow(/MAILROOM_CURRENT_SIGNING_KEY/);
+    expect(() => pipelineOf(createReceiver(base)).assertConfigured()).not.toThrow();
   });
 
   it('recognises our errors by code, so a second copy of core (ESM next to CJS) still maps them', async () => {
@@ -533,7 +544,7 @@ describe('a receiver made when its module loads', () => {
       const signed = await signRequest({ url, body: { id: 7 }, key: keys.currentSigningKey, now: () => NOW, headerPrefix: 'Upstash' });
       const answer = await endpoint.handle({ method: 'POST', url: '/orders', headers: signed.headers, rawBody: signed.body });
       expect(answer.status).toBe(200);
-      expect(receiver.headerPrefix).toBe('Upstash');
+      expect(pipelineOf(receiver).headerPrefix).toBe('Upstash');
     } finally {
       names.forEach((name, index) => {
         if (saved[index] === undefined) delete process.env[name];

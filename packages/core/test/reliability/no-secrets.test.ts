@@ -10,6 +10,7 @@ import {
   type ReceiverOptions,
 } from '../../src';
 import { sign } from '../../src/signature';
+import { pipelineOf } from '../../src/adapter';
 import { signRequest } from '../../src/testing';
 import { startStubServer, type StubServer } from '../support/stub-server';
 import { b64url, forgeToken, validClaims } from '../signature/forge-token';
@@ -130,8 +131,8 @@ describe('receiving: no key in any refusal', () => {
           endpoint.fetch(new Request(URL, { method: 'POST', headers: request(token).headers as Record<string, string>, body })),
         )) as Response;
         record(`fetch ${name} body`, await response.text());
-        await captured(`receive ${name}`, () => receiver.receive(request(token)));
-        await captured(`receiveCallback ${name}`, () => receiver.receiveCallback(request(token)));
+        await captured(`receive ${name}`, () => pipelineOf(receiver).receive(request(token)));
+        await captured(`receiveCallback ${name}`, () => pipelineOf(receiver).receiveCallback(request(token)));
       }
       if (logging === 'onError') expect(onError).toHaveBeenCalled();
       else expect(console.warn).toHaveBeenCalled();
@@ -162,8 +163,8 @@ describe('receiving: no key in any refusal', () => {
         .handle(goodInbound),
     );
     record('callback with a non-callback body', await receiver.callback(() => 'x').handle(goodInbound));
-    record('wrong method', await receiver.handle({ ...goodInbound, method: 'GET' }));
-    record('too large', await createReceiver({ ...base, maxBodyBytes: 1 }).handle(goodInbound));
+    record('wrong method', await pipelineOf(receiver).handle({ ...goodInbound, method: 'GET' }));
+    record('too large', await pipelineOf(createReceiver({ ...base, maxBodyBytes: 1 })).handle(goodInbound));
     expectNoSecrets();
   });
 
@@ -180,7 +181,7 @@ describe('receiving: no key in any refusal', () => {
       env: {},
       onError: (reported) => record('onError', reported),
     });
-    record('padded key, receiver', await receiver.handle(request(token)));
+    record('padded key, receiver', await pipelineOf(receiver).handle(request(token)));
     expectNoSecrets();
   });
 
@@ -188,10 +189,10 @@ describe('receiving: no key in any refusal', () => {
     const env = { MAILROOM_TOKEN: TOKEN, MAILROOM_MANAGEMENT_PASSWORD: PASSWORD };
     const receiver = createReceiver({ env });
     const token = await sign({ key: CURRENT, url: URL, rawBody: body, now: () => NOW });
-    const out = (await captured('no key', () => receiver.handle(request(token)))) as OutboundResponse;
+    const out = (await captured('no key', () => pipelineOf(receiver).handle(request(token)))) as OutboundResponse;
     expect(out.status).toBe(500);
     expect(out.body).toContain('MAILROOM_CURRENT_SIGNING_KEY');
-    await captured('assertConfigured', () => receiver.assertConfigured());
+    await captured('assertConfigured', () => pipelineOf(receiver).assertConfigured());
     await captured('verifier without keys', () => createVerifier({ now: () => NOW }).verify({ signature: token, rawBody: body }));
     expectNoSecrets();
   });

@@ -1,4 +1,5 @@
 import { createReceiver, type CallbackMessage, type FailureCallbackMessage } from '@mailroom/core';
+import { pipelineOf } from '@mailroom/core/adapter';
 import type { Received } from './destination';
 import type { TestServer } from './test-server';
 
@@ -36,7 +37,7 @@ export function receiverFor(t: TestServer, publicUrl: string) {
     },
     /** A plain delivery: resolves with the handler's view of it. */
     async message(request: Received) {
-      return receiver.receive(input(request));
+      return pipelineOf(receiver).receive(input(request));
     },
   };
 }

@@ -8,5 +8,5 @@ try {
   names.push(`${(error as Error).name}:${error instanceof MailroomError}`);
 }
 const receiver = createReceiver({ currentSigningKey: 'sig_minified', onError: (error) => void names.push((error as Error).name) });
-await receiver.handle({ method: 'POST', url: '/x', headers: {}, rawBody: new Uint8Array(0) });
+await receiver.message(() => undefined).handle({ method: 'POST', url: '/x', headers: {}, rawBody: new Uint8Array(0) });
 console.log(JSON.stringify(names));
