@@ -87,6 +87,11 @@ export interface TargetResponse {
 export interface RunningTarget {
   /** The origin the app is reached at, e.g. `http://127.0.0.1:4321` (used as the signed URL's origin). */
   origin: string;
+  /**
+   * What the path a client calls has before the suite's paths, when the app sees it too (a REST
+   * API's stage: `/prod`). `origin` ends with it; a token for another host must name it as well.
+   */
+  pathPrefix?: string;
   send(request: TargetRequest): Promise<TargetResponse>;
   close(): Promise<void>;
 }

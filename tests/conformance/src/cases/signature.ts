@@ -117,7 +117,9 @@ function endpointBindingCases(h: Harness): void {
   });
 
   it('accepts a token signed for the same path on another host (the public name behind a proxy)', async () => {
-    expectAccepted(await h.deliver({ body: ORDER, signedUrl: `https://public-name.example${PATHS.destination}?via=proxy` }));
+    expectAccepted(
+      await h.deliver({ body: ORDER, signedUrl: `https://public-name.example${h.pathPrefix()}${PATHS.destination}?via=proxy` }),
+    );
   });
 
   it('names both paths and the fixes in the reason it reports', async () => {

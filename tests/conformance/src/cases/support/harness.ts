@@ -38,6 +38,8 @@ export interface Harness {
   readonly onError: Mock<OnError>;
   /** The URL the service signs for this endpoint. */
   url(endpoint: EndpointName): string;
+  /** What the called path has before the suite's paths (a REST API's stage), or ''. */
+  pathPrefix(): string;
   deliver(delivery?: Delivery): Promise<TargetResponse>;
   /** The first message the destination handler got in this case (fails the case when there is none). */
   received(): ReceivedMessage<unknown>;
@@ -115,6 +117,7 @@ export function useTarget(target: ConformanceTarget, profile: Profile): Harness 
       return spies.onError;
     },
     url,
+    pathPrefix: () => started().pathPrefix ?? '',
     deliver: async (delivery = {}) => {
       const { to = 'destination', method = 'POST', sendBody, editHeaders, ...signing } = delivery;
       const signed = await signRequest({
