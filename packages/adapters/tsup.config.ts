@@ -8,6 +8,7 @@ export default defineConfig(
     express: 'src/express.ts',
     fastify: 'src/fastify.ts',
     hono: 'src/hono.ts',
+    koa: 'src/koa.ts',
     lambda: 'src/lambda.ts',
     next: 'src/next.ts',
     'next-pages': 'src/next-pages.ts',
