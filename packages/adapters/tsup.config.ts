@@ -5,6 +5,7 @@ import { packageBuild } from '../../tsup.shared';
 // required to install the package (each is an optional peer).
 export default defineConfig(
   packageBuild({
+    cloudflare: 'src/cloudflare.ts',
     express: 'src/express.ts',
     fastify: 'src/fastify.ts',
     hono: 'src/hono.ts',

@@ -1,4 +1,4 @@
-import { BodyReadError, BodyTooLargeError, NonRetryableError, RetryAfterError } from '../errors';
+import { BodyReadError, BodyTooLargeError, NonRetryableError, RawBodyUnavailableError, RetryAfterError } from '../errors';
 import { ALREADY_HANDLED } from '../idempotency/guard';
 import { ALREADY_HANDLED_HEADER, headerNames, NON_RETRYABLE_STATUS, SIGNATURE_REFUSED_HEADER } from '../wire';
 import type { InboundRequest, OutboundResponse, ReceiveStage } from './receiver-options';
@@ -79,6 +79,13 @@ export function errorResponse(
  * passes the limit, so an oversized body is never buffered whole.
  */
 export async function readWebRequest(request: Request, maxBodyBytes: number, context?: unknown): Promise<InboundRequest> {
+  // Read before the endpoint (`await request.json()` in a router or middleware): the bytes are gone.
+  if (request.bodyUsed) {
+    throw new RawBodyUnavailableError(
+      "The request's body was read before the Mailroom endpoint got it, so its exact bytes cannot be checked. " +
+        'Hand the endpoint the Request as the server gave it, before anything calls request.json(), text() or arrayBuffer().',
+    );
+  }
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBodyBytes) throw new BodyTooLargeError(maxBodyBytes);
   const rawBody = await readLimited(request, maxBodyBytes, declared);

@@ -279,6 +279,21 @@ describe('the Web Request path', () => {
     expect(await response.json()).toEqual({ got: 3 });
   });
 
+  it('answers a fix-it 500 for a delivery whose body was read before the endpoint, and 401 for an unsigned one', async () => {
+    const onError = vi.fn();
+    const handler = vi.fn();
+    const endpoint = createReceiver({ ...base, onError }).destination(orders, handler);
+    const signed = await createSignedRequest({ url, body: { id: 3 }, key: keys.currentSigningKey, now: () => NOW });
+    await signed.json();
+    const response = await endpoint.fetch(signed);
+    expect(response.status).toBe(500);
+    expect(String(onError.mock.calls[0]?.[0])).toMatch(/read before the Mailroom endpoint got it/);
+    const unsigned = new Request(url, { method: 'POST', body: '{"id":3}' });
+    await unsigned.text();
+    expect((await endpoint.fetch(unsigned)).status).toBe(401);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
   it('stops reading a streamed body past the limit', async () => {
     let pulled = 0;
     const stream = new ReadableStream<Uint8Array>({

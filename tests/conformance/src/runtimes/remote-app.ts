@@ -2,14 +2,20 @@ import { NonRetryableError, RetryAfterError, type ReceiverOptions } from '@mailr
 import { createMemoryStore } from '@mailroom/core/idempotency';
 import { orderPlaced, PATHS } from '../fixtures';
 import { honoApp } from '../targets/hono-app';
+import { webApp, workerApp } from '../targets/web-apps';
 import { encode, type RemoteConfig, type WireError } from './wire';
 
-// The suite's Hono app inside another runtime (Bun, Deno, workerd), bundled into one module. Its
+// The suite's app inside another runtime (Bun, Deno, workerd), bundled into one module: Hono's, or
+// none (core's Web entry, the Cloudflare entry). Its
 // handlers and `onError` call back to the test process over HTTP, where the suite's spies run: a case
 // sets a spy's behaviour there, and the answer (a value, or the error to throw) comes back here.
 
 /** The app for one started target, configured by what the test process sent (`MAILROOM_CONFORMANCE`). */
-export function remoteApp(config: RemoteConfig): { fetch: (request: Request, env?: unknown, context?: unknown) => Promise<Response> } {
+export function remoteApp(config: RemoteConfig): {
+  fetch: (request: Request, env?: unknown, context?: unknown) => Promise<Response>;
+  /** Resolves once what the app reported while starting (a receiver made without keys says so) has reached the test. */
+  started: () => Promise<void>;
+} {
   const call = async (endpoint: string, message: unknown): Promise<unknown> => {
     const response = await fetch(`${config.bridgeUrl}/call/${endpoint}`, { method: 'POST', body: JSON.stringify(encode(message)) });
     const outcome = (await response.json()) as { value?: unknown; error?: WireError };
@@ -31,7 +37,8 @@ export function remoteApp(config: RemoteConfig): { fetch: (request: Request, env
   };
   // Reports still on their way are awaited before the answer leaves: the test reads them on the answer.
   const reports = new Set<Promise<void>>();
-  const app = honoApp({
+  const make = config.app === 'web' ? webApp : config.app === 'workers' ? workerApp : honoApp;
+  const app = make({
     options,
     destination: { definition: orderPlaced, handler: (message) => call('destination', message) },
     callback: (message) => call('callback', message),
@@ -41,8 +48,16 @@ export function remoteApp(config: RemoteConfig): { fetch: (request: Request, env
     paths: { ...PATHS },
   });
   return {
+    started: async () => {
+      await Promise.all(reports);
+      reports.clear();
+    },
     fetch: async (request, env, context) => {
-      const response = await app.fetch(request, env, context as never);
+      const response = await (app.fetch as (request: Request, env?: unknown, context?: never) => Promise<Response>)(
+        request,
+        env,
+        context as never,
+      );
       await Promise.all(reports);
       reports.clear();
       return response;

@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { orderPlaced } from '../fixtures';
 import type { ConformanceTarget, RunningTarget, TargetSetup } from '../target';
 import { sendOverHttp } from '../targets/node-server';
-import { decode, type RemoteConfig } from './wire';
+import { decode, type RemoteAppKind, type RemoteConfig } from './wire';
 
 // The suite against the Hono adapter inside Bun, Deno and workerd: the app is bundled once
 // (remote-app.ts) and started per receiver profile in the runtime's own binary, installed by `npm ci`
@@ -89,9 +89,18 @@ async function text(req: IncomingMessage): Promise<string> {
  * The settings a remote app can be given: the data of the options; the clock as its one instant; an
  * idempotency store as `'memory'`, for the app to make one in its own runtime (a store cannot cross).
  */
-function remoteConfig(setup: TargetSetup, bridgeUrl: string): RemoteConfig {
-  const { now, onError: _onError, idempotency, ...options } = setup.options;
+function remoteConfig(setup: TargetSetup, bridgeUrl: string, app: RemoteAppKind): RemoteConfig {
+  const { now, onError: _onError, idempotency, ...all } = setup.options;
+  // A Worker's keys are bindings (`wrangler secret put`); the Cloudflare entry must find them there.
+  // An `env` option would stop the lookup in the bindings, so the Worker gets none.
+  const { currentSigningKey, nextSigningKey, env: _env, ...rest } = all;
+  const options = app === 'workers' ? rest : all;
+  const bindings: Record<string, string> = {};
+  if (app === 'workers' && currentSigningKey) bindings.MAILROOM_CURRENT_SIGNING_KEY = currentSigningKey;
+  if (app === 'workers' && nextSigningKey) bindings.MAILROOM_NEXT_SIGNING_KEY = nextSigningKey;
   return {
+    app,
+    bindings,
     options: { ...options, ...(idempotency ? { idempotency: 'memory' } : {}) } as Record<string, unknown>,
     nowMs: now ? now() : Date.now(),
     bridgeUrl,
@@ -137,6 +146,7 @@ function launch(
 
 function runtimeTarget(
   name: string,
+  app: RemoteAppKind,
   entry: 'serve-entry' | 'worker-entry',
   start: (file: string, config: string) => Promise<{ child: ChildProcess; port: number }>,
 ): ConformanceTarget {
@@ -144,7 +154,7 @@ function runtimeTarget(
     name,
     start: async (setup): Promise<RunningTarget> => {
       const [file, bridge] = await Promise.all([bundle(entry), startBridge(setup)]);
-      const { child, port } = await start(file, JSON.stringify(remoteConfig(setup, bridge.url)));
+      const { child, port } = await start(file, JSON.stringify(remoteConfig(setup, bridge.url, app)));
       const origin = `http://127.0.0.1:${port}`;
       return {
         origin,
@@ -161,24 +171,27 @@ function runtimeTarget(
   };
 }
 
-export const bunTarget = runtimeTarget('hono on bun', 'serve-entry', (file, config) =>
-  launch(bin('bun'), ['run', file], { MAILROOM_CONFORMANCE: config }, /LISTENING (\d+)/),
-);
+const onBun = (file: string, config: string) => launch(bin('bun'), ['run', file], { MAILROOM_CONFORMANCE: config }, /LISTENING (\d+)/);
+export const bunTarget = runtimeTarget('hono on bun', 'hono', 'serve-entry', onBun);
+/** `Bun.serve({ fetch })` with core's Web entry, no framework. */
+export const bunWebTarget = runtimeTarget("Bun.serve with core's endpoint.fetch", 'web', 'serve-entry', onBun);
 
-export const denoTarget = runtimeTarget('hono on deno', 'serve-entry', (file, config) =>
+const onDeno = (file: string, config: string) =>
   launch(
     bin('deno'),
     ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env=MAILROOM_CONFORMANCE', file],
     { MAILROOM_CONFORMANCE: config },
     /LISTENING (\d+)/,
-  ),
-);
+  );
+export const denoTarget = runtimeTarget('hono on deno', 'hono', 'serve-entry', onDeno);
+/** `Deno.serve(handler)` with core's Web entry, no framework. */
+export const denoWebTarget = runtimeTarget("Deno.serve with core's endpoint.fetch", 'web', 'serve-entry', onDeno);
 
 /**
  * workerd, Cloudflare's runtime, from a config naming the bundle, the settings as a text binding, and a
  * socket it binds on port 0: it reports the port it got as a control message (`--control-fd`).
  */
-export const workerdTarget = runtimeTarget('hono on workerd (cloudflare workers)', 'worker-entry', async (file, config) => {
+const onWorkerd = async (file: string, config: string) => {
   const configFile = `${file}.${process.pid}.${Date.now()}.capnp`;
   await writeFile(
     configFile,
@@ -193,7 +206,7 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed "${file.split('/').pop()}")],
   compatibilityDate = "2025-09-01",
-  bindings = [(name = "MAILROOM_CONFORMANCE", text = ${JSON.stringify(config)})],
+  bindings = [${bindingsOf(config)}],
   globalOutbound = "loopback",
 );
 `,
@@ -203,7 +216,23 @@ const worker :Workerd.Worker = (
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
   });
   return { child, port: await reportedPort(child) };
-});
+};
+export const workerdTarget = runtimeTarget('hono on workerd (cloudflare workers)', 'hono', 'worker-entry', onWorkerd);
+/** `export default { fetch }` with the Cloudflare entry, the keys in the Worker's bindings. */
+export const workerdPlainTarget = runtimeTarget(
+  'a Worker without a framework (@mailroom/adapters/cloudflare, keys from bindings)',
+  'workers',
+  'worker-entry',
+  onWorkerd,
+);
+
+/** The Worker's text bindings: the settings, and what the Worker reads from its bindings. */
+function bindingsOf(config: string): string {
+  const { bindings } = JSON.parse(config) as RemoteConfig;
+  return [['MAILROOM_CONFORMANCE', config], ...Object.entries(bindings)]
+    .map(([name, text]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`)
+    .join(', ');
+}
 
 /** The port workerd's `http` socket got, from its control messages (`{"event":"listen","socket":"http","port":n}`). */
 function reportedPort(child: ChildProcess): Promise<number> {

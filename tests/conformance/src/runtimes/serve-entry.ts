@@ -24,8 +24,11 @@ if (typeof Bun !== 'undefined') {
     config((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.MAILROOM_CONFORMANCE),
   );
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => app.fetch(request) });
+  // Ready once its start-up reports are in, as an in-process app's are before a case begins.
+  await app.started();
   console.log(`LISTENING ${server.port}`);
 } else if (typeof Deno !== 'undefined') {
   const app = remoteApp(config(Deno.env.get('MAILROOM_CONFORMANCE')));
+  await app.started();
   Deno.serve({ port: 0, hostname: '127.0.0.1', onListen: ({ port }) => console.log(`LISTENING ${port}`) }, (request) => app.fetch(request));
 }

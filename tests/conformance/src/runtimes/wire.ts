@@ -4,12 +4,18 @@
 
 /** What a remote app is started with: the receiver settings that are data, the clock, and where to call back. */
 export interface RemoteConfig {
+  /** Which app: the Hono adapter's, core's Web entry alone (`Deno.serve`, `Bun.serve`), or the Cloudflare entry's. */
+  app: RemoteAppKind;
   options: Record<string, unknown>;
+  /** Settings a Worker reads from its bindings (the keys, for the Cloudflare entry), not from its options. */
+  bindings: Record<string, string>;
   nowMs: number;
   bridgeUrl: string;
   /** The failure-callback endpoint validates `sourceBody` with the suite's destination. */
   failureSourceIsDefinition: boolean;
 }
+
+export type RemoteAppKind = 'hono' | 'web' | 'workers';
 
 /** An error as it crosses: its class name, message and the fields the suite reads. */
 export interface WireError {
