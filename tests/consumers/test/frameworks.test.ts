@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cleanEnv, createApp, lockedVersion, publicAddress, run, runBehind, startDevServer, tarball, type App } from '../src/harness';
 
-// Fresh Hono (on @hono/node-server) and Fastify 5 apps from the packed packages, built with their own
-// tsconfig (nodenext) and run against `mailroom dev`: send, receive, callback, failure callback.
+// Fresh Hono (on @hono/node-server), Fastify 5, Koa 3 and AWS Lambda (behind a local HTTP API
+// stand-in) apps from the packed packages, built with their own tsconfig (nodenext) and run against
+// `mailroom dev`: send, receive, callback, failure callback.
 let app: App;
 let compiled: { code: number | null; output: string };
 const running: Array<{ stop(): Promise<void> }> = [];
@@ -15,9 +16,18 @@ beforeAll(async () => {
     await tarball(packed, 'adapters'),
     await tarball(packed, 'dev-server'),
     ...(await Promise.all(
-      ['hono', '@hono/node-server', 'fastify', 'zod', 'typescript', '@types/node'].map(
-        async (name) => `${name}@${await lockedVersion(name)}`,
-      ),
+      [
+        'hono',
+        '@hono/node-server',
+        'fastify',
+        'koa',
+        '@types/koa',
+        '@koa/router',
+        '@koa/bodyparser',
+        'zod',
+        'typescript',
+        '@types/node',
+      ].map(async (name) => `${name}@${await lockedVersion(name)}`),
     )),
   ]);
   const result = await run(process.execPath, [join(app.dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
@@ -40,7 +50,7 @@ const report = (stdout: string) =>
       .slice('REPORT '.length),
   );
 
-describe('fresh Hono and Fastify apps', () => {
+describe('fresh Hono, Fastify, Koa and Lambda apps', () => {
   it('build with their own tsconfig (nodenext)', () => {
     expect(compiled.output).toBe('');
     expect(compiled.code).toBe(0);
@@ -49,6 +59,8 @@ describe('fresh Hono and Fastify apps', () => {
   it.each([
     ['hono', ['/order-placed']],
     ['fastify', ['{"a":1}', '/order-placed']],
+    ['koa', ['/order-placed']],
+    ['lambda', ['/order-placed']],
   ])('%s: a message, its callback and a failure callback end to end through mailroom dev', async (framework, context) => {
     const address = await publicAddress();
     running.push(address);
