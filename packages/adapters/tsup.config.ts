@@ -13,5 +13,6 @@ export default defineConfig(
     lambda: 'src/lambda.ts',
     next: 'src/next.ts',
     'next-pages': 'src/next-pages.ts',
+    sveltekit: 'src/sveltekit.ts',
   }),
 );

@@ -2,7 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineDestination } from '@mailroom/core';
 import { createMailroom as fastifyMailroom } from '@mailroom/adapters/fastify';
+import { createMailroom as workerMailroom } from '@mailroom/adapters/cloudflare';
 import { createMailroom as honoMailroom } from '@mailroom/adapters/hono';
+import { createMailroom as koaMailroom } from '@mailroom/adapters/koa';
+import { createMailroom as lambdaMailroom, type HttpApiEvent } from '@mailroom/adapters/lambda';
+import { createMailroom as svelteKitMailroom } from '@mailroom/adapters/sveltekit';
+import Router from '@koa/router';
+import Koa from 'koa';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +26,76 @@ afterEach(async () => {
 });
 
 describe('deliveries into each kind of app', () => {
+  it('a SvelteKit handler, its request wrapped in an event (docs/frameworks/sveltekit.md)', async () => {
+    const seen: string[] = [];
+    service = await createTestService({
+      createApp: (env) => {
+        const POST = svelteKitMailroom({ env }).destination(orderPlaced, (message) => void seen.push(message.body.orderId));
+        return { fetch: (request: Request) => POST({ request }) };
+      },
+    });
+    await service.client.send(orderPlaced, { orderId: 'sveltekit' });
+    await service.runUntilIdle();
+    expect(seen).toEqual(['sveltekit']);
+  });
+
+  it("a Worker's fetch, its bindings given as env", async () => {
+    const seen: string[] = [];
+    service = await createTestService({ app: { fetch: (request: Request) => handle(request, service!.env, {}) } });
+    const handle = workerMailroom().destination(orderPlaced, (message, { env }) => {
+      seen.push(`${message.body.orderId} ${typeof (env as Record<string, string>).MAILROOM_CURRENT_SIGNING_KEY}`);
+    });
+    await service.client.send(orderPlaced, { orderId: 'worker' });
+    await service.runUntilIdle();
+    expect(seen).toEqual(['worker string']);
+  });
+
+  it('a Koa app, through its callback', async () => {
+    const seen: string[] = [];
+    service = await createTestService({
+      createApp: (env) => {
+        const app = new Koa();
+        const router = new Router();
+        router.post(
+          orderPlaced.path,
+          koaMailroom({ env }).destination(orderPlaced, (message) => void seen.push(message.body.orderId)),
+        );
+        app.use(router.routes());
+        return app.callback();
+      },
+    });
+    await service.client.send(orderPlaced, { orderId: 'koa' });
+    await service.runUntilIdle();
+    expect(seen).toEqual(['koa']);
+  });
+
+  it('a Lambda handler, each delivery made an HTTP API event', async () => {
+    const seen: string[] = [];
+    service = await createTestService({
+      createApp: (env) => {
+        const handler = lambdaMailroom({ env }).destination(orderPlaced, (message) => void seen.push(message.body.orderId));
+        return {
+          fetch: async (request: Request) => {
+            const url = new URL(request.url);
+            const event: HttpApiEvent = {
+              version: '2.0',
+              rawPath: url.pathname,
+              headers: Object.fromEntries(request.headers),
+              requestContext: { http: { method: request.method } },
+              body: Buffer.from(await request.arrayBuffer()).toString('base64'),
+              isBase64Encoded: true,
+            };
+            const result = await handler(event);
+            return new Response(result.body, { status: result.statusCode, headers: result.headers });
+          },
+        };
+      },
+    });
+    await service.client.send(orderPlaced, { orderId: 'lambda' });
+    await service.runUntilIdle();
+    expect(seen).toEqual(['lambda']);
+  });
+
   it('a Hono app, through its fetch', async () => {
     const seen: string[] = [];
     service = await createTestService({

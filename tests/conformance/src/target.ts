@@ -44,6 +44,12 @@ export interface TargetQuirks {
    * message naming MAILROOM_CURRENT_SIGNING_KEY: just as closed, and found earlier.
    */
   failsAtStartupWithoutKeys?: boolean;
+  /**
+   * The framework hands the app no body for a request without `Content-Type` (SvelteKit's Node
+   * adapter). Such a delivery must be refused (its body no longer matches the signature), never
+   * accepted as an empty one.
+   */
+  dropsBodyWithoutContentType?: boolean;
 }
 
 export interface TargetSetup {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BINARY_BODY, ORDER, utf8 } from '../fixtures';
-import { expectAccepted, expectBytes } from './support/expectations';
+import { expectAccepted, expectBytes, expectSignatureRefused } from './support/expectations';
 import type { Harness } from './support/harness';
 
 /** Every kind of body reaches the handler as the exact bytes sent, parsed only when it says it is JSON. */
@@ -60,6 +60,13 @@ export function bodyCases(h: Harness): void {
       expect(h.received().rawBody.byteLength).toBe(0);
       expect(h.received().body).toBeUndefined();
     });
+
+    if (h.target.quirks?.dropsBodyWithoutContentType) {
+      it('refuses a body sent without Content-Type, which the framework never hands over (401, never accepted as empty)', async () => {
+        expectSignatureRefused(await h.deliver({ body: utf8(JSON.stringify(ORDER)) }), h, 'body-hash');
+      });
+      return;
+    }
 
     it('does not parse JSON bytes sent without Content-Type', async () => {
       const bytes = utf8(JSON.stringify(ORDER));

@@ -1,0 +1,7 @@
+import { vi } from 'vitest';
+import { runConformanceSuite } from '../src/run-suite';
+import { svelteKitBuildTarget } from '../src/targets/sveltekit';
+
+// The first profile's start builds the app or starts Vite: minutes on a busy 2-core machine.
+vi.setConfig({ hookTimeout: 240_000 });
+runConformanceSuite(svelteKitBuildTarget);
