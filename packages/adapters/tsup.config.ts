@@ -8,6 +8,7 @@ export default defineConfig(
     cloudflare: 'src/cloudflare.ts',
     express: 'src/express.ts',
     fastify: 'src/fastify.ts',
+    h3: 'src/h3.ts',
     hono: 'src/hono.ts',
     koa: 'src/koa.ts',
     lambda: 'src/lambda.ts',

@@ -1,0 +1,4 @@
+import { runConformanceSuite } from '../src/run-suite';
+import { h3v1BodyReadFirstTarget } from '../src/targets/h3';
+
+runConformanceSuite(h3v1BodyReadFirstTarget);
