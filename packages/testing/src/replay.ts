@@ -50,7 +50,8 @@ export interface Replays {
 interface ReplayTarget {
   appUrl: string;
   headerPrefix: string;
-  service: Pick<EmbeddedService, 'answer' | 'credentials'>;
+  /** The service, once it runs (replays are made before it starts, as its deliveries ask them). */
+  service: () => Pick<EmbeddedService, 'answer' | 'credentials'>;
 }
 
 export function createReplays({ appUrl, headerPrefix, service }: ReplayTarget): Replays {
@@ -58,9 +59,10 @@ export function createReplays({ appUrl, headerPrefix, service }: ReplayTarget): 
   // Recorded answers by destination URL, each handed out in order (the last again past the end).
   const byUrl = new Map<string, { answers: RecordedAttempt[]; next: number }>();
   const replayedRuns = new Set<string>();
-  const authorization = `Bearer ${service.credentials.token}`;
   const call = async (target: string, headers: Record<string, string>, body: Buffer, what: string): Promise<void> => {
-    const reply = await service.answer({ method: 'POST', target, headers: { authorization, ...headers }, body });
+    const running = service();
+    const authorization = `Bearer ${running.credentials.token}`;
+    const reply = await running.answer({ method: 'POST', target, headers: { authorization, ...headers }, body });
     if (reply.status >= 300) throw new MailroomError('REPLAY_REFUSED', `the test service refused ${what} (${reply.status}): ${reply.body}`);
   };
   const onApp = (url: string) => {

@@ -17,7 +17,7 @@ import { type InProcessDelivery, inProcessDelivery } from './app';
 import { createClockDriver, realClock, type TestClock, virtualClock } from './clock';
 import { faultsOver, type Faults } from './faults';
 import { type Attempt, createRecording } from './recording';
-import { createReplays, isRunFixture, type Replayed, type ReplayedRun, type Replays, type ReplayOptions } from './replay';
+import { createReplays, isRunFixture, type Replayed, type ReplayedRun, type ReplayOptions } from './replay';
 import { resolveSettings, type Settings, type TestServiceOptions } from './settings';
 
 /** The service in the test. */
@@ -83,7 +83,7 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
   let deliverToApp: InProcessDelivery | undefined;
   const underAppUrl = appUrlMatcher(settings.appUrl);
   let embedded: EmbeddedService | undefined;
-  let replays: Replays | undefined;
+  const replays = createReplays({ appUrl: settings.appUrl, headerPrefix: settings.headerPrefix, service: () => embedded! });
   const recording = createRecording(headerNames(settings.headerPrefix), (id) => embedded?.messageKind(id), clock.now);
   let sends = 0;
 
@@ -98,7 +98,7 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
     listen: settings.listen,
     ...(settings.signingKeys ? { signingKeys: settings.signingKeys } : {}),
     deliver(request) {
-      const recorded = replays?.answer(request);
+      const recorded = replays.answer(request);
       if (recorded) return recorded;
       if (!deliverToApp || !underAppUrl(request.url)) return undefined;
       const deliver = deliverToApp;
@@ -115,8 +115,6 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
     ...freedoms,
   });
   const service = embedded;
-  const replayer = createReplays({ appUrl: settings.appUrl, headerPrefix: settings.headerPrefix, service });
-  replays = replayer;
   let closed = false;
   const open = (what: string): void => {
     if (closed) throw new ConfigError('service', undefined, `${what} after close(): create a new test service`);
@@ -201,9 +199,9 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
       if (isRunFixture(fixture)) {
         if (replayOptions !== undefined)
           throw new ValidationError('options', 'a workflow run replays with the app answering its steps: pass no options');
-        return replayer.replayRun(fixture);
+        return replays.replayRun(fixture);
       }
-      return replayer.replay(client, fixture, replayOptions);
+      return replays.replay(client, fixture, replayOptions);
     }) as TestService['replay'],
     async notify(eventId, data) {
       open('notify()');

@@ -19,13 +19,18 @@ export const coreFetchTarget: ConformanceTarget = {
   start: async (setup) => startCore(setup, viaFetch),
 };
 
-function startCore(setup: TargetSetup, dispatch: Dispatch): RunningTarget {
+/** The suite's three endpoints of one core receiver, by path. */
+export function coreRoutes(setup: TargetSetup): Map<string, Endpoint> {
   const receiver = createReceiver(setup.options);
-  const routes = new Map<string, Endpoint>([
+  return new Map<string, Endpoint>([
     [setup.paths.destination, receiver.destination(setup.destination.definition, setup.destination.handler)],
     [setup.paths.callback, receiver.callback(setup.callback, setup.callbackOptions)],
     [setup.paths.failureCallback, receiver.failureCallback(setup.failureCallback, setup.failureCallbackOptions)],
   ]);
+}
+
+function startCore(setup: TargetSetup, dispatch: Dispatch): RunningTarget {
+  const routes = coreRoutes(setup);
   return {
     origin: ORIGIN,
     send: async (request) => {

@@ -1,7 +1,6 @@
 import { createMailroom, type WorkerHandler } from '@mailroom/adapters/cloudflare';
-import { createReceiver } from '@mailroom/core';
-import type { Endpoint } from '@mailroom/core/adapter';
 import type { TargetSetup } from '../target';
+import { coreRoutes } from './core';
 
 // The suite's three endpoints without a framework, as a user writes them for a runtime that serves
 // Web requests itself: core's Web entry (`endpoint.fetch`) for `Deno.serve` and `Bun.serve`, and the
@@ -9,12 +8,7 @@ import type { TargetSetup } from '../target';
 
 /** `Deno.serve(handler)` / `Bun.serve({ fetch })`: one receiver, each endpoint's `fetch`. */
 export function webApp(setup: TargetSetup): { fetch: (request: Request) => Promise<Response> } {
-  const receiver = createReceiver(setup.options);
-  const routes = new Map<string, Endpoint>([
-    [setup.paths.destination, receiver.destination(setup.destination.definition, setup.destination.handler)],
-    [setup.paths.callback, receiver.callback(setup.callback, setup.callbackOptions)],
-    [setup.paths.failureCallback, receiver.failureCallback(setup.failureCallback, setup.failureCallbackOptions)],
-  ]);
+  const routes = coreRoutes(setup);
   return {
     fetch: async (request) => routes.get(new URL(request.url).pathname)?.fetch(request) ?? new Response('Not found', { status: 404 }),
   };
