@@ -50,6 +50,8 @@ describe('the dev console', () => {
     await row.getByRole('link').click();
     const detail = page.locator('aside.detail');
     await detail.waitFor();
+    // The panel opens before its story arrives (a request of its own): read the attempts once both are shown.
+    await detail.locator('.attempt summary').nth(1).waitFor();
     await expect(detail.locator('.attempt summary').allTextContents()).resolves.toEqual([
       expect.stringMatching(/^Attempt 1: answered 500 in \d+ ms$/),
       expect.stringMatching(/^Attempt 2: answered 200 in \d+ ms$/),
