@@ -45,7 +45,7 @@ const THEMES: Record<CaseTheme, (main: Harness, target: ConformanceTarget) => vo
 export function runConformanceSuite(target: ConformanceTarget, options: SuiteOptions = {}): void {
   if (target.quirks?.bodyConsumed) {
     describe(`conformance: ${target.name} (body consumed by a global parser: reduced suite)`, () => {
-      bodyConsumedCases(useTarget(target, { name: 'default' }));
+      bodyConsumedCases(useTarget(target, { name: 'default' }), target);
     });
     return;
   }

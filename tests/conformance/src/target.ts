@@ -27,6 +27,11 @@ export interface TargetQuirks {
    */
   bodyConsumed?: boolean;
   /**
+   * With `bodyConsumed`: the parser reads every content type, not only JSON (an Elysia `onParse` hook
+   * falls back to Elysia's own parser), so a text delivery must get the fix-it 500 too.
+   */
+  parsesEveryBody?: boolean;
+  /**
    * The framework routes by method itself (e.g. a Nest `@Post()` or an Express `app.post`), so a wrong
    * method never reaches Mailroom and gets the framework's 404/405. Prefer mounting for every method
    * (`app.all`, `@All()`) so the pipeline answers 405 with `Allow`; set this only when that is impossible.

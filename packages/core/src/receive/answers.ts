@@ -83,7 +83,8 @@ export async function readWebRequest(request: Request, maxBodyBytes: number, con
   if (request.bodyUsed) {
     throw new RawBodyUnavailableError(
       "The request's body was read before the Mailroom endpoint got it, so its exact bytes cannot be checked. " +
-        'Hand the endpoint the Request as the server gave it, before anything calls request.json(), text() or arrayBuffer().',
+        'Hand the endpoint the Request as the server gave it, before anything calls request.json(), text() or arrayBuffer() ' +
+        '(in Elysia: register the route before any onParse hook, and give it no body schema).',
     );
   }
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);

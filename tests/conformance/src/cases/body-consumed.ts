@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callbackPayload, failureCallbackPayload, ORDER } from '../fixtures';
-import type { TargetResponse } from '../target';
+import type { ConformanceTarget, TargetResponse } from '../target';
 import { expectAccepted, expectNoHandlerCalled } from './support/expectations';
 import type { Delivery, Harness } from './support/harness';
 
@@ -10,7 +10,7 @@ import type { Delivery, Harness } from './support/harness';
  * a message saying how to fix the app), never reach a handler and never answer 200, whatever the
  * signature. Bodies the parser skipped must still work.
  */
-export function bodyConsumedCases(h: Harness): void {
+export function bodyConsumedCases(h: Harness, target: ConformanceTarget): void {
   describe('JSON body consumed by a global parser', () => {
     const jsonCases: Array<[string, Delivery]> = [
       ['a JSON delivery signed with the current key', { body: ORDER }],
@@ -27,6 +27,13 @@ export function bodyConsumedCases(h: Harness): void {
       });
     }
 
+    if (target.quirks?.parsesEveryBody) {
+      it('answers 500 with a fix-it message to a text body too (the parser read it as well)', async () => {
+        expectFixIt(await h.deliver({ body: 'plain text', contentType: 'text/plain' }));
+        expectNoHandlerCalled(h);
+      });
+      return;
+    }
     it('still verifies and delivers a text body the JSON parser skipped', async () => {
       expectAccepted(await h.deliver({ body: 'plain text', contentType: 'text/plain' }));
       expect(h.received().body).toBe('plain text');
@@ -37,5 +44,5 @@ export function bodyConsumedCases(h: Harness): void {
 function expectFixIt(response: TargetResponse): void {
   expect(response.status, `answer body: ${response.body}`).toBe(500);
   // The message must tell the developer what to change, not just that something failed.
-  expect(response.body).toMatch(/exceptDeliveries|captureRawBody|verify/);
+  expect(response.body).toMatch(/exceptDeliveries|captureRawBody|verify|onParse/);
 }

@@ -3,15 +3,25 @@ import { createMemoryStore } from '@mailroom/core/idempotency';
 import { orderPlaced, PATHS } from '../fixtures';
 import { honoApp } from '../targets/hono-app';
 import { webApp, workerApp } from '../targets/web-apps';
-import { encode, type RemoteConfig, type WireError } from './wire';
+import type { TargetSetup } from '../target';
+import { encode, type RemoteAppKind, type RemoteConfig, type WireError } from './wire';
 
 // The suite's app inside another runtime (Bun, Deno, workerd), bundled into one module: Hono's, or
 // none (core's Web entry, the Cloudflare entry). Its
 // handlers and `onError` call back to the test process over HTTP, where the suite's spies run: a case
 // sets a spy's behaviour there, and the answer (a value, or the error to throw) comes back here.
 
-/** The app for one started target, configured by what the test process sent (`MAILROOM_CONFORMANCE`). */
-export function remoteApp(config: RemoteConfig): {
+type AppMaker = (setup: TargetSetup) => { fetch: unknown };
+const builtIn: Partial<Record<RemoteAppKind, AppMaker>> = { hono: honoApp, web: webApp, workers: workerApp };
+
+/**
+ * The app for one started target, configured by what the test process sent (`MAILROOM_CONFORMANCE`).
+ * `more` adds apps a bundle of its own carries (Elysia, which only Bun runs).
+ */
+export function remoteApp(
+  config: RemoteConfig,
+  more: Partial<Record<RemoteAppKind, AppMaker>> = {},
+): {
   fetch: (request: Request, env?: unknown, context?: unknown) => Promise<Response>;
   /** Resolves once what the app reported while starting (a receiver made without keys says so) has reached the test. */
   started: () => Promise<void>;
@@ -37,7 +47,8 @@ export function remoteApp(config: RemoteConfig): {
   };
   // Reports still on their way are awaited before the answer leaves: the test reads them on the answer.
   const reports = new Set<Promise<void>>();
-  const make = config.app === 'web' ? webApp : config.app === 'workers' ? workerApp : honoApp;
+  const make = { ...builtIn, ...more }[config.app];
+  if (!make) throw new Error(`this bundle has no ${config.app} app`);
   const app = make({
     options,
     destination: { definition: orderPlaced, handler: (message) => call('destination', message) },

@@ -22,10 +22,11 @@ const bin = (name: string): string =>
   [join(PACKAGE, 'node_modules', '.bin', name), join(PACKAGE, '..', '..', 'node_modules', '.bin', name)].find((path) => existsSync(path)) ??
   name;
 
+type Entry = 'serve-entry' | 'worker-entry' | 'elysia-entry';
 const bundled = new Map<string, Promise<string>>();
 
 /** An entry of the remote app as one ES module with everything inlined (workerd loads no node_modules). */
-function bundle(entry: 'serve-entry' | 'worker-entry'): Promise<string> {
+function bundle(entry: Entry): Promise<string> {
   let done = bundled.get(entry);
   if (done) return done;
   done = (async () => {
@@ -36,9 +37,10 @@ function bundle(entry: 'serve-entry' | 'worker-entry'): Promise<string> {
       outfile: file,
       bundle: true,
       format: 'esm',
-      platform: 'neutral',
+      // Bun resolves Node's built-in modules itself; the other runtimes get everything inlined.
+      platform: entry === 'elysia-entry' ? 'node' : 'neutral',
       mainFields: ['module', 'main'],
-      conditions: ['workerd', 'worker', 'import'],
+      conditions: entry === 'elysia-entry' ? ['bun', 'import'] : ['workerd', 'worker', 'import'],
       target: 'es2022',
       logLevel: 'error',
     });
@@ -147,11 +149,13 @@ function launch(
 function runtimeTarget(
   name: string,
   app: RemoteAppKind,
-  entry: 'serve-entry' | 'worker-entry',
+  entry: Entry,
   start: (file: string, config: string) => Promise<{ child: ChildProcess; port: number }>,
+  quirks?: ConformanceTarget['quirks'],
 ): ConformanceTarget {
   return {
     name,
+    ...(quirks ? { quirks } : {}),
     start: async (setup): Promise<RunningTarget> => {
       const [file, bridge] = await Promise.all([bundle(entry), startBridge(setup)]);
       const { child, port } = await start(file, JSON.stringify(remoteConfig(setup, bridge.url, app)));
@@ -175,6 +179,19 @@ const onBun = (file: string, config: string) => launch(bin('bun'), ['run', file]
 export const bunTarget = runtimeTarget('hono on bun', 'hono', 'serve-entry', onBun);
 /** `Bun.serve({ fetch })` with core's Web entry, no framework. */
 export const bunWebTarget = runtimeTarget("Bun.serve with core's endpoint.fetch", 'web', 'serve-entry', onBun);
+/** Elysia on Bun, core's Web entry in its routes, registered before the app's own body parser. */
+export const elysiaTarget = runtimeTarget("elysia 1 on bun (core's endpoint.fetch)", 'elysia', 'elysia-entry', onBun);
+/** The same routes registered after the parser: the body is read before Mailroom sees it. */
+export const elysiaParsedFirstTarget = runtimeTarget(
+  'elysia 1 on bun, routes after an onParse hook',
+  'elysia-parsed-first',
+  'elysia-entry',
+  onBun,
+  {
+    bodyConsumed: true,
+    parsesEveryBody: true,
+  },
+);
 
 const onDeno = (file: string, config: string) =>
   launch(

@@ -4,7 +4,7 @@
 
 /** What a remote app is started with: the receiver settings that are data, the clock, and where to call back. */
 export interface RemoteConfig {
-  /** Which app: the Hono adapter's, core's Web entry alone (`Deno.serve`, `Bun.serve`), or the Cloudflare entry's. */
+  /** Which app: the Hono adapter's, core's Web entry alone (`Deno.serve`, `Bun.serve`), in Elysia, or the Cloudflare entry's. */
   app: RemoteAppKind;
   options: Record<string, unknown>;
   /** Settings a Worker reads from its bindings (the keys, for the Cloudflare entry), not from its options. */
@@ -15,7 +15,7 @@ export interface RemoteConfig {
   failureSourceIsDefinition: boolean;
 }
 
-export type RemoteAppKind = 'hono' | 'web' | 'workers';
+export type RemoteAppKind = 'hono' | 'web' | 'workers' | 'elysia' | 'elysia-parsed-first';
 
 /** An error as it crosses: its class name, message and the fields the suite reads. */
 export interface WireError {
