@@ -32,7 +32,7 @@ export interface ReceiverSetup {
   maxBodyBytes: number;
   methods: readonly string[];
   /** The URL a token must be signed for, given the request's; `undefined` without `publicUrl`. */
-  signedUrl: (requestUrl: string | undefined) => string | undefined;
+  signedUrl: (requestUrl: string | undefined, token: string | undefined) => string | undefined;
   /** Without `publicUrl`: throws unless the token's `sub` has the request's path. */
   checkSignedPath: ((signedUrl: string, requestUrl: string | undefined) => void) | undefined;
   readDelivery: DeliveryHeaderReader;
@@ -142,7 +142,7 @@ export function receiveMessage<T>(
   if (verify instanceof ConfigError) throw verify;
   const finish = (signature: VerifiedSignature | undefined) => parseAndValidate(input, method, delivery, schema, signature);
   if (!verify) return finish(undefined);
-  const url = setup.signedUrl(input.url);
+  const url = setup.signedUrl(input.url, delivery.signature);
   const verified = verify({ signature: delivery.signature, rawBody: input.rawBody, url });
   const { checkSignedPath } = setup;
   if (!checkSignedPath) return whenReady(verified, finish);

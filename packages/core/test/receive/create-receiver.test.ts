@@ -355,6 +355,21 @@ describe('a signature is bound to the endpoint it was signed for', () => {
     }
   });
 
+  it('matches the query by meaning with publicUrl: a re-encoded query is the same URL, another value is not', async () => {
+    const endpoint = createReceiver({ ...base, publicUrl: 'https://public.example' }).destination(orders, () => {});
+    const signedFor = 'https://public.example/orders?note=a%20b&flag&tag=x%2Cy';
+    const arrivingAt = async (path: string, signedUrl = signedFor) =>
+      (await endpoint.handle({ ...(await inbound({ id: 1 }, { url: signedUrl })), url: path })).status;
+    // React Router and Lambda events rebuild the query: `+` for a space, `=` after a bare name.
+    expect(await arrivingAt('/orders?note=a+b&flag=&tag=x,y')).toBe(200);
+    expect(await arrivingAt('/orders?note=a%20b&flag&tag=x%2Cy')).toBe(200);
+    expect(await arrivingAt('/orders?note=a+c&flag=&tag=x,y')).toBe(401);
+    expect(await arrivingAt('/orders?flag=&note=a+b&tag=x,y')).toBe(401);
+    expect(await arrivingAt('/orders?note=a+b&flag=&tag=x,y&extra=1')).toBe(401);
+    expect(await arrivingAt('/orders?note=a+b&flag=&tag=x,y', 'https://public.example/Orders?note=a%20b&flag&tag=x%2Cy')).toBe(401);
+    expect(await arrivingAt('/orders?note=a+b', 'https://elsewhere.example/orders?note=a%20b')).toBe(401);
+  });
+
   it('accepts any path only when asked with allowAnyPath: true, and checks that option', async () => {
     const endpoint = createReceiver({ ...base, allowAnyPath: true }).destination(orders, () => {});
     expect((await endpoint.handle(await inbound({ id: 1 }, { url: 'http://app.test/some-other-endpoint' }))).status).toBe(200);

@@ -152,6 +152,19 @@ function publicUrlCases(target: ConformanceTarget): void {
     expectSignatureRefused(await h.deliver({ body: ORDER, signedUrl: PUBLIC_URL + PATHS.callback }), h, 'subject');
   });
 
+  // The token names the query as the service called it; a framework that rebuilds the URL
+  // (React Router's request rewrite, a Lambda event's parsed parameters) must not re-encode it.
+  it('accepts a token signed for publicUrl + path + a query a framework may re-encode', async () => {
+    const query = '?note=a%20b&flag&tag=x%2Cy';
+    expectAccepted(await h.deliver({ body: ORDER, query }));
+    expect(h.received().signature?.claims.sub).toBe(PUBLIC_URL + PATHS.destination + query);
+  });
+
+  it('refuses a token signed for the same path with another query', async () => {
+    const signedUrl = `${PUBLIC_URL}${PATHS.destination}?note=a%20c&flag&tag=x%2Cy`;
+    expectSignatureRefused(await h.deliver({ body: ORDER, query: '?note=a%20b&flag&tag=x%2Cy', signedUrl }), h, 'subject');
+  });
+
   it('refuses a token signed for another host with the same path', async () => {
     expectSignatureRefused(await h.deliver({ body: ORDER, signedUrl: `https://evil.example.net${PATHS.destination}` }), h, 'subject');
   });

@@ -58,9 +58,11 @@ function eventOf(shape: EventShape, request: TargetRequest, stagePrefix: string)
       isBase64Encoded: body !== null,
     };
   }
-  const params = new URLSearchParams(query);
+  // A REST API hands the parameters decoded; an ALB as the client sent them ("the load balancer does
+  // not decode them"). Either way a parameter without `=` (`?flag`) arrives with an empty value.
   const multiValueQueryStringParameters: Record<string, string[]> = {};
-  for (const [key, value] of params) (multiValueQueryStringParameters[key] ??= []).push(value);
+  for (const [key, value] of shape === 'alb' ? rawParameters(query) : new URLSearchParams(query))
+    (multiValueQueryStringParameters[key] ??= []).push(value);
   return {
     httpMethod: request.method,
     path,
@@ -73,6 +75,16 @@ function eventOf(shape: EventShape, request: TargetRequest, stagePrefix: string)
     body,
     isBase64Encoded: body !== null,
   };
+}
+
+function rawParameters(query: string): Array<[string, string]> {
+  return query
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      return equals < 0 ? [pair, ''] : [pair.slice(0, equals), pair.slice(equals + 1)];
+    });
 }
 
 function fromResult(result: LambdaHttpResult): TargetResponse {

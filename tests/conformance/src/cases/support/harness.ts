@@ -26,6 +26,8 @@ export type Delivery = Omit<SignRequestOptions, 'url' | 'now' | 'env' | 'current
   sendBody?: Uint8Array;
   /** The last word on the headers: rename, drop or replace one after signing. */
   editHeaders?: (headers: Record<string, string>) => Record<string, string>;
+  /** A query string (`?...`) on the URL called and signed for, byte for byte. */
+  query?: string;
 };
 
 /** A started target plus fresh spies for every case. */
@@ -119,7 +121,7 @@ export function useTarget(target: ConformanceTarget, profile: Profile): Harness 
     url,
     pathPrefix: () => started().pathPrefix ?? '',
     deliver: async (delivery = {}) => {
-      const { to = 'destination', method = 'POST', sendBody, editHeaders, ...signing } = delivery;
+      const { to = 'destination', method = 'POST', sendBody, editHeaders, query = '', ...signing } = delivery;
       const signed = await signRequest({
         currentSigningKey: CURRENT_KEY,
         nextSigningKey: NEXT_KEY,
@@ -129,10 +131,10 @@ export function useTarget(target: ConformanceTarget, profile: Profile): Harness 
         env: {},
         messageId: 'msg_conformance_1',
         ...signing,
-        url: url(to),
+        url: url(to) + query,
       });
       const headers = editHeaders ? editHeaders(signed.headers) : signed.headers;
-      return started().send({ method, path: PATHS[to], headers, body: sendBody ?? signed.body });
+      return started().send({ method, path: PATHS[to] + query, headers, body: sendBody ?? signed.body });
     },
     received: () => {
       const call = spies.destination.mock.calls[0];

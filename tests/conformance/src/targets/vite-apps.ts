@@ -1,0 +1,123 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp } from 'node:fs/promises';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { createRequestListener } from '@react-router/node';
+import type { ServerBuild } from 'react-router';
+import type { ViteDevServer } from 'vite';
+import type { ConformanceTarget, TargetSetup } from '../target';
+import { serveOnPort0 } from './node-server';
+
+/**
+ * Apps built with Vite, each served as its users serve it, on its production build and its dev server:
+ * - SvelteKit (apps/sveltekit: one `+server.js` route with `fallback`, so every method reaches
+ *   Mailroom): `vite build` with adapter-node, its `build/handler.js` on a Node server; `vite dev`.
+ * - React Router 7 in framework mode (apps/react-router: one resource route, `action` and `loader`):
+ *   `react-router build`, its server build on `@react-router/node`'s listener (the custom-server way;
+ *   `react-router-serve` wraps the same); `react-router dev`'s Vite server with the server build it loads.
+ * Each is made once per test file, in a copy of its own, so two files never share an output folder.
+ * The app finds its profile's setup by the port the request arrived at.
+ */
+const PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
+const SETUPS = Symbol.for('mailroom.conformance.setups');
+const require = createRequire(import.meta.url);
+const VITE = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
+const REACT_ROUTER = join(dirname(require.resolve('@react-router/dev/package.json')), 'bin.js');
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+type App = 'sveltekit' | 'react-router';
+
+async function copyOfApp(app: App): Promise<string> {
+  const cache = join(PACKAGE, 'node_modules', '.cache', app);
+  await mkdir(cache, { recursive: true });
+  const root = await mkdtemp(join(cache, 'app-'));
+  await cp(join(PACKAGE, 'apps', app), root, { recursive: true });
+  return root;
+}
+
+/** `vite build` in the app's folder, as its users run it (SvelteKit reads its config from there). */
+async function svelteKitBuild(): Promise<NodeHandler> {
+  const root = await copyOfApp('sveltekit');
+  await promisify(execFile)(process.execPath, [VITE, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  const { handler } = (await import(pathToFileURL(join(root, 'build', 'handler.js')).href)) as { handler: NodeHandler };
+  return handler;
+}
+
+/** `vite dev` as middleware (SvelteKit and React Router read their config from the working folder, so it is entered first). */
+async function viteDevServer(app: App): Promise<ViteDevServer> {
+  const root = await copyOfApp(app);
+  const { createServer } = (await import('vite')) as typeof import('vite');
+  const previous = process.cwd();
+  process.chdir(root);
+  try {
+    return await createServer({ root, configFile: join(root, 'vite.config.js'), server: { middlewareMode: true }, logLevel: 'silent' });
+  } finally {
+    process.chdir(previous);
+  }
+}
+
+async function svelteKitDev(): Promise<NodeHandler> {
+  const vite = await viteDevServer('sveltekit');
+  return (req, res, next) => vite.middlewares(req, res, next);
+}
+
+/** `react-router build`, then the server build on `@react-router/node`'s request listener. */
+async function reactRouterBuild(): Promise<NodeHandler> {
+  const root = await copyOfApp('react-router');
+  await promisify(execFile)(process.execPath, [REACT_ROUTER, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  const build = (await import(pathToFileURL(join(root, 'build', 'server', 'index.js')).href)) as ServerBuild;
+  const listener = createRequestListener({ build });
+  return (req, res) => void listener(req, res);
+}
+
+/** React Router's dev server as its custom-server template runs it: Vite's middleware, then the server build Vite loads per request. */
+async function reactRouterDev(): Promise<NodeHandler> {
+  const vite = await viteDevServer('react-router');
+  const listener = createRequestListener({
+    build: () => vite.ssrLoadModule('virtual:react-router/server-build') as Promise<ServerBuild>,
+    mode: 'development',
+  });
+  return (req, res) =>
+    vite.middlewares(req, res, () => {
+      void listener(req, res);
+    });
+}
+
+/** Serves `handler` on port 0, the profile registered by that port for the app to find. */
+async function serveProfile(handler: NodeHandler, setup: TargetSetup) {
+  const listener: RequestListener = (req, res) =>
+    handler(req, res, () => {
+      res.writeHead(404).end('Not found');
+    });
+  const running = await serveOnPort0(listener);
+  const port = new URL(running.origin).port;
+  const setups = ((globalThis as Record<symbol, Map<string, TargetSetup>>)[SETUPS] ??= new Map());
+  setups.set(port, setup);
+  return {
+    ...running,
+    close: async () => {
+      setups.delete(port);
+      await running.close();
+    },
+  };
+}
+
+function viteAppTarget(name: string, make: () => Promise<NodeHandler>, quirks?: ConformanceTarget['quirks']): ConformanceTarget {
+  let made: Promise<NodeHandler> | undefined;
+  return {
+    name,
+    ...(quirks ? { quirks } : {}),
+    start: async (setup) => serveProfile(await (made ??= make()), setup),
+  };
+}
+
+// SvelteKit's Node request reads no body from a request without Content-Type.
+const svelteKitQuirks = { dropsBodyWithoutContentType: true };
+export const svelteKitBuildTarget = viteAppTarget('sveltekit 2 (vite build, adapter-node)', svelteKitBuild, svelteKitQuirks);
+export const svelteKitDevTarget = viteAppTarget('sveltekit 2 (vite dev)', svelteKitDev, svelteKitQuirks);
+export const reactRouterBuildTarget = viteAppTarget('react router 7 (react-router build, @react-router/node)', reactRouterBuild);
+export const reactRouterDevTarget = viteAppTarget('react router 7 (react-router dev)', reactRouterDev);
