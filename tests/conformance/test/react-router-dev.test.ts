@@ -1,6 +1,6 @@
 import { vi } from 'vitest';
 import { runConformanceSuite } from '../src/run-suite';
-import { reactRouterDevTarget } from '../src/targets/vite-apps';
+import { reactRouterDevTarget } from '../src/targets/built-apps';
 
 // The first profile's start builds the app or starts Vite: a minute on a busy 2-core machine.
 vi.setConfig({ hookTimeout: 240_000 });

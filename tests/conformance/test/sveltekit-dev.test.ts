@@ -1,6 +1,6 @@
 import { vi } from 'vitest';
 import { runConformanceSuite } from '../src/run-suite';
-import { svelteKitDevTarget } from '../src/targets/vite-apps';
+import { svelteKitDevTarget } from '../src/targets/built-apps';
 
 // The first profile's start builds the app or starts Vite: minutes on a busy 2-core machine.
 vi.setConfig({ hookTimeout: 240_000 });

@@ -1,6 +1,6 @@
 import { vi } from 'vitest';
 import { runConformanceSuite } from '../src/run-suite';
-import { svelteKitBuildTarget } from '../src/targets/vite-apps';
+import { svelteKitBuildTarget } from '../src/targets/built-apps';
 
 // The first profile's start builds the app or starts Vite: minutes on a busy 2-core machine.
 vi.setConfig({ hookTimeout: 240_000 });

@@ -12,12 +12,16 @@ import type { ConformanceTarget, TargetSetup } from '../target';
 import { serveOnPort0 } from './node-server';
 
 /**
- * Apps built with Vite, each served as its users serve it, on its production build and its dev server:
+ * Apps made by a framework's own build, each served as its users serve it, on its production build
+ * and its dev server:
  * - SvelteKit (apps/sveltekit: one `+server.js` route with `fallback`, so every method reaches
  *   Mailroom): `vite build` with adapter-node, its `build/handler.js` on a Node server; `vite dev`.
  * - React Router 7 in framework mode (apps/react-router: one resource route, `action` and `loader`):
  *   `react-router build`, its server build on `@react-router/node`'s listener (the custom-server way;
  *   `react-router-serve` wraps the same); `react-router dev`'s Vite server with the server build it loads.
+ * - Nuxt 3 (apps/nuxt: a catch-all server route with the h3 adapter, after a middleware that reads
+ *   every POST body): `nuxt build`, Nitro's server built with the node-listener preset (the default
+ *   node-server preset's server, exporting its listener instead of calling `listen`).
  * Each is made once per test file, in a copy of its own, so two files never share an output folder.
  * The app finds its profile's setup by the port the request arrived at.
  */
@@ -26,10 +30,11 @@ const SETUPS = Symbol.for('mailroom.conformance.setups');
 const require = createRequire(import.meta.url);
 const VITE = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
 const REACT_ROUTER = join(dirname(require.resolve('@react-router/dev/package.json')), 'bin.js');
+const NUXT = join(dirname(require.resolve('nuxt/package.json')), 'bin', 'nuxt.mjs');
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
-type App = 'sveltekit' | 'react-router';
+type App = 'sveltekit' | 'react-router' | 'nuxt';
 
 async function copyOfApp(app: App): Promise<string> {
   const cache = join(PACKAGE, 'node_modules', '.cache', app);
@@ -74,6 +79,14 @@ async function reactRouterBuild(): Promise<NodeHandler> {
   return (req, res) => void listener(req, res);
 }
 
+/** `nuxt build`, then Nitro's request listener from `.output/server`. */
+async function nuxtBuild(): Promise<NodeHandler> {
+  const root = await copyOfApp('nuxt');
+  await promisify(execFile)(process.execPath, [NUXT, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  const { listener } = (await import(pathToFileURL(join(root, '.output', 'server', 'index.mjs')).href)) as { listener: RequestListener };
+  return (req, res) => listener(req, res);
+}
+
 /** React Router's dev server as its custom-server template runs it: Vite's middleware, then the server build Vite loads per request. */
 async function reactRouterDev(): Promise<NodeHandler> {
   const vite = await viteDevServer('react-router');
@@ -106,7 +119,7 @@ async function serveProfile(handler: NodeHandler, setup: TargetSetup) {
   };
 }
 
-function viteAppTarget(name: string, make: () => Promise<NodeHandler>, quirks?: ConformanceTarget['quirks']): ConformanceTarget {
+function builtAppTarget(name: string, make: () => Promise<NodeHandler>, quirks?: ConformanceTarget['quirks']): ConformanceTarget {
   let made: Promise<NodeHandler> | undefined;
   return {
     name,
@@ -117,7 +130,8 @@ function viteAppTarget(name: string, make: () => Promise<NodeHandler>, quirks?: 
 
 // SvelteKit's Node request reads no body from a request without Content-Type.
 const svelteKitQuirks = { dropsBodyWithoutContentType: true };
-export const svelteKitBuildTarget = viteAppTarget('sveltekit 2 (vite build, adapter-node)', svelteKitBuild, svelteKitQuirks);
-export const svelteKitDevTarget = viteAppTarget('sveltekit 2 (vite dev)', svelteKitDev, svelteKitQuirks);
-export const reactRouterBuildTarget = viteAppTarget('react router 7 (react-router build, @react-router/node)', reactRouterBuild);
-export const reactRouterDevTarget = viteAppTarget('react router 7 (react-router dev)', reactRouterDev);
+export const svelteKitBuildTarget = builtAppTarget('sveltekit 2 (vite build, adapter-node)', svelteKitBuild, svelteKitQuirks);
+export const svelteKitDevTarget = builtAppTarget('sveltekit 2 (vite dev)', svelteKitDev, svelteKitQuirks);
+export const reactRouterBuildTarget = builtAppTarget('react router 7 (react-router build, @react-router/node)', reactRouterBuild);
+export const reactRouterDevTarget = builtAppTarget('react router 7 (react-router dev)', reactRouterDev);
+export const nuxtBuildTarget = builtAppTarget('nuxt 3 (nuxt build, nitro, a middleware read the body first)', nuxtBuild);

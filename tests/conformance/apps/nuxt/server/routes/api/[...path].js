@@ -1,0 +1,2 @@
+// Every method reaches the handler, so a wrong one gets the pipeline's 405 with Allow.
+export default defineEventHandler((event) => conformanceHandler(event)?.(event) ?? new Response('Not found', { status: 404 }));
