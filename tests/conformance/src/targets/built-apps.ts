@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -22,6 +22,9 @@ import { serveOnPort0 } from './node-server';
  * - Nuxt 3 (apps/nuxt: a catch-all server route with the h3 adapter, after a middleware that reads
  *   every POST body): `nuxt build`, Nitro's server built with the node-listener preset (the default
  *   node-server preset's server, exporting its listener instead of calling `listen`).
+ * - Astro 5 (apps/astro: one on-demand API route, `ALL`): `astro build` with @astrojs/node in
+ *   standalone mode, its `dist/server/entry.mjs` handler (started with ASTRO_NODE_AUTOSTART=disabled,
+ *   as its own preview does); `astro dev`, whose dev server hands out its request handler.
  * Each is made once per test file, in a copy of its own, so two files never share an output folder.
  * The app finds its profile's setup by the port the request arrived at.
  */
@@ -30,23 +33,36 @@ const SETUPS = Symbol.for('mailroom.conformance.setups');
 const require = createRequire(import.meta.url);
 const VITE = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
 const REACT_ROUTER = join(dirname(require.resolve('@react-router/dev/package.json')), 'bin.js');
+const ASTRO = join(dirname(require.resolve('astro/package.json')), 'astro.js');
 const NUXT = join(dirname(require.resolve('nuxt/package.json')), 'bin', 'nuxt.mjs');
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
-type App = 'sveltekit' | 'react-router' | 'nuxt';
+type App = 'sveltekit' | 'react-router' | 'nuxt' | 'astro';
 
-async function copyOfApp(app: App): Promise<string> {
+/** Changes a copy of an app before it is built (a variant with a framework's defaults). */
+type Edit = (root: string) => Promise<void>;
+
+async function copyOfApp(app: App, edit?: Edit): Promise<string> {
   const cache = join(PACKAGE, 'node_modules', '.cache', app);
   await mkdir(cache, { recursive: true });
   const root = await mkdtemp(join(cache, 'app-'));
   await cp(join(PACKAGE, 'apps', app), root, { recursive: true });
+  await edit?.(root);
   return root;
 }
 
+/** Removes the line of `file` (in the app's copy) that contains `text`; fails when there is none. */
+async function dropLine(root: string, file: string, text: string): Promise<void> {
+  const lines = (await readFile(join(root, file), 'utf8')).split('\n');
+  const kept = lines.filter((line) => !line.includes(text));
+  if (kept.length === lines.length) throw new Error(`${file} has no line with ${text}`);
+  await writeFile(join(root, file), kept.join('\n'));
+}
+
 /** `vite build` in the app's folder, as its users run it (SvelteKit reads its config from there). */
-async function svelteKitBuild(): Promise<NodeHandler> {
-  const root = await copyOfApp('sveltekit');
+async function svelteKitBuild(edit?: Edit): Promise<NodeHandler> {
+  const root = await copyOfApp('sveltekit', edit);
   await promisify(execFile)(process.execPath, [VITE, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
   const { handler } = (await import(pathToFileURL(join(root, 'build', 'handler.js')).href)) as { handler: NodeHandler };
   return handler;
@@ -77,6 +93,23 @@ async function reactRouterBuild(): Promise<NodeHandler> {
   const build = (await import(pathToFileURL(join(root, 'build', 'server', 'index.js')).href)) as ServerBuild;
   const listener = createRequestListener({ build });
   return (req, res) => void listener(req, res);
+}
+
+/** `astro build`, then the standalone server's handler, without the server it would start itself. */
+async function astroBuild(edit?: Edit): Promise<NodeHandler> {
+  const root = await copyOfApp('astro', edit);
+  await promisify(execFile)(process.execPath, [ASTRO, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  process.env.ASTRO_NODE_AUTOSTART = 'disabled';
+  const { handler } = (await import(pathToFileURL(join(root, 'dist', 'server', 'entry.mjs')).href)) as { handler: NodeHandler };
+  return handler;
+}
+
+/** `astro dev`, on a port of its own that the suite does not use: requests go through its handler. */
+async function astroDev(): Promise<NodeHandler> {
+  const root = await copyOfApp('astro');
+  const { dev } = (await import('astro')) as typeof import('astro');
+  const server = await dev({ root, server: { port: 0, host: '127.0.0.1' }, logLevel: 'silent' });
+  return (req, res) => server.handle(req, res);
 }
 
 /** `nuxt build`, then Nitro's request listener from `.output/server`. */
@@ -134,4 +167,21 @@ export const svelteKitBuildTarget = builtAppTarget('sveltekit 2 (vite build, ada
 export const svelteKitDevTarget = builtAppTarget('sveltekit 2 (vite dev)', svelteKitDev, svelteKitQuirks);
 export const reactRouterBuildTarget = builtAppTarget('react router 7 (react-router build, @react-router/node)', reactRouterBuild);
 export const reactRouterDevTarget = builtAppTarget('react router 7 (react-router dev)', reactRouterDev);
+export const astroBuildTarget = builtAppTarget('astro 5 (astro build, @astrojs/node standalone)', astroBuild);
+export const astroDevTarget = builtAppTarget('astro 5 (astro dev)', astroDev);
+/** SvelteKit as a new project has it: its CSRF check on (the app's `checkOrigin: false` line gone). */
+export const svelteKitDefaultsTarget = builtAppTarget(
+  'sveltekit 2 (vite build, CSRF check on)',
+  () => svelteKitBuild((root) => dropLine(root, 'svelte.config.js', 'checkOrigin')),
+  svelteKitQuirks,
+);
+/** The path of an API route the Astro variant leaves prerendered (no `prerender = false`). */
+export const ASTRO_PRERENDERED_PATH = '/api/prerendered';
+/** Astro as a new project has it: its origin check on, and one API route without `prerender = false`. */
+export const astroDefaultsTarget = builtAppTarget('astro 5 (astro build, origin check on)', () =>
+  astroBuild(async (root) => {
+    await dropLine(root, 'astro.config.mjs', 'checkOrigin');
+    await writeFile(join(root, 'src', 'pages', 'api', 'prerendered.js'), 'export const POST = () => new Response("reached");\n');
+  }),
+);
 export const nuxtBuildTarget = builtAppTarget('nuxt 3 (nuxt build, nitro, a middleware read the body first)', nuxtBuild);
