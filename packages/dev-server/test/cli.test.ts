@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +23,12 @@ import {
 
 describe('mailroom CLI', () => {
   it('parses every option of mailroom dev', () => {
-    expect(parseCliArgs(['dev'], {})).toEqual({ kind: 'dev', options: {}, appUrl: 'http://localhost:3000' });
+    expect(parseCliArgs(['dev'], {})).toEqual({
+      kind: 'dev',
+      options: {},
+      appUrl: 'http://localhost:3000',
+      appUrlFrom: 'the default; set --app-url or MAILROOM_APP_URL to change it',
+    });
     expect(
       parseCliArgs(
         [
@@ -62,10 +70,63 @@ describe('mailroom CLI', () => {
         timeScale: 0.01,
       },
       appUrl: 'https://app.test:8443/base',
+      appUrlFrom: '--app-url',
     });
     expect(parseCliArgs(['dev'], { MAILROOM_APP_URL: 'http://127.0.0.1:4000' })).toMatchObject({ appUrl: 'http://127.0.0.1:4000' });
     expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
     expect(parseCliArgs(['dev', '-h'])).toEqual({ kind: 'help' });
+  });
+
+  it("defaults the app URL to the dev port of the project's framework, and says so", () => {
+    const appUrlFor = (dependencies: string[]) => {
+      const command = parseCliArgs(['dev'], {}, dependencies);
+      return command.kind === 'dev' ? [command.appUrl, command.appUrlFrom] : [command.kind];
+    };
+    expect(appUrlFor(['astro', '@astrojs/node'])).toEqual([
+      'http://localhost:4321',
+      "Astro's dev port (astro in package.json); set --app-url or MAILROOM_APP_URL to change it",
+    ]);
+    expect(appUrlFor(['@sveltejs/kit', 'vite', 'wrangler'])[0]).toBe('http://localhost:5173');
+    expect(appUrlFor(['@react-router/dev', 'react-router'])[0]).toBe('http://localhost:5173');
+    expect(appUrlFor(['hono', 'wrangler'])[0]).toBe('http://localhost:8787');
+    expect(appUrlFor(['vite', 'react'])[0]).toBe('http://localhost:5173');
+    expect(appUrlFor(['nuxt'])[0]).toBe('http://localhost:3000');
+    expect(appUrlFor(['next', 'react'])[1]).toContain('Next.js');
+    expect(appUrlFor(['express'])).toEqual(['http://localhost:3000', 'the default; set --app-url or MAILROOM_APP_URL to change it']);
+    // What the user said wins over what the project suggests.
+    expect(parseCliArgs(['dev', '--app-url', 'http://localhost:9000'], {}, ['astro'])).toMatchObject({ appUrl: 'http://localhost:9000' });
+    expect(parseCliArgs(['dev'], { MAILROOM_APP_URL: 'http://localhost:9001' }, ['astro'])).toMatchObject({
+      appUrl: 'http://localhost:9001',
+      appUrlFrom: 'MAILROOM_APP_URL',
+    });
+  });
+
+  it('reads the framework from the package.json of the folder it starts in, and prints the app URL once', async () => {
+    const project = await mkdtemp(join(tmpdir(), 'mailroom-cli-project-'));
+    await writeFile(join(project, 'package.json'), JSON.stringify({ devDependencies: { '@sveltejs/kit': '^2', vite: '^8' } }));
+    const out: string[] = [];
+    const result = await runCli(['dev', '--port', '0'], { out: (text) => out.push(text), err: () => {} }, project);
+    try {
+      const banner = out.join('');
+      expect(banner).toContain("App URL              http://localhost:5173 (SvelteKit's dev port (@sveltejs/kit in package.json)");
+      expect(banner).toContain('MAILROOM_APP_URL=http://localhost:5173');
+      // Said once beside the other settings, and once in the .env lines.
+      expect(banner.match(/5173/g)).toHaveLength(2);
+    } finally {
+      if ('server' in result) await result.server.close();
+      await rm(project, { recursive: true, force: true });
+    }
+    // A folder without a readable package.json keeps the default.
+    const bare = await mkdtemp(join(tmpdir(), 'mailroom-cli-bare-'));
+    await writeFile(join(bare, 'package.json'), '{ not json');
+    const again: string[] = [];
+    const second = await runCli(['dev', '--port', '0'], { out: (text) => again.push(text), err: () => {} }, bare);
+    try {
+      expect(again.join('')).toContain('MAILROOM_APP_URL=http://localhost:3000');
+    } finally {
+      if ('server' in second) await second.server.close();
+      await rm(bare, { recursive: true, force: true });
+    }
   });
 
   it('refuses bad input with a message', () => {
@@ -101,7 +162,12 @@ describe('mailroom CLI', () => {
 
   it('starts the server and prints URLs, credentials, keys and the environment to paste', async () => {
     const out: string[] = [];
-    const result = await runCli(['dev', '--port', '0', '--header-prefix', 'Upstash'], { out: (text) => out.push(text), err: () => {} });
+    // Started outside any project, so the app URL is the default one.
+    const result = await runCli(
+      ['dev', '--port', '0', '--header-prefix', 'Upstash'],
+      { out: (text) => out.push(text), err: () => {} },
+      tmpdir(),
+    );
     if (!('server' in result)) throw new Error('the server did not start');
     try {
       const text = out.join('\n');

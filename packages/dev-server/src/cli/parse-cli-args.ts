@@ -4,10 +4,46 @@ import type { DevServerOptions } from '../settings';
 import type { FaultInput, FaultKind } from '../state/records';
 
 /** What the command line asks for. */
-export type CliCommand = { kind: 'help' } | { kind: 'dev'; options: DevServerOptions; appUrl: string } | { kind: 'error'; message: string };
+export type CliCommand =
+  | { kind: 'help' }
+  | {
+      kind: 'dev';
+      options: DevServerOptions;
+      appUrl: string /** Where the app URL came from, said once in the banner. */;
+      appUrlFrom: string;
+    }
+  | { kind: 'error'; message: string };
 
-/** Where the printed `MAILROOM_APP_URL` points unless `--app-url` or the variable says otherwise. */
+/** Where the printed `MAILROOM_APP_URL` points unless `--app-url`, the variable or the project says otherwise. */
 export const DEFAULT_APP_URL = 'http://localhost:3000';
+
+/**
+ * The dev port of the framework a project uses, found by its dependencies (first match wins: a
+ * SvelteKit app deployed with Wrangler still runs `vite dev`). Frameworks on port 3000 (Next.js,
+ * Nuxt, NestJS, Express...) need no row.
+ */
+const FRAMEWORK_DEV_PORTS: ReadonlyArray<[dependency: string, name: string, port: number]> = [
+  ['astro', 'Astro', 4321],
+  ['@sveltejs/kit', 'SvelteKit', 5173],
+  ['@react-router/dev', 'React Router', 5173],
+  ['@solidjs/start', 'SolidStart', 3000],
+  ['@tanstack/react-start', 'TanStack Start', 3000],
+  ['nuxt', 'Nuxt', 3000],
+  ['next', 'Next.js', 3000],
+  ['wrangler', 'Wrangler', 8787],
+  ['vite', 'Vite', 5173],
+];
+
+/** The app URL for a project with these dependencies: its framework's dev port, else the default. */
+function projectAppUrl(dependencies: readonly string[]): { appUrl: string; appUrlFrom: string } {
+  const found = FRAMEWORK_DEV_PORTS.find(([dependency]) => dependencies.includes(dependency));
+  if (!found) return { appUrl: DEFAULT_APP_URL, appUrlFrom: 'the default; set --app-url or MAILROOM_APP_URL to change it' };
+  const [dependency, name, port] = found;
+  return {
+    appUrl: `http://localhost:${port}`,
+    appUrlFrom: `${name}'s dev port (${dependency} in package.json); set --app-url or MAILROOM_APP_URL to change it`,
+  };
+}
 
 /** Printed by `--help` and after a usage error. */
 export const USAGE = `Usage: mailroom dev [options]
@@ -35,7 +71,9 @@ Options:
                          duplicate:to=/orders,times=2  throttle:status=503,retry-after=5s
                          skew-clock:by=-10m  (set and clear them later in the console or /dev/faults)
   --app-url <url>        Base URL of your app, printed as MAILROOM_APP_URL so client.send(def)
-                         knows where to deliver (default $MAILROOM_APP_URL or http://localhost:3000)
+                         knows where to deliver (default $MAILROOM_APP_URL, else the dev port of
+                         the framework in ./package.json: 5173 Vite, SvelteKit, React Router;
+                         4321 Astro; 8787 Wrangler; otherwise http://localhost:3000)
   --otlp-endpoint <url>  Export a span per attempt of a traced message to this OTLP/HTTP collector,
                          e.g. http://localhost:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none)
   -h, --help             Show this help
@@ -47,7 +85,12 @@ Options:
  *
  * @example parseCliArgs(['dev', '--port', '0']) // { kind: 'dev', options: { port: 0 } }
  */
-export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): CliCommand {
+export function parseCliArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  /** The dependencies (and devDependencies) in the working folder's package.json. */
+  projectDependencies: readonly string[] = [],
+): CliCommand {
   let parsed;
   try {
     parsed = parseArgs({
@@ -107,7 +150,13 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     options.timeScale = scale;
   }
   if (values.region !== undefined) options.region = values.region;
-  const appUrl = values['app-url'] ?? (env.MAILROOM_APP_URL?.trim() || DEFAULT_APP_URL);
+  const fromEnv = env.MAILROOM_APP_URL?.trim();
+  const { appUrl, appUrlFrom } =
+    values['app-url'] !== undefined
+      ? { appUrl: values['app-url'], appUrlFrom: '--app-url' }
+      : fromEnv
+        ? { appUrl: fromEnv, appUrlFrom: 'MAILROOM_APP_URL' }
+        : projectAppUrl(projectDependencies);
   if (!isHttpUrl(appUrl)) {
     const source = values['app-url'] !== undefined ? '--app-url' : 'MAILROOM_APP_URL';
     return { kind: 'error', message: `${source} must be an http:// or https:// URL (the base URL of your app), got "${appUrl}"` };
@@ -128,7 +177,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     }
     options.faults = faults;
   }
-  return { kind: 'dev', options, appUrl: appUrl.replace(/\/+$/, '') };
+  return { kind: 'dev', options, appUrl: appUrl.replace(/\/+$/, ''), appUrlFrom };
 }
 
 const FAULT_OPTIONS = ['to', 'times', 'status', 'retry-after', 'by'];

@@ -1,5 +1,7 @@
 // `mailroom dev` as a function: parse the arguments, start the server, print its banner and the
 // variables an app needs.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createLogger } from '../events';
 import { DEFAULT_PORT } from '../settings';
 import { startDevServer, type DevServer } from '../start-dev-server';
@@ -17,8 +19,12 @@ export interface CliIo {
  *
  * @example const result = await runCli(['dev', '--port', '0'], { out: console.log, err: console.error });
  */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<{ exitCode: number } | { server: DevServer }> {
-  const command = parseCliArgs(argv);
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  cwd: string = process.cwd(),
+): Promise<{ exitCode: number } | { server: DevServer }> {
+  const command = parseCliArgs(argv, process.env, await projectDependencies(cwd));
   if (command.kind === 'help') {
     io.out(USAGE);
     return { exitCode: 0 };
@@ -31,11 +37,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<{ exit
     // Logs go through `io` like everything else the CLI prints.
     const log = command.options.log === 'json' ? 'json' : 'text';
     const server = await startDevServer({ ...command.options, log: createLogger(log, io.out) ?? 'silent' });
-    io.out(startBanner(server, command.appUrl));
+    io.out(startBanner(server, command.appUrl, command.appUrlFrom));
     return { server };
   } catch (error) {
     io.err(`mailroom: could not start the dev server: ${startFailure(error, command.options.port)}\n`);
     return { exitCode: 1 };
+  }
+}
+
+/** The dependency names in `cwd`'s package.json, or none when there is no readable one. */
+async function projectDependencies(cwd: string): Promise<string[]> {
+  try {
+    const manifest = JSON.parse(await readFile(join(cwd, 'package.json'), 'utf8')) as Record<string, unknown>;
+    return ['dependencies', 'devDependencies'].flatMap((field) => {
+      const deps = manifest[field];
+      return deps !== null && typeof deps === 'object' ? Object.keys(deps) : [];
+    });
+  } catch {
+    return [];
   }
 }
 
@@ -68,8 +87,9 @@ export function environmentLines(server: DevServer, appUrl: string = DEFAULT_APP
 }
 
 /** What `mailroom dev` prints on start: where it listens, the credentials, and the variables to paste. */
-function startBanner(server: DevServer, appUrl: string): string {
+function startBanner(server: DevServer, appUrl: string, appUrlFrom: string): string {
   const rows: Array<[string, string]> = [
+    ['App URL', `${appUrl} (${appUrlFrom})`],
     ['Console', server.consoleUrl],
     ['Messaging URL', server.url],
     ['Management URL', server.managementUrl],
