@@ -187,11 +187,15 @@ export interface DevServerProcess extends Running {
 }
 
 /** `npx mailroom dev` from the app's own install, and what it printed to paste into `.env`. */
-export async function startDevServer(app: App, appUrl: string): Promise<DevServerProcess> {
-  const running = await start(join(app.dir, 'node_modules', '.bin', 'mailroom'), ['dev', '--port', '0', '--app-url', appUrl], {
-    cwd: app.dir,
-    ready: /Press Ctrl\+C to stop/,
-  });
+export async function startDevServer(app: App, appUrl: string, extraArgs: string[] = []): Promise<DevServerProcess> {
+  const running = await start(
+    join(app.dir, 'node_modules', '.bin', 'mailroom'),
+    ['dev', '--port', '0', '--app-url', appUrl, ...extraArgs],
+    {
+      cwd: app.dir,
+      ready: /Press Ctrl\+C to stop/,
+    },
+  );
   const env = Object.fromEntries(
     running
       .output()
@@ -284,4 +288,4 @@ export async function runBehind(
 }
 
 /** How an app says where it listens. */
-export const LISTENING = /(?:listening on|Local:)\s+(http:\/\/127\.0\.0\.1:\d+)/;
+export const LISTENING = /(?:listening on|Local:)\s+(http:\/\/127\.0\.0\.1:\d+)/i;

@@ -1,0 +1,13 @@
+import { createMessagingClient, defineDestination } from '@mailroom/core';
+import { createMailroom } from '@mailroom/adapters/h3';
+import { z } from 'zod';
+
+export const orderPlaced = defineDestination({
+  name: 'order-placed',
+  path: '/api/order-placed',
+  schema: z.object({ orderId: z.string() }),
+});
+export const mailroom = createMailroom(); // keys from MAILROOM_CURRENT_SIGNING_KEY / MAILROOM_NEXT_SIGNING_KEY
+export const client = createMessagingClient();
+/** What the destination received, for the test to read at /api/events. */
+export const received: unknown[] = [];

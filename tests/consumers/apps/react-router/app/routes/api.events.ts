@@ -1,0 +1,3 @@
+import { received } from '../mailroom.server';
+
+export const loader = () => Response.json(received);

@@ -1,0 +1,7 @@
+import { createMessagingClient } from '@mailroom/core';
+import { createMailroom } from '@mailroom/adapters/sveltekit';
+
+export const mailroom = createMailroom(); // keys from MAILROOM_CURRENT_SIGNING_KEY / MAILROOM_NEXT_SIGNING_KEY
+export const client = createMessagingClient();
+/** What the destination received, for the test to read at /api/events. */
+export const received: unknown[] = [];
