@@ -22,7 +22,8 @@ export type { CallbackHandlerOptions, ResponseSchema, Schema, SourceSchema } fro
  */
 export interface H3EventLike {
   req?: unknown;
-  node?: { req: IncomingMessage };
+  /** Node's request under h3 1 (h3 2 types it as its own Node request shape, hence `unknown`). */
+  node?: { req?: unknown };
   /** Nitro on Cloudflare puts the Worker's bindings here. */
   context?: { cloudflare?: { env?: unknown } } & Record<string, unknown>;
 }
@@ -37,7 +38,7 @@ function toEventHandler(endpointFor: (env: unknown) => Endpoint): MailroomEventH
   return async (event) => {
     const endpoint = endpointFor(event.context?.cloudflare?.env);
     if (isWebRequest(event.req)) return endpoint.fetch(event.req, event);
-    const req = event.node?.req;
+    const req = event.node?.req as IncomingMessage | undefined;
     if (!req)
       throw new ValidationError('event', 'expected an h3 event (event.req or event.node.req): use the handler as an h3 event handler');
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url;

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineDestination } from '@mailroom/core';
 import { createMailroom as fastifyMailroom } from '@mailroom/adapters/fastify';
+import { createMailroom as h3Mailroom } from '@mailroom/adapters/h3';
 import { createMailroom as workerMailroom } from '@mailroom/adapters/cloudflare';
 import { createMailroom as honoMailroom } from '@mailroom/adapters/hono';
 import { createMailroom as koaMailroom } from '@mailroom/adapters/koa';
@@ -10,6 +11,8 @@ import { createMailroom as svelteKitMailroom } from '@mailroom/adapters/svelteki
 import Router from '@koa/router';
 import Koa from 'koa';
 import Fastify from 'fastify';
+import { defineEventHandler, H3 } from 'h3';
+import { createApp as createH3v1App, defineEventHandler as defineEventHandlerV1, readRawBody, toNodeListener } from 'h3v1';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -37,6 +40,43 @@ describe('deliveries into each kind of app', () => {
     await service.client.send(orderPlaced, { orderId: 'sveltekit' });
     await service.runUntilIdle();
     expect(seen).toEqual(['sveltekit']);
+  });
+
+  it('an h3 2 app (Nitro 3), through its fetch', async () => {
+    const seen: string[] = [];
+    service = await createTestService({
+      createApp: (env) => {
+        const app = new H3();
+        app.all(
+          orderPlaced.path,
+          defineEventHandler(h3Mailroom({ env }).destination(orderPlaced, (message) => void seen.push(message.body.orderId))),
+        );
+        return { fetch: (request: Request) => app.fetch(request) };
+      },
+    });
+    await service.client.send(orderPlaced, { orderId: 'h3' });
+    await service.runUntilIdle();
+    expect(seen).toEqual(['h3']);
+  });
+
+  it('an h3 1 app (Nuxt 3, Nitro 2), given as its Node listener, a middleware reading the body first', async () => {
+    const seen: string[] = [];
+    service = await createTestService({
+      createApp: (env) => {
+        const app = createH3v1App();
+        app.use(defineEventHandlerV1(async (event) => void (await readRawBody(event))));
+        app.use(
+          orderPlaced.path,
+          defineEventHandlerV1(h3Mailroom({ env }).destination(orderPlaced, (message) => void seen.push(message.body.orderId))),
+        );
+        // An async (req, res) cannot be told from a fetch handler by its shape: say which it is.
+        return { listener: toNodeListener(app) };
+      },
+    });
+    await service.client.send(orderPlaced, { orderId: 'h3 1' });
+    await service.runUntilIdle();
+    expect(seen).toEqual(['h3 1']);
+    expect(service.attempts()).toMatchObject([{ status: 200 }]);
   });
 
   it("a Worker's fetch, its bindings given as env", async () => {

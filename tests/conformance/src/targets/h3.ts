@@ -23,7 +23,7 @@ export const h3Target: ConformanceTarget = {
   name: 'h3 2 (event.req, a Web Request)',
   start: async (setup) => {
     const app = new H3();
-    for (const [path, handler] of endpoints(setup)) app.all(path, defineEventHandler(handler as never));
+    for (const [path, handler] of endpoints(setup)) app.all(path, defineEventHandler(handler));
     return serveOnPort0(toNodeHandler(app));
   },
 };
@@ -46,7 +46,7 @@ function h3v1Target(name: string, readsBodyFirst: boolean): ConformanceTarget {
         );
       }
       const router = createRouter();
-      for (const [path, handler] of endpoints(setup)) router.use(path, defineEventHandlerV1(handler as never));
+      for (const [path, handler] of endpoints(setup)) router.use(path, defineEventHandlerV1(handler));
       app.use(router);
       return serveOnPort0(toNodeListener(app));
     },
