@@ -20,7 +20,7 @@ module.exports = {
       comment: 'state/ is what the reducer derives from records: it never reaches up into delivery, routes or the server.',
       from: { path: '^packages/dev-server/src/state/' },
       to: {
-        path: '^packages/dev-server/src/(engine|http|workflows|management|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$',
+        path: '^packages/dev-server/src/(engine|http|workflows|management|mcp|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$',
       },
     },
     {
@@ -28,7 +28,7 @@ module.exports = {
       severity: 'error',
       comment: 'engine/ delivers and accepts without HTTP (an in-process test service runs it): it never imports a route.',
       from: { path: '^packages/dev-server/src/engine/' },
-      to: { path: '^packages/dev-server/src/(http|workflows|management|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$' },
+      to: { path: '^packages/dev-server/src/(http|workflows|management|mcp|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$' },
     },
     {
       name: 'leaves-below-everything',
@@ -36,7 +36,7 @@ module.exports = {
       comment: 'Settings (and plans), events (and their log), errors, ids and credentials are what every layer shares.',
       from: { path: '^packages/dev-server/src/(errors|events|ids|settings|credentials)\\.ts$' },
       to: {
-        path: '^packages/dev-server/src/(engine|http|workflows|management|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$',
+        path: '^packages/dev-server/src/(engine|http|workflows|management|mcp|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$',
       },
     },
     {

@@ -32,4 +32,4 @@ export {
   DEV_USER_ID,
   type DevCredentials,
 } from './credentials';
-export { environmentLines } from './cli/run-cli';
+export { environmentLines } from './start-dev-server';

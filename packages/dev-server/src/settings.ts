@@ -79,6 +79,9 @@ export type ResolvedOptions = Required<Omit<DevServerOptions, 'dataDir' | 'regio
 /** Default port, the same as the service's own local server uses, so examples need no change. */
 export const DEFAULT_PORT = 8288;
 
+/** Where the printed `MAILROOM_APP_URL` points unless `--app-url`, the variable or the project says otherwise. */
+export const DEFAULT_APP_URL = 'http://localhost:3000';
+
 /** Applies defaults and refuses bad values with a message naming the option. */
 export function resolveOptions(options: DevServerOptions = {}, env: Environment = process.env): ResolvedOptions {
   const port = options.port ?? DEFAULT_PORT;

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { keysInForce, loadCredentials } from './credentials';
-import { type DevServerOptions, type EngineConfig, PLANS, type PlanName, resolveOptions } from './settings';
+import { DEFAULT_APP_URL, type DevServerOptions, type EngineConfig, PLANS, type PlanName, resolveOptions } from './settings';
 import { createEventBus, createLogger, type DevServerEventListener, type EventBus } from './events';
 import { CONSOLE_PATH, createRequestGuard } from './http/console';
 import { createHttpServer } from './http/node-server';
@@ -105,6 +105,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     await store.close();
     throw error;
   }
+  const keysFor = () => {
+    const { current, next } = keysInForce(store.state, credentials);
+    return { currentSigningKey: current, nextSigningKey: next };
+  };
   const publicUrl = (): string => `http://${urlHost(resolved.host)}:${(server.address() as AddressInfo).port}`;
   const server = createHttpServer({
     routes: allRoutes(service),
@@ -122,6 +126,21 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       timeScale: resolved.timeScale,
       dataDir: resolved.dataDir !== undefined,
     }),
+    mcp: {
+      headerPrefix: resolved.headerPrefix,
+      // The app's own URL is the command line's to say; the rest is this server's.
+      environment: () =>
+        environmentLines({
+          url: publicUrl(),
+          token: credentials.token,
+          ...keysFor(),
+          managementUrl: `${publicUrl()}${MANAGEMENT_BASE_PATH}`,
+          managementUser: credentials.managementUser,
+          managementPassword: credentials.managementPassword,
+          headerPrefix: resolved.headerPrefix,
+          issuer: resolved.issuer,
+        }).filter((line) => !line.startsWith('MAILROOM_APP_URL=')),
+    },
   });
   try {
     await listen(server, resolved.port, resolved.host);
@@ -232,4 +251,39 @@ async function setStartingFaults(service: Service, faults: readonly FaultInput[]
     }
     await set.committed;
   }
+}
+
+/** What an app's `.env` is made from: a started server's addresses, token and keys. */
+type ServerEnvironment = Pick<
+  DevServer,
+  | 'url'
+  | 'token'
+  | 'currentSigningKey'
+  | 'nextSigningKey'
+  | 'managementUrl'
+  | 'managementUser'
+  | 'managementPassword'
+  | 'headerPrefix'
+  | 'issuer'
+>;
+
+/**
+ * The `MAILROOM_*` variables an app needs to talk to this server, one `NAME=value` per line, ready to
+ * paste into a `.env`: with them alone `client.send(def, payload)` works, `MAILROOM_APP_URL` included.
+ *
+ * @example environmentLines(server, 'http://localhost:3000').join('\n')
+ */
+export function environmentLines(server: ServerEnvironment, appUrl: string = DEFAULT_APP_URL): string[] {
+  return [
+    `MAILROOM_APP_URL=${appUrl}`,
+    `MAILROOM_URL=${server.url}`,
+    `MAILROOM_TOKEN=${server.token}`,
+    `MAILROOM_CURRENT_SIGNING_KEY=${server.currentSigningKey}`,
+    `MAILROOM_NEXT_SIGNING_KEY=${server.nextSigningKey}`,
+    `MAILROOM_MANAGEMENT_URL=${server.managementUrl}`,
+    `MAILROOM_MANAGEMENT_USER=${server.managementUser}`,
+    `MAILROOM_MANAGEMENT_PASSWORD=${server.managementPassword}`,
+    `MAILROOM_HEADER_PREFIX=${server.headerPrefix}`,
+    `MAILROOM_ISSUER=${server.issuer}`,
+  ];
 }

@@ -148,6 +148,31 @@ describe('mailroom CLI', () => {
     }
   });
 
+  it('prints the MCP URL and a line to add it to Claude Code, Cursor and VS Code', async () => {
+    const out: string[] = [];
+    const result = await runCli(['dev', '--port', '0'], { out: (text) => out.push(text), err: () => {} }, tmpdir());
+    if (!('server' in result)) throw new Error('the server did not start');
+    try {
+      const banner = out.join('');
+      const url = `${result.server.url}/mcp`;
+      expect(banner).toContain(`MCP at ${url}`);
+      expect(banner).toContain(`claude mcp add --transport http mailroom ${url} --header "Authorization: Bearer ${result.server.token}"`);
+      const cursor = /Cursor\s+\.cursor\/mcp\.json: (.+)/.exec(banner)?.[1];
+      expect(JSON.parse(cursor!)).toEqual({ mcpServers: { mailroom: { url, headers: { Authorization: `Bearer ${result.server.token}` } } } });
+      const vscode = /VS Code\s+code --add-mcp '(.+)'/.exec(banner)?.[1];
+      expect(JSON.parse(vscode!)).toMatchObject({ name: 'mailroom', type: 'http', url });
+      // What the line says works: an MCP initialize with that header is answered.
+      const answer = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${result.server.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      expect(answer.status).toBe(200);
+    } finally {
+      await result.server.close();
+    }
+  });
+
   it('prints usage for --help and exits 2 on a usage error', async () => {
     const out: string[] = [];
     const err: string[] = [];

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { FAULT_KINDS } from '../engine/faults';
-import type { DevServerOptions } from '../settings';
+import { DEFAULT_APP_URL, type DevServerOptions } from '../settings';
 import type { FaultInput, FaultKind } from '../state/records';
 
 /** What the command line asks for. */
@@ -13,9 +13,6 @@ export type CliCommand =
       appUrlFrom: string;
     }
   | { kind: 'error'; message: string };
-
-/** Where the printed `MAILROOM_APP_URL` points unless `--app-url`, the variable or the project says otherwise. */
-export const DEFAULT_APP_URL = 'http://localhost:3000';
 
 /**
  * The dev port of the framework a project uses, found by its dependencies (first match wins: a

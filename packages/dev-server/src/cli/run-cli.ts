@@ -4,8 +4,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLogger } from '../events';
 import { DEFAULT_PORT } from '../settings';
-import { startDevServer, type DevServer } from '../start-dev-server';
-import { DEFAULT_APP_URL, parseCliArgs, USAGE } from './parse-cli-args';
+import { MCP_PATH } from '../mcp/mcp-endpoint';
+import { environmentLines, startDevServer, type DevServer } from '../start-dev-server';
+import { parseCliArgs, USAGE } from './parse-cli-args';
 
 /** Where the CLI writes; injected by tests. */
 export interface CliIo {
@@ -65,27 +66,6 @@ function startFailure(error: unknown, port: number | undefined): string {
   return `${message}. Port ${port ?? DEFAULT_PORT} is taken (another mailroom dev?): stop what uses it, or start on another with --port <n> (--port 0 picks a free one).`;
 }
 
-/**
- * The `MAILROOM_*` variables an app needs to talk to this server, one `NAME=value` per line, ready to
- * paste into a `.env`: with them alone `client.send(def, payload)` works, `MAILROOM_APP_URL` included.
- *
- * @example environmentLines(server, 'http://localhost:3000').join('\n')
- */
-export function environmentLines(server: DevServer, appUrl: string = DEFAULT_APP_URL): string[] {
-  return [
-    `MAILROOM_APP_URL=${appUrl}`,
-    `MAILROOM_URL=${server.url}`,
-    `MAILROOM_TOKEN=${server.token}`,
-    `MAILROOM_CURRENT_SIGNING_KEY=${server.currentSigningKey}`,
-    `MAILROOM_NEXT_SIGNING_KEY=${server.nextSigningKey}`,
-    `MAILROOM_MANAGEMENT_URL=${server.managementUrl}`,
-    `MAILROOM_MANAGEMENT_USER=${server.managementUser}`,
-    `MAILROOM_MANAGEMENT_PASSWORD=${server.managementPassword}`,
-    `MAILROOM_HEADER_PREFIX=${server.headerPrefix}`,
-    `MAILROOM_ISSUER=${server.issuer}`,
-  ];
-}
-
 /** What `mailroom dev` prints on start: where it listens, the credentials, and the variables to paste. */
 function startBanner(server: DevServer, appUrl: string, appUrlFrom: string): string {
   const rows: Array<[string, string]> = [
@@ -116,9 +96,25 @@ function startBanner(server: DevServer, appUrl: string, appUrlFrom: string): str
     ...environmentLines(server, appUrl).map((line) => `  ${line}`),
     '',
     ...serviceSdkLines(server),
+    ...mcpLines(server),
     'Press Ctrl+C to stop.',
     '',
   ].join('\n');
+}
+
+/** The MCP endpoint and one line per coding agent to add it (docs/mcp.md). */
+function mcpLines(server: DevServer): string[] {
+  const url = `${server.url}${MCP_PATH}`;
+  const authorization = `Bearer ${server.token}`;
+  const config = { url, headers: { Authorization: authorization } };
+  return [
+    `For coding agents, MCP at ${url} (the read-only token gets only the read tools):`,
+    '',
+    `  Claude Code  claude mcp add --transport http mailroom ${url} --header "Authorization: ${authorization}"`,
+    `  Cursor       .cursor/mcp.json: ${JSON.stringify({ mcpServers: { mailroom: config } })}`,
+    `  VS Code      code --add-mcp '${JSON.stringify({ name: 'mailroom', type: 'http', ...config })}'`,
+    '',
+  ];
 }
 
 /** With the service's prefix, the variables its own SDKs read (`@upstash/qstash`, `@upstash/workflow`). */

@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { ServiceError } from '../errors';
 import type { EventBus } from '../events';
+import { type McpSettings, serveMcp } from '../mcp/mcp-endpoint';
 import { type ConsoleSettings, serveConsole, type RequestGuard } from './console';
 import { type Answering, answerRequest, errorReply, type Reply, replyBody, replyHeaders, type ServiceRequest } from './router';
 
@@ -10,6 +11,8 @@ export interface HttpServerOptions extends Answering {
   guard: RequestGuard;
   /** The console's non-secret settings (`/console/settings.json`). */
   consoleSettings: () => ConsoleSettings;
+  /** What the MCP endpoint (`/mcp`) needs beyond the route table; without it, `/mcp` is not served. */
+  mcp?: McpSettings;
   /** How long a client may take; tests shorten them. */
   timeouts?: Partial<typeof SERVER_TIMEOUTS>;
 }
@@ -53,6 +56,8 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
     try {
       guard.check(req.headers);
       if (await serveConsole(req, res, options.consoleSettings)) return;
+      // An agent's tools: the same guard as the console, the route table behind every call.
+      if (options.mcp && (await serveMcp(req, res, options, options.mcp))) return;
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       req.resume();
