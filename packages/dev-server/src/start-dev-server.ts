@@ -273,7 +273,14 @@ type ServerEnvironment = Pick<
  *
  * @example environmentLines(server, 'http://localhost:3000').join('\n')
  */
-export function environmentLines(server: ServerEnvironment, appUrl: string = DEFAULT_APP_URL): string[] {
+export function environmentLines(
+  // What an app's `.env` is made from: a started server's addresses, token and keys.
+  server: Pick<
+    DevServer,
+    'url' | 'token' | 'currentSigningKey' | 'nextSigningKey' | 'managementUrl' | 'managementUser' | 'managementPassword' | 'headerPrefix' | 'issuer'
+  >,
+  appUrl: string = DEFAULT_APP_URL,
+): string[] {
   return [
     `MAILROOM_APP_URL=${appUrl}`,
     `MAILROOM_URL=${server.url}`,
