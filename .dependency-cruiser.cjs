@@ -28,7 +28,9 @@ module.exports = {
       severity: 'error',
       comment: 'engine/ delivers and accepts without HTTP (an in-process test service runs it): it never imports a route.',
       from: { path: '^packages/dev-server/src/engine/' },
-      to: { path: '^packages/dev-server/src/(http|workflows|management|mcp|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$' },
+      to: {
+        path: '^packages/dev-server/src/(http|workflows|management|mcp|cli)/|^packages/dev-server/src/(service|start-dev-server)\\.ts$',
+      },
     },
     {
       name: 'leaves-below-everything',

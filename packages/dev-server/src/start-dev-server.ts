@@ -253,20 +253,6 @@ async function setStartingFaults(service: Service, faults: readonly FaultInput[]
   }
 }
 
-/** What an app's `.env` is made from: a started server's addresses, token and keys. */
-type ServerEnvironment = Pick<
-  DevServer,
-  | 'url'
-  | 'token'
-  | 'currentSigningKey'
-  | 'nextSigningKey'
-  | 'managementUrl'
-  | 'managementUser'
-  | 'managementPassword'
-  | 'headerPrefix'
-  | 'issuer'
->;
-
 /**
  * The `MAILROOM_*` variables an app needs to talk to this server, one `NAME=value` per line, ready to
  * paste into a `.env`: with them alone `client.send(def, payload)` works, `MAILROOM_APP_URL` included.
@@ -277,7 +263,15 @@ export function environmentLines(
   // What an app's `.env` is made from: a started server's addresses, token and keys.
   server: Pick<
     DevServer,
-    'url' | 'token' | 'currentSigningKey' | 'nextSigningKey' | 'managementUrl' | 'managementUser' | 'managementPassword' | 'headerPrefix' | 'issuer'
+    | 'url'
+    | 'token'
+    | 'currentSigningKey'
+    | 'nextSigningKey'
+    | 'managementUrl'
+    | 'managementUser'
+    | 'managementPassword'
+    | 'headerPrefix'
+    | 'issuer'
   >,
   appUrl: string = DEFAULT_APP_URL,
 ): string[] {

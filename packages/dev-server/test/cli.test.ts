@@ -158,14 +158,25 @@ describe('mailroom CLI', () => {
       expect(banner).toContain(`MCP at ${url}`);
       expect(banner).toContain(`claude mcp add --transport http mailroom ${url} --header "Authorization: Bearer ${result.server.token}"`);
       const cursor = /Cursor\s+\.cursor\/mcp\.json: (.+)/.exec(banner)?.[1];
-      expect(JSON.parse(cursor!)).toEqual({ mcpServers: { mailroom: { url, headers: { Authorization: `Bearer ${result.server.token}` } } } });
+      expect(JSON.parse(cursor!)).toEqual({
+        mcpServers: { mailroom: { url, headers: { Authorization: `Bearer ${result.server.token}` } } },
+      });
       const vscode = /VS Code\s+code --add-mcp '(.+)'/.exec(banner)?.[1];
       expect(JSON.parse(vscode!)).toMatchObject({ name: 'mailroom', type: 'http', url });
       // What the line says works: an MCP initialize with that header is answered.
       const answer = await fetch(url, {
         method: 'POST',
-        headers: { authorization: `Bearer ${result.server.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+        headers: {
+          authorization: `Bearer ${result.server.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
       });
       expect(answer.status).toBe(200);
     } finally {
