@@ -1,11 +1,39 @@
 // `mailroom dev`: starts the dev server until SIGINT/SIGTERM, then closes it cleanly (the journal is
 // compacted and every accepted message is kept for the next start).
-import { runCli } from './run-cli';
+import { createInterface } from 'node:readline/promises';
 import { lineWriter } from '../events';
+import { runCli } from './run-cli';
+import { runServiceCommand } from './service-commands';
 
 const out = lineWriter(process.stdout);
 const err = lineWriter(process.stderr);
-const result = await runCli(process.argv.slice(2), { out, err });
+const argv = process.argv.slice(2);
+
+// `mailroom dev` runs the server; every other command talks to a service and exits.
+const result =
+  argv[0] === 'dev'
+    ? await runCli(argv, { out, err })
+    : {
+        exitCode: await runServiceCommand(
+          argv,
+          { out, err },
+          {
+            env: process.env,
+            interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+            ask: async (question) => {
+              const prompt = createInterface({ input: process.stdin, output: process.stdout });
+              const answer = await prompt.question(question);
+              prompt.close();
+              return /^y(es)?$/i.test(answer.trim());
+            },
+            readStdin: async () => {
+              const chunks: Buffer[] = [];
+              for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+              return Buffer.concat(chunks).toString('utf8');
+            },
+          },
+        ),
+      };
 
 if ('exitCode' in result) {
   process.exitCode = result.exitCode;

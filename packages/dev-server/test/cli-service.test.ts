@@ -1,0 +1,230 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@upstash/qstash';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useBuiltCli } from './helpers/cli-process';
+import { destination, t, useTestServer } from './helpers/test-server';
+import { waitUntil } from './helpers/wait';
+
+// The `mailroom` commands for any service, as processes against a running `mailroom dev`: what a
+// person sees (tables, questions, exit codes) and what a script gets (--json).
+
+useTestServer();
+const cliPath = useBuiltCli();
+const folders: string[] = [];
+afterEach(async () => {
+  for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function mailroom(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath(), ...args], {
+      env: { PATH: process.env.PATH ?? '', MAILROOM_URL: t.server.url, MAILROOM_TOKEN: t.server.token, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+const json = (run: Run) => JSON.parse(run.stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
+
+async function folder(): Promise<string> {
+  const made = await mkdtemp(join(tmpdir(), 'mailroom-cli-'));
+  folders.push(made);
+  return made;
+}
+
+describe('the mailroom commands: help, usage and exit codes', () => {
+  it('lists every command, and each has --help with an example', async () => {
+    const help = await mailroom(['--help']);
+    expect(help.code).toBe(0);
+    for (const name of ['messages cancel', 'dlq retry', 'logs', 'schedules sync', 'publish', 'dev']) expect(help.stdout).toContain(name);
+    const dlq = await mailroom(['dlq', 'list', '--help']);
+    expect(dlq.code).toBe(0);
+    expect(dlq.stdout).toMatch(/Example: mailroom dlq list/);
+  });
+
+  it('exits 2 on a usage mistake, 3 when the thing is not there, 4 when refused', async () => {
+    expect((await mailroom(['nope'])).code).toBe(2);
+    expect((await mailroom(['dlq', 'list', '--bogus'])).code).toBe(2);
+    const noService = await mailroom(['queues'], { env: { MAILROOM_URL: '', MAILROOM_TOKEN: '' } });
+    expect(noService.code).toBe(2);
+    expect(noService.stderr).toContain('MAILROOM_URL');
+    const missing = await mailroom(['messages', 'get', 'msg_none']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/msg_none|not found/i);
+    expect((await mailroom(['queues'], { env: { MAILROOM_TOKEN: 'wrong' } })).code).toBe(4);
+    expect((await mailroom(['messages', 'cancel', '--all'], { env: { MAILROOM_TOKEN: t.server.readOnlyToken }, input: '' })).code).toBe(2);
+  });
+});
+
+describe('messages, publish, logs', () => {
+  it('publishes a body from stdin, finds the delayed message, and cancels it', async () => {
+    const published = await mailroom(['publish', `${destination.url}/later`, '--delay', '1h', '--json'], { input: '{"orderId":"o-1"}' });
+    expect(published.code, published.stderr).toBe(0);
+    const { messageId } = JSON.parse(published.stdout) as { messageId: string };
+    expect(messageId).toMatch(/^msg_/);
+    const got = await mailroom(['messages', 'get', messageId]);
+    expect(got.stdout).toContain(messageId);
+    expect(got.stdout.split('\n')[0]).toMatch(/^messageId\s+url/);
+    const cancel = await mailroom(['messages', 'cancel', messageId, '--json']);
+    expect(json(cancel)).toEqual({ cancelled: 1 });
+    expect((await mailroom(['messages', 'get', messageId])).code).toBe(3);
+  });
+
+  it('asks before cancelling everything, and without a terminal refuses unless --yes', async () => {
+    for (const index of [1, 2]) await t.messaging.publish({ destination: `${destination.url}/later-${index}`, body: 'x', delay: '1h' });
+    const refused = await mailroom(['messages', 'cancel', '--all']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--yes');
+    expect(json(await mailroom(['messages', 'cancel', '--all', '--yes', '--json']))).toEqual({ cancelled: 2 });
+  });
+
+  it('prints the logs, and --follow prints a new event as it happens', async () => {
+    await t.messaging.publish({ destination: `${destination.url}/logged`, body: 'x' });
+    await destination.waitFor('/logged', 1);
+    await waitUntil(
+      async () => (await t.messaging.logs.list()).events.some((event) => event.state === 'DELIVERED'),
+      'the delivery in the logs',
+    );
+    const logs = await mailroom(['logs', '--json']);
+    expect((json(logs).events as Array<{ state: string }>).map((event) => event.state)).toContain('DELIVERED');
+
+    const child = spawn(process.execPath, [cliPath(), 'logs', '--follow', '--json', '--count', '1'], {
+      env: { PATH: process.env.PATH ?? '', MAILROOM_URL: t.server.url, MAILROOM_TOKEN: t.server.token },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => void (out += chunk));
+    try {
+      await waitUntil(
+        () => out.includes('"events"'),
+        () => `the first page, got ${out}`,
+      );
+      const { messageId } = await t.messaging.publish({ destination: `${destination.url}/followed`, body: 'y' });
+      await waitUntil(
+        () => out.includes(messageId),
+        () => `the new event, got ${out}`,
+        15_000,
+      );
+    } finally {
+      child.kill('SIGINT');
+    }
+  });
+});
+
+describe('the DLQ', () => {
+  it('lists, shows, retries one, and deletes all after asking', async () => {
+    destination.script('/fails', () => ({ status: 500, body: 'boom' }));
+    for (const index of [1, 2]) await t.messaging.publish({ destination: `${destination.url}/fails`, body: String(index), retries: 0 });
+    await waitUntil(async () => (await t.messaging.dlq.list()).messages.length === 2, 'two DLQ entries');
+
+    const list = await mailroom(['dlq', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/dlqId\s+messageId\s+url\s+responseStatus/);
+    expect(list.stdout.match(/\/fails/g)).toHaveLength(2);
+    const [first] = (await t.messaging.dlq.list()).messages;
+    expect((await mailroom(['dlq', 'get', first!.dlqId])).stdout).toContain('boom');
+
+    destination.script('/fails', () => ({ status: 200 }));
+    expect((await mailroom(['dlq', 'retry', first!.dlqId])).code).toBe(0);
+    await destination.waitFor('/fails', 3);
+
+    const refused = await mailroom(['dlq', 'delete', '--all']);
+    expect(refused.code).toBe(2);
+    expect((await t.messaging.dlq.list()).messages.length).toBeGreaterThan(0);
+    expect((await mailroom(['dlq', 'delete', '--all', '--yes'])).code).toBe(0);
+    expect((await t.messaging.dlq.list()).messages).toEqual([]);
+    expect((await mailroom(['dlq', 'get', 'nope-0'])).code).toBe(3);
+  });
+
+  it('prints queues, URL groups and runs as tables, empty ones as (none)', async () => {
+    await t.messaging.queues.upsert({ name: 'orders', parallelism: 2 });
+    expect((await mailroom(['queues'])).stdout).toMatch(/orders\s+2/);
+    expect((await mailroom(['url-groups'])).stdout).toBe('(none)\n');
+    expect((await mailroom(['workflows', 'runs'])).stdout).toBe('(none)\n');
+  });
+});
+
+describe('schedules sync: schedules kept as code', () => {
+  it('creates, updates each field it manages, deletes after asking, and changes nothing the second time', async () => {
+    const dir = await folder();
+    const file = join(dir, 'schedules.json');
+    const write = (schedules: unknown[]) => writeFile(file, JSON.stringify({ schedules }));
+    const a = { scheduleId: 'nightly-report', destination: `${destination.url}/report`, cron: '0 3 * * *', body: { kind: 'report' } };
+    const b = { scheduleId: 'hourly-sync', destination: `${destination.url}/sync`, cron: '0 * * * *' };
+    await write([a, b]);
+
+    const dry = await mailroom(['schedules', 'sync', file]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('+ nightly-report  0 3 * * *');
+    expect(dry.stdout).toContain('2 to create, 0 to update, 0 to delete');
+    expect(dry.stdout).toContain('--apply');
+    expect(await t.messaging.schedules.list()).toEqual([]);
+
+    expect((await mailroom(['schedules', 'sync', file, '--apply'])).code).toBe(0);
+    expect((await t.messaging.schedules.list()).map((schedule) => schedule.scheduleId).sort()).toEqual(['hourly-sync', 'nightly-report']);
+    // The vendor's own SDK reads back what the sync wrote.
+    const vendor = await new Client({ baseUrl: t.server.url, token: t.server.token }).schedules.get('nightly-report');
+    expect(vendor).toMatchObject({ cron: '0 3 * * *', destination: `${destination.url}/report`, body: '{"kind":"report"}' });
+    expect((await mailroom(['schedules', 'sync', file])).stdout).toContain('nothing to change');
+
+    const edits: Array<[string, Record<string, unknown>]> = [
+      ['cron', { cron: '30 3 * * *' }],
+      ['destination', { destination: `${destination.url}/report-v2` }],
+      ['body', { body: 'plain' }],
+      ['method', { method: 'PUT' }],
+      ['retries', { retries: 1 }],
+      ['delay', { delay: '30s' }],
+      ['callback', { callback: `${destination.url}/cb` }],
+      ['failureCallback', { failureCallback: `${destination.url}/fcb` }],
+    ];
+    let current: Record<string, unknown> = a;
+    for (const [field, change] of edits) {
+      current = { ...current, ...change };
+      await write([current, b]);
+      const plan = await mailroom(['schedules', 'sync', file, '--json']);
+      expect(json(plan).update, field).toEqual([{ spec: current, changed: [field] }]);
+      expect((await mailroom(['schedules', 'sync', file, '--apply'])).code).toBe(0);
+      expect((await mailroom(['schedules', 'sync', file])).stdout, field).toContain('nothing to change');
+    }
+
+    await write([current]);
+    const refused = await mailroom(['schedules', 'sync', file, '--apply']);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toContain('- hourly-sync');
+    expect((await t.messaging.schedules.list()).length).toBe(2);
+    expect((await mailroom(['schedules', 'sync', file, '--apply', '--yes'])).code).toBe(0);
+    expect((await t.messaging.schedules.list()).map((schedule) => schedule.scheduleId)).toEqual(['nightly-report']);
+  });
+
+  it('reads a TypeScript file, and refuses a bad one naming the field', async () => {
+    const dir = await folder();
+    const ts = join(dir, 'schedules.ts');
+    await writeFile(
+      ts,
+      `interface Spec { scheduleId: string; destination: string; cron: string }\nconst daily: Spec = { scheduleId: 'daily', destination: '${destination.url}/daily', cron: '0 9 * * 1-5' };\nexport default [daily];\n`,
+    );
+    expect((await mailroom(['schedules', 'sync', ts, '--apply'])).code).toBe(0);
+    expect((await t.messaging.schedules.get('daily')).cron).toBe('0 9 * * 1-5');
+
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify([{ scheduleId: 'x', destination: `${destination.url}/x`, cron: '61 * * * *' }]));
+    const refused = await mailroom(['schedules', 'sync', bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('[0].cron');
+  });
+});
