@@ -18,6 +18,9 @@ import {
 import type { Faults } from './engine/faults';
 import type { TimerClock } from './engine/timers';
 import { ServiceError } from './errors';
+import { MANAGEMENT_BASE_PATH } from './management/routes';
+import type { McpSettings } from './mcp/mcp-endpoint';
+import { environmentLines } from './start-dev-server';
 import { closeService, createService, startService, secretValues } from './service';
 import { type EngineConfig, PLANS, type PlanName } from './settings';
 import { openStore } from './state/store';
@@ -158,9 +161,28 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
     },
   };
   let requestsInFlight = 0;
+  // Listening, it is an MCP server too, for an agent driving a test (docs/mcp.md).
+  const mcp: McpSettings = {
+    headerPrefix: options.headerPrefix,
+    environment: () => {
+      const base = url ?? '';
+      const { current, next } = keysInForce(store.state, credentials);
+      return environmentLines({
+        url: base,
+        token: credentials.token,
+        currentSigningKey: current,
+        nextSigningKey: next,
+        managementUrl: `${base}${MANAGEMENT_BASE_PATH}`,
+        managementUser: credentials.managementUser,
+        managementPassword: credentials.managementPassword,
+        headerPrefix: options.headerPrefix,
+        issuer: options.issuer,
+      }).filter((line) => !line.startsWith('MAILROOM_APP_URL='));
+    },
+  };
   const server = options.listen
     ? await listen(
-        answering,
+        { ...answering, mcp },
         events,
         () => requestsInFlight++,
         () => requestsInFlight--,
@@ -201,7 +223,12 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
   };
 }
 
-async function listen(answering: Answering, events: ReturnType<typeof createEventBus>, started: () => void, ended: () => void) {
+async function listen(
+  answering: Answering & { mcp: McpSettings },
+  events: ReturnType<typeof createEventBus>,
+  started: () => void,
+  ended: () => void,
+) {
   let port = 0;
   const server = createHttpServer({
     ...answering,
