@@ -27,6 +27,7 @@ const result =
               return /^y(es)?$/i.test(answer.trim());
             },
             readStdin: async () => {
+              if (process.stdin.isTTY) throw new Error("no body: pipe one in (echo '{...}' | mailroom publish <url>), or give --file");
               const chunks: Buffer[] = [];
               for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
               return Buffer.concat(chunks).toString('utf8');
