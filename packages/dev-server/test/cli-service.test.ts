@@ -11,6 +11,7 @@ import { waitUntil } from './helpers/wait';
 // The `mailroom` commands for any service, as processes against a running `mailroom dev`: what a
 // person sees (tables, questions, exit codes) and what a script gets (--json).
 
+// The test server runs a thousand times faster: a delay of 150 h is nine minutes, longer than any test.
 useTestServer();
 const cliPath = useBuiltCli();
 const folders: string[] = [];
@@ -74,7 +75,7 @@ describe('the mailroom commands: help, usage and exit codes', () => {
 
 describe('messages, publish, logs', () => {
   it('publishes a body from stdin, finds the delayed message, and cancels it', async () => {
-    const published = await mailroom(['publish', `${destination.url}/later`, '--delay', '1h', '--json'], { input: '{"orderId":"o-1"}' });
+    const published = await mailroom(['publish', `${destination.url}/later`, '--delay', '150h', '--json'], { input: '{"orderId":"o-1"}' });
     expect(published.code, published.stderr).toBe(0);
     const { messageId } = JSON.parse(published.stdout) as { messageId: string };
     expect(messageId).toMatch(/^msg_/);
@@ -87,11 +88,14 @@ describe('messages, publish, logs', () => {
   });
 
   it('asks before cancelling everything, and without a terminal refuses unless --yes', async () => {
-    for (const index of [1, 2]) await t.messaging.publish({ destination: `${destination.url}/later-${index}`, body: 'x', delay: '1h' });
+    for (const index of [1, 2]) await t.messaging.publish({ destination: `${destination.url}/later-${index}`, body: 'x', delay: '150h' });
     const refused = await mailroom(['messages', 'cancel', '--all']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--yes');
-    expect(json(await mailroom(['messages', 'cancel', '--all', '--yes', '--json']))).toEqual({ cancelled: 2 });
+    expect(json(await mailroom(['messages', 'cancel', '--all', '--yes', '--json']))).toMatchObject({
+      cancelled: 2,
+      actionId: expect.any(String),
+    });
   });
 
   it('prints the logs, and --follow prints a new event as it happens', async () => {
@@ -156,6 +160,9 @@ describe('the DLQ', () => {
     expect((await mailroom(['queues'])).stdout).toMatch(/orders\s+2/);
     expect((await mailroom(['url-groups'])).stdout).toBe('(none)\n');
     expect((await mailroom(['workflows', 'runs'])).stdout).toBe('(none)\n');
+    expect((await mailroom(['workflows', 'dlq'])).stdout).toBe('(none)\n');
+    // The service restarts the ids it holds and ignores the rest.
+    expect((await mailroom(['workflows', 'restart', 'nope-0'])).stdout).toBe('(none)\n');
   });
 });
 
@@ -182,6 +189,7 @@ describe('schedules sync: schedules kept as code', () => {
     expect(vendor).toMatchObject({ cron: '0 3 * * *', destination: `${destination.url}/report`, body: '{"kind":"report"}' });
     expect((await mailroom(['schedules', 'sync', file])).stdout).toContain('nothing to change');
 
+    // One schedule per field, each changed in that field only: one sync must update each for that field.
     const edits: Array<[string, Record<string, unknown>]> = [
       ['cron', { cron: '30 3 * * *' }],
       ['destination', { destination: `${destination.url}/report-v2` }],
@@ -192,24 +200,30 @@ describe('schedules sync: schedules kept as code', () => {
       ['callback', { callback: `${destination.url}/cb` }],
       ['failureCallback', { failureCallback: `${destination.url}/fcb` }],
     ];
-    let current: Record<string, unknown> = a;
-    for (const [field, change] of edits) {
-      current = { ...current, ...change };
-      await write([current, b]);
-      const plan = await mailroom(['schedules', 'sync', file, '--json']);
-      expect(json(plan).update, field).toEqual([{ spec: current, changed: [field] }]);
-      expect((await mailroom(['schedules', 'sync', file, '--apply'])).code).toBe(0);
-      expect((await mailroom(['schedules', 'sync', file])).stdout, field).toContain('nothing to change');
-    }
+    const each = edits.map(([field]) => ({ ...a, scheduleId: `by-${field}` }));
+    await write([a, b, ...each]);
+    expect((await mailroom(['schedules', 'sync', file, '--apply'])).code).toBe(0);
+    const changed = edits.map(([field, change], index) => ({ ...each[index]!, ...change, field }));
+    await write([a, b, ...changed.map(({ field: _field, ...spec }) => spec)]);
+    const plan = await mailroom(['schedules', 'sync', file, '--apply', '--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(
+      (json(plan).update as Array<{ spec: { scheduleId: string }; changed: string[] }>).map((update) => [
+        update.spec.scheduleId,
+        update.changed,
+      ]),
+    ).toEqual(edits.map(([field]) => [`by-${field}`, [field]]));
+    expect((await mailroom(['schedules', 'sync', file])).stdout).toContain('nothing to change');
+    const current = a;
 
     await write([current]);
     const refused = await mailroom(['schedules', 'sync', file, '--apply']);
     expect(refused.code).toBe(2);
     expect(refused.stdout).toContain('- hourly-sync');
-    expect((await t.messaging.schedules.list()).length).toBe(2);
+    expect((await t.messaging.schedules.list()).length).toBe(2 + edits.length);
     expect((await mailroom(['schedules', 'sync', file, '--apply', '--yes'])).code).toBe(0);
     expect((await t.messaging.schedules.list()).map((schedule) => schedule.scheduleId)).toEqual(['nightly-report']);
-  });
+  }, 180_000);
 
   it('reads a TypeScript file, and refuses a bad one naming the field', async () => {
     const dir = await folder();

@@ -103,6 +103,23 @@ async function confirm(context: Context, what: string): Promise<void> {
   if (!(await context.ask(`${what}? [y/N] `))) throw new UsageError('nothing done');
 }
 
+/** Polls a bulk action to its end; on a terminal, draws its progress on stderr. */
+async function followBulkAction(context: Context, actionId: string): Promise<{ processed: number; total: number }> {
+  for (;;) {
+    const action = await context.client.bulkActions.get(actionId);
+    if (context.interactive && !context.json) {
+      const width = 30;
+      const done = action.total === 0 ? width : Math.round((action.processed / action.total) * width);
+      context.io.err(`\r[${'#'.repeat(done)}${'.'.repeat(width - done)}] ${action.processed}/${action.total}`);
+    }
+    if (action.state !== 'IN_PROGRESS') {
+      if (context.interactive && !context.json) context.io.err('\n');
+      return action;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 const dlqFilter = (context: Context) => ({
   ...(text(context, 'message-id') ? { messageId: text(context, 'message-id') } : {}),
   ...(text(context, 'filter-url') ? { url: text(context, 'filter-url') } : {}),
@@ -135,8 +152,10 @@ const COMMANDS: readonly Command[] = [
     run: async (context) => {
       if (context.values.all === true) {
         await confirm(context, 'Cancel every pending message');
-        const { cancelled } = await context.client.messages.cancelMany({ all: true });
-        return print(context, { cancelled }, ['cancelled'], [{ cancelled }]);
+        // In the background on the service, followed here with a progress bar on a terminal.
+        const { actionId } = await context.client.messages.cancelInBackground({ all: true });
+        const action = await followBulkAction(context, actionId);
+        return print(context, { cancelled: action.processed, actionId }, ['cancelled'], [{ cancelled: action.processed }]);
       }
       const { cancelled } = await context.client.messages.cancelMany({ messageIds: ids(context, 'message') });
       print(context, { cancelled }, ['cancelled'], [{ cancelled }]);
@@ -325,6 +344,39 @@ const COMMANDS: readonly Command[] = [
     run: async (context) => {
       const result = await context.client.workflows.cancel(ids(context, 'run'));
       print(context, result, ['cancelled'], [result]);
+    },
+  },
+  {
+    name: 'workflows dlq',
+    summary: 'Failed workflow runs, newest first',
+    example: 'mailroom workflows dlq --count 10',
+    options: { ...PAGE_OPTIONS },
+    run: async (context) => {
+      const page = await context.client.workflowDlq.list({ count: count(context), cursor: text(context, 'cursor') });
+      print(
+        context,
+        page,
+        ['dlqId', 'workflowRunId', 'workflowUrl', 'responseStatus'],
+        page.messages.map((entry) => entry as Record<string, unknown>),
+      );
+    },
+  },
+  {
+    name: 'workflows restart',
+    summary: 'Start failed runs over, each as a new run (by workflow DLQ id)',
+    example: 'mailroom workflows restart 1795804419065-0',
+    run: async (context) => {
+      const runs = await context.client.workflowDlq.restart(ids(context, 'workflow DLQ'));
+      print(context, runs, ['workflowRunId', 'workflowCreatedAt'], runs as Array<Record<string, unknown>>);
+    },
+  },
+  {
+    name: 'workflows resume',
+    summary: 'Resume failed runs from their failed step (by workflow DLQ id)',
+    example: 'mailroom workflows resume 1795804419065-0',
+    run: async (context) => {
+      const runs = await context.client.workflowDlq.resume(ids(context, 'workflow DLQ'));
+      print(context, runs, ['workflowRunId', 'workflowCreatedAt'], runs as Array<Record<string, unknown>>);
     },
   },
   {
