@@ -369,9 +369,15 @@ describe('mailroom CLI', () => {
     const bin = manifest.bin.mailroom!;
     expect(bin.startsWith('./dist/')).toBe(false);
     expect(manifest.files).toContain(bin.replace(/^\.\//, '').split('/')[0]);
-    const help = spawnSync(process.execPath, [fileURLToPath(new URL(`../${bin}`, import.meta.url)), '--help'], { encoding: 'utf8' });
+    const binPath = fileURLToPath(new URL(`../${bin}`, import.meta.url));
+    const help = spawnSync(process.execPath, [binPath, 'dev', '--help'], { encoding: 'utf8' });
     expect(help.status).toBe(0);
     expect(help.stdout).toBe(USAGE);
+    // Without a command: every command, `dev` among them.
+    const commands = spawnSync(process.execPath, [binPath, '--help'], { encoding: 'utf8' });
+    expect(commands.status).toBe(0);
+    expect(commands.stdout).toMatch(/^Usage: mailroom <command>/);
+    expect(commands.stdout).toContain('schedules sync');
   });
 
   it('exits 1 when the port is taken', async () => {
