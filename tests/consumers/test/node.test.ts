@@ -147,8 +147,10 @@ describe('a minified bundle', () => {
 
 describe('the mailroom bin', () => {
   it('runs from the installed package', async () => {
-    const result = await run(join(app.dir, 'node_modules/.bin/mailroom'), ['--help'], { cwd: app.dir });
+    const result = await run(join(app.dir, 'node_modules/.bin/mailroom'), ['dev', '--help'], { cwd: app.dir });
     expect(result.stdout).toContain('Usage: mailroom dev');
     expect(result.stdout).toContain('--app-url');
+    const commands = await run(join(app.dir, 'node_modules/.bin/mailroom'), ['--help'], { cwd: app.dir });
+    expect(commands.stdout).toContain('schedules sync');
   });
 });
