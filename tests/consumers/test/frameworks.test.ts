@@ -5,6 +5,9 @@ import { cleanEnv, createApp, lockedVersion, publicAddress, run, runBehind, star
 // Fresh Hono (on @hono/node-server), Fastify 5, Koa 3 and AWS Lambda (behind a local HTTP API
 // stand-in) apps from the packed packages, built with their own tsconfig (nodenext) and run against
 // `mailroom dev`: send, receive, callback, failure callback.
+// The app installs content-disposition 1.0.1 itself, as docs/frameworks/koa.md tells Koa users:
+// @types/koa reads its Options type from whichever content-disposition is hoisted, and 1.1 (which
+// express 5 pulls in, here through the MCP SDK of @mailroom/dev-server) ships types without it.
 let app: App;
 let compiled: { code: number | null; output: string };
 const running: Array<{ stop(): Promise<void> }> = [];
@@ -15,6 +18,8 @@ beforeAll(async () => {
     await tarball(packed, 'core'),
     await tarball(packed, 'adapters'),
     await tarball(packed, 'dev-server'),
+    // Held at Koa's own version, as docs/frameworks/koa.md says (see above).
+    'content-disposition@1.0.1',
     ...(await Promise.all(
       [
         'hono',
