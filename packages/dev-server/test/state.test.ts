@@ -200,6 +200,72 @@ describe('state', () => {
     expect(state.logMessages.map((kept) => kept.id)).toEqual(state.logs.map((entry) => entry.messageId));
   });
 
+  it('keeps its index of log entries by message and of callbacks and resends by origin equal to the logs it indexes, through trims and a snapshot', () => {
+    // A seeded model run: messages, callbacks and resends of earlier ones, attempts whose ACTIVE entry
+    // lands among later entries, cancellations; four times past the log's limit.
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const state = createEmptyState();
+    const records: DevRecord[] = [];
+    const apply = (record: DevRecord) => {
+      records.push(record);
+      reduce(state, record);
+    };
+    const ids: string[] = [];
+    for (let step = 0, at = NOW; state.nextLogOrder < LOG_LIMIT * 4; step += 1, at += 1) {
+      const pending = [...state.messages.keys()];
+      const choice = random();
+      if (choice < 0.5 || pending.length === 0) {
+        const origin = ids.length > 0 && random() < 0.3 ? ids[Math.floor(random() * ids.length)] : undefined;
+        const id = `msg_${step}`;
+        ids.push(id);
+        apply({
+          type: 'messages.accepted',
+          at,
+          messages: [message(id, state.nextSeq, origin === undefined ? {} : { resentFrom: origin })],
+        });
+      } else if (choice < 0.9) {
+        const id = pending[Math.floor(random() * pending.length)]!;
+        const outcome = random() < 0.7 ? 'delivered' : 'retry';
+        const spawned =
+          outcome === 'delivered' && random() < 0.5
+            ? [message(`msg_${step}`, state.nextSeq, { kind: 'callback', sourceMessageId: id })]
+            : [];
+        ids.push(...spawned.map((callback) => callback.id));
+        const retried = state.messages.get(id)!.retried;
+        apply({ type: 'attempt', id, at, retried, outcome, startedAt: at - 5, dueAt: at + 10, bytes: 1, spawned });
+      } else {
+        apply({ type: 'messages.cancelled', at, ids: [pending[Math.floor(random() * pending.length)]!] });
+      }
+    }
+    const expected = (of: DevState) => {
+      const logs = new Map<string, string[]>();
+      of.logs.forEach((entry, index) => {
+        expect(of.logMessages[index]?.id).toBe(entry.messageId);
+        logs.set(entry.messageId, [...(logs.get(entry.messageId) ?? []), `${entry.order}`]);
+      });
+      const known = new Map([
+        ...of.logMessages.map((kept) => [kept.id, kept] as const),
+        ...[...of.messages].map(([id, kept]) => [id, kept.record] as const),
+      ]);
+      const offspring = new Map<string, string[]>();
+      for (const kept of known.values())
+        for (const origin of [kept.sourceMessageId, kept.resentFrom])
+          if (origin !== undefined) offspring.set(origin, [...(offspring.get(origin) ?? []), kept.id].sort());
+      return { logs, offspring };
+    };
+    const indexed = (of: DevState) => ({
+      logs: new Map([...of.logsByMessage].map(([id, logged]) => [id, logged.entries.map((entry) => `${entry.order}`)])),
+      offspring: new Map([...of.offspring].map(([origin, set]) => [origin, [...set].sort()])),
+    });
+    expect(state.logs.length).toBeLessThanOrEqual(LOG_LIMIT * 1.1);
+    expect(state.offspring.size).toBeGreaterThan(100);
+    expect(indexed(state)).toEqual(expected(state));
+    const again = replay(snapshotRecords(state, { now: NOW, dlqRetentionMs: RETENTION }), state);
+    expect(indexed(again)).toEqual(expected(again));
+    expect(indexed(replay(records))).toEqual(indexed(state));
+  });
+
   it('ignores an attempt of a message that is no longer pending', () => {
     const state = replay([
       ...history,

@@ -3,6 +3,7 @@ import { badRequest, notFound } from '../errors';
 import type { EventBus } from '../events';
 import { newMessageId, randomHex } from '../ids';
 import type { EngineConfig } from '../settings';
+import { knownMessage } from '../state/message-index';
 import type { DevState } from '../state/dev-state';
 import type { DlqEntry, MessageRecord } from '../state/records';
 import type { Store } from '../state/store';
@@ -289,9 +290,5 @@ function findMessage(state: DevState, messageId: string): MessageRecord | undefi
   const pending = state.messages.get(messageId)?.record;
   if (pending) return pending;
   for (const entry of state.dlq.values()) if (entry.message.id === messageId) return entry.message;
-  for (let index = state.logMessages.length - 1; index >= 0; index -= 1) {
-    const message = state.logMessages[index]!;
-    if (message.id === messageId) return message;
-  }
-  return undefined;
+  return knownMessage(state, messageId);
 }

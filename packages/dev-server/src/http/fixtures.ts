@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '../errors';
 import type { DevState } from '../state/dev-state';
+import { knownMessage } from '../state/message-index';
 import type { MessageRecord, WorkflowRunRecord } from '../state/records';
 import type { Service } from '../service';
 import { json, type Route } from './router';
@@ -79,11 +80,11 @@ export interface RunFixture {
 }
 
 function messageFixture(state: DevState, id: string): MessageFixture {
-  const record = state.messages.get(id)?.record ?? loggedMessage(state, id);
+  const record = knownMessage(state, id);
   if (!record) throw notFound(`message ${id} not found: it is neither pending nor in the logs the server keeps`);
   if (record.redact) throw badRequest(`message ${id} redacts its body or headers, so it cannot be exported as a fixture`);
-  const attempts = state.logs.flatMap((entry): RecordedAttempt[] => {
-    if (entry.messageId !== id || (entry.state !== 'ERROR' && entry.state !== 'DELIVERED') || !entry.attempt) return [];
+  const attempts = (state.logsByMessage.get(id)?.entries ?? []).flatMap((entry): RecordedAttempt[] => {
+    if ((entry.state !== 'ERROR' && entry.state !== 'DELIVERED') || !entry.attempt) return [];
     const { retried, response, error } = entry.attempt;
     return [
       response
@@ -188,10 +189,4 @@ function callOf(run: WorkflowRunRecord, step: Record<string, unknown>): RunFixtu
 
 function joined(headers: Record<string, string[] | string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, values]) => [name, Array.isArray(values) ? values.join(', ') : values]));
-}
-
-/** A finished message the logs still hold, by id. */
-function loggedMessage(state: DevState, id: string): MessageRecord | undefined {
-  for (let index = state.logs.length - 1; index >= 0; index -= 1) if (state.logs[index]!.messageId === id) return state.logMessages[index];
-  return undefined;
 }

@@ -188,14 +188,13 @@ function listMessages(service: Service, query: Filters, shown: Shown): Reply {
 /** `GET /dev/messages/:id`: the message, its events oldest first, its callbacks with theirs, and what was resent from it. */
 function messageStory(service: Service, id: string): Reply {
   const { state } = service.store;
-  const known = knownMessages(state);
-  const message = known.get(id);
+  const message = knownAsFound(state, id);
   if (!message) throw notFound(`message ${id} not found: it is neither pending nor in the logs the server keeps`);
-  const events = (messageId: string) =>
-    state.logs.flatMap((entry, index) =>
-      entry.messageId === messageId ? [logView(entry, state.logMessages[index]!, service.config)] : [],
-    );
-  const related = [...known.values()];
+  const events = (messageId: string) => {
+    const logged = state.logsByMessage.get(messageId);
+    return logged ? logged.entries.map((entry, index) => logView(entry, logged.messages[index]!, service.config)) : [];
+  };
+  const related = [...(state.offspring.get(id) ?? [])].flatMap((other) => knownAsFound(state, other) ?? []);
   const story: MessageStory = {
     message: view(message),
     events: events(id),
@@ -203,16 +202,25 @@ function messageStory(service: Service, id: string): Reply {
       .filter((other) => other.record.sourceMessageId === id)
       .sort((a, b) => a.record.createdAt - b.record.createdAt || a.record.seq - b.record.seq)
       .map((callback) => ({ ...view(callback), events: events(callback.record.id) })),
-    resentAs: related.filter((other) => other.record.resentFrom === id).map((other) => other.record.id),
+    resentAs: related
+      .filter((other) => other.record.resentFrom === id)
+      .sort((a, b) => a.record.seq - b.record.seq)
+      .map((other) => other.record.id),
   };
   return json(story);
 }
 
-/** Every message the server knows: pending ones, and finished ones while the logs still hold them. */
-function knownMessages(state: DevState): Map<string, Found> {
-  const known = new Map<string, Found>();
-  scan(state, (each) => known.set(each.record.id, { ...each }));
-  return known;
+/** A message the server knows (pending, or in the kept logs) as the list shows it, from the indexes alone. */
+function knownAsFound(state: DevState, id: string): Found | undefined {
+  const pending = state.messages.get(id);
+  const logged = state.logsByMessage.get(id);
+  const last = logged?.entries.at(-1);
+  if (pending) {
+    const { retried } = pending;
+    return { record: pending.record, pending: true, retried, last, state: last?.state ?? (retried > 0 ? 'RETRY' : 'CREATED') };
+  }
+  const record = logged?.messages.at(-1);
+  return record && last ? { record, pending: false, retried: 0, last, state: last.state } : undefined;
 }
 
 /**
