@@ -41,4 +41,37 @@ describe('a bulk cancel in the background', () => {
     expect(canceled.events).toHaveLength(1000);
     await expect(t.messaging.bulkActions.get('bulk_unknown')).rejects.toBeInstanceOf(NotFoundError);
   });
+
+  it('answers other requests while a cancel of everything scans and commits, and leaves a message accepted meanwhile alone', async () => {
+    const ids: string[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const sent = await t.messaging.batch(
+        Array.from({ length: 1000 }, (_, index) => ({
+          destination: `${destination.url}/later`,
+          body: `${batch}-${index}`,
+          delay: '1h' as const,
+        })),
+      );
+      ids.push(...sent.map((answer) => ('messageId' in answer ? answer.messageId : '')));
+    }
+    let answered = false;
+    const cancelling = t.messaging.messages.cancelMany({ all: true }).finally(() => {
+      answered = true;
+    });
+    // The oldest go first: once the first is gone the cancel is under way, with 19 slices to go.
+    await waitUntil(
+      () =>
+        t.messaging.messages.get(ids[0]!).then(
+          () => false,
+          (error: unknown) => error instanceof NotFoundError,
+        ),
+      'the first slice to be cancelled',
+      20_000,
+    );
+    const meanwhile = await t.messaging.publish({ destination: `${destination.url}/later`, body: 'meanwhile', delay: '1h' });
+    expect(answered).toBe(false);
+    await expect(cancelling).resolves.toEqual({ cancelled: 10_000 });
+    await expect(t.messaging.messages.get(meanwhile.messageId)).resolves.toMatchObject({ messageId: meanwhile.messageId });
+    await expect(t.messaging.messages.get(ids.at(-1)!)).rejects.toBeInstanceOf(NotFoundError);
+  });
 });

@@ -47,6 +47,12 @@ export interface Actions {
    * messages answers at once; `filter` is what it was asked with, for its history.
    */
   cancelInBackground(ids: readonly string[], filter: Record<string, string[]>): BulkAction;
+  /**
+   * Cancels many a slice at a time, other requests answered between slices; `progress` hears how many
+   * were processed. Resolves with how many were still pending to cancel. A crash midway leaves the
+   * slices committed before it cancelled: asking again cancels the rest.
+   */
+  cancelInSlices(ids: readonly string[], progress?: (processed: number) => void): Promise<number>;
   /** A bulk action of this server's life (kept in memory: a restart forgets the history, not the cancels done). */
   bulkAction(actionId: string): BulkAction | undefined;
   /**
@@ -91,6 +97,19 @@ export function createActions(parts: ActionsParts): Actions {
     engine.cancel(ids);
   };
 
+  const cancelInSlices = async (ids: readonly string[], progress?: (processed: number) => void): Promise<number> => {
+    let cancelled = 0;
+    for (let start = 0; start < ids.length; start += BULK_SLICE) {
+      await yieldToOtherWork();
+      // A message delivered or cancelled meanwhile is no longer pending: only the rest are cancelled.
+      const slice = ids.slice(start, start + BULK_SLICE).filter((id) => store.state.messages.has(id));
+      await cancelMessages(slice);
+      cancelled += slice.length;
+      progress?.(Math.min(ids.length, start + BULK_SLICE));
+    }
+    return cancelled;
+  };
+
   const bulkActions = new Map<string, BulkAction>();
   // The history a server keeps: the oldest finished actions go first beyond this many.
   const keepFinished = (): void => {
@@ -103,6 +122,7 @@ export function createActions(parts: ActionsParts): Actions {
 
   return {
     cancelMessages,
+    cancelInSlices,
     cancelInBackground(ids, filter) {
       const action: BulkAction = {
         actionId: `bulk_${randomHex(8)}`,
@@ -115,19 +135,16 @@ export function createActions(parts: ActionsParts): Actions {
       };
       bulkActions.set(action.actionId, action);
       keepFinished();
-      void (async () => {
-        for (let start = 0; start < ids.length; start += BULK_SLICE) {
-          await yieldToOtherWork();
-          // A message delivered or cancelled meanwhile is no longer pending: only the rest are cancelled.
-          const slice = ids.slice(start, start + BULK_SLICE).filter((id) => store.state.messages.has(id));
-          await cancelMessages(slice).catch((error: unknown) =>
-            events.emit({ type: 'error', message: `bulk action ${action.actionId} could not cancel: ${String(error)}` }),
-          );
-          action.processed = Math.min(ids.length, start + BULK_SLICE);
-        }
-        action.state = 'FINISHED';
-        action.completedAt = config.now();
-      })();
+      void cancelInSlices(ids, (processed) => {
+        action.processed = processed;
+      })
+        .catch((error: unknown) =>
+          events.emit({ type: 'error', message: `bulk action ${action.actionId} could not cancel: ${String(error)}` }),
+        )
+        .finally(() => {
+          action.state = 'FINISHED';
+          action.completedAt = config.now();
+        });
       return { ...action };
     },
     bulkAction: (actionId) => {

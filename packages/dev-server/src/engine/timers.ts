@@ -340,3 +340,20 @@ export function createTimers(clock: TimerClock, onDue: (id: string) => void): Ti
  * awaits it between slices so the requests and deliveries waiting meanwhile are not stalled.
  */
 export const yieldToOtherWork = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * For a long loop: `due()` is true once `budgetMs` passed since the last turn was given
+ * up, so the loop yields by time rather than by a count of items (the first items, run before the
+ * code is optimised, cost many times the rest). Checks the clock every 64 calls only.
+ */
+export function turnTaker(budgetMs = 4): { due(): boolean; yield(): Promise<void> } {
+  let since = performance.now();
+  let calls = 0;
+  return {
+    due: () => (++calls & 63) === 0 && performance.now() - since >= budgetMs,
+    yield: async () => {
+      await yieldToOtherWork();
+      since = performance.now();
+    },
+  };
+}

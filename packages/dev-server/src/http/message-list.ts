@@ -2,6 +2,7 @@ import type { Service } from '../service';
 import { badRequest, notFound } from '../errors';
 import type { DevState } from '../state/dev-state';
 import { type LogRecord, type MessageRecord, bodyBytes } from '../state/records';
+import { turnTaker } from '../engine/timers';
 import { readCount } from './messages';
 import type { Filters } from './filters';
 import { type Shown, shownAsIs } from './read-only';
@@ -41,12 +42,8 @@ export function messageListRoutes(service: Service): Route[] {
       readOnly: 'refuse',
       // "Cancel all matching": the pending messages the list's filter matches, as a bulk action in the background.
       query: [...FILTERS],
-      handler: (request) => {
-        const filter = readFilter(request.query, request.shown);
-        const ids: string[] = [];
-        scan(service.store.state, (each) => {
-          if (each.pending && matches(each, filter)) ids.push(each.record.id);
-        });
+      handler: async (request) => {
+        const ids = await pendingMatching(service.store.state, readFilter(request.query, request.shown));
         const action = service.actions.cancelInBackground(ids, request.query.described());
         return { status: 202, json: { actionId: action.actionId, total: action.total } };
       },
@@ -221,6 +218,23 @@ function knownAsFound(state: DevState, id: string): Found | undefined {
   }
   const record = logged?.messages.at(-1);
   return record && last ? { record, pending: false, retried: 0, last, state: last.state } : undefined;
+}
+
+/**
+ * The ids of the pending messages the filter matches, a slice at a time so that other requests are
+ * answered meanwhile; a message accepted after the call is not among them.
+ */
+async function pendingMatching(state: DevState, filter: ListFilter): Promise<string[]> {
+  const ids: string[] = [];
+  const newest = state.nextSeq;
+  const turns = turnTaker();
+  for (const { record } of state.messages.values()) {
+    if (turns.due()) await turns.yield();
+    if (record.seq >= newest) continue;
+    const found = knownAsFound(state, record.id);
+    if (found && matches(found, filter)) ids.push(record.id);
+  }
+  return ids;
 }
 
 /**

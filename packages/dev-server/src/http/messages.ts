@@ -1,5 +1,6 @@
 import { QUERY_PARAMETERS } from '@mailroom/core/internal-protocol';
 import type { Service } from '../service';
+import { turnTaker } from '../engine/timers';
 import { empty, type Route, json, type Reply } from './router';
 import type { Filters } from './filters';
 import { type Shown, shownAsIs } from './read-only';
@@ -89,17 +90,22 @@ async function cancelMany(service: Service, query: Filters, shown: Shown): Promi
   const filter = readMessageFilter(query, shown);
   const count = readCount(query, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   const chosen: string[] = [];
-  for (const { record } of service.store.state.messages.values()) {
+  const named = new Set(ids);
+  const { state } = service.store;
+  const newest = state.nextSeq;
+  // The scan and the cancels give other requests a turn: at 100,000 pending either alone is a stall.
+  const turns = turnTaker();
+  for (const { record } of state.messages.values()) {
+    if (turns.due()) await turns.yield();
     if (chosen.length >= count) break;
-    if (record.kind !== 'message') continue;
-    if ((ids.length === 0 || ids.includes(record.id)) && filter(record, record.createdAt)) chosen.push(record.id);
+    if (record.kind !== 'message' || record.seq >= newest) continue;
+    if ((named.size === 0 || named.has(record.id)) && filter(record, record.createdAt)) chosen.push(record.id);
   }
   if (query.get('async') === 'true') {
     const { actionId } = service.actions.cancelInBackground(chosen, query.described());
     return { status: 202, json: { actionId } };
   }
-  await service.actions.cancelMessages(chosen);
-  return json({ cancelled: chosen.length });
+  return json({ cancelled: await service.actions.cancelInSlices(chosen) });
 }
 
 const LOG_PAGE = 1000;
