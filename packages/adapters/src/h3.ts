@@ -57,8 +57,11 @@ function isWebRequest(value: unknown): value is Request {
   return typeof value === 'object' && value !== null && typeof (value as Request).arrayBuffer === 'function' && 'headers' in value;
 }
 
-/** `destination`, `callback` and `failureCallback` h3 handlers; handlers get the message and the h3 event. */
-export type H3Mailroom = EndpointFactories<MailroomEventHandler, H3EventLike>;
+/**
+ * `destination`, `callback` and `failureCallback` h3 handlers; handlers get the message and the h3
+ * event, typed as `Event` (`createMailroom<H3Event>()` gives them h3's own event type).
+ */
+export type H3Mailroom<Event extends H3EventLike = H3EventLike> = EndpointFactories<MailroomEventHandler, Event>;
 
 /**
  * Binds receiver settings once for every route of an app (make it in `server/utils/mailroom.ts`).
@@ -70,7 +73,12 @@ export type H3Mailroom = EndpointFactories<MailroomEventHandler, H3EventLike>;
  * import { createMailroom } from '@mailroom/adapters/h3';
  *
  * export default defineEventHandler(createMailroom().destination(orderPlaced, (message, event) => save(message.body)));
+ *
+ * @example
+ * // The handlers' event as h3 types it (this package imports neither h3 1 nor h3 2):
+ * import type { H3Event } from 'h3';
+ * const mailroom = createMailroom<H3Event>();
  */
-export function createMailroom(options: ReceiverOptions = {}): H3Mailroom {
-  return bindReceiverPerEnvironment<MailroomEventHandler, ReceiverOptions, H3EventLike>(options, toEventHandler);
+export function createMailroom<Event extends H3EventLike = H3EventLike>(options: ReceiverOptions = {}): H3Mailroom<Event> {
+  return bindReceiverPerEnvironment<MailroomEventHandler, ReceiverOptions, Event>(options, toEventHandler);
 }

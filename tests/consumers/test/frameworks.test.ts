@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cleanEnv, createApp, lockedVersion, publicAddress, run, runBehind, startDevServer, tarball, type App } from '../src/harness';
 
-// Fresh Hono (on @hono/node-server), Fastify 5, Koa 3 and AWS Lambda (behind a local HTTP API
-// stand-in) apps from the packed packages, built with their own tsconfig (nodenext) and run against
+// Fresh Hono (on @hono/node-server), Fastify 5, Koa 3, AWS Lambda (behind a local HTTP API
+// stand-in) and bare h3 2 apps from the packed packages, built with their own tsconfig (nodenext) and run against
 // `mailroom dev`: send, receive, callback, failure callback.
 // The app installs content-disposition 1.0.1 itself, as docs/frameworks/koa.md tells Koa users:
 // @types/koa reads its Options type from whichever content-disposition is hoisted, and 1.1 (which
@@ -24,6 +24,8 @@ beforeAll(async () => {
       [
         'hono',
         '@hono/node-server',
+        'h3',
+        'crossws',
         'fastify',
         'koa',
         '@types/koa',
@@ -55,7 +57,7 @@ const report = (stdout: string) =>
       .slice('REPORT '.length),
   );
 
-describe('fresh Hono, Fastify, Koa and Lambda apps', () => {
+describe('fresh Hono, Fastify, Koa, Lambda and h3 apps', () => {
   it('build with their own tsconfig (nodenext)', () => {
     expect(compiled.output).toBe('');
     expect(compiled.code).toBe(0);
@@ -66,6 +68,7 @@ describe('fresh Hono, Fastify, Koa and Lambda apps', () => {
     ['fastify', ['{"a":1}', '/order-placed']],
     ['koa', ['/order-placed']],
     ['lambda', ['/order-placed']],
+    ['h3', ['/order-placed']],
   ])('%s: a message, its callback and a failure callback end to end through mailroom dev', async (framework, context) => {
     const address = await publicAddress();
     running.push(address);
