@@ -297,6 +297,25 @@ await report(async ({ smoke }) => {
             target: { selector: 'tr[data-run-id]' },
           }),
         };
+        // A first visit: from navigation start to the frame that first shows rows, in a fresh context (cold cache).
+        const firstVisits = [];
+        for (let round = 0; round < browserRounds; round++) {
+          const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+          const fresh = await context.newPage();
+          await fresh.addInitScript(() => {
+            const observer = new MutationObserver(() => {
+              if (!document.querySelector('tr[data-message-id]')) return;
+              observer.disconnect();
+              requestAnimationFrame(() => setTimeout(() => (window.benchFirstRows = performance.now())));
+            });
+            observer.observe(document, { childList: true, subtree: true });
+          });
+          await fresh.goto(dev.consoleUrl);
+          await fresh.waitForFunction(() => window.benchFirstRows !== undefined);
+          firstVisits.push(await fresh.evaluate(() => window.benchFirstRows));
+          await context.close();
+        }
+        browserRows['the console opened (its link followed), first page shown'] = { inPage: firstVisits, driven: [] };
         // Responsiveness while the list polls every second: the longest task that held the main thread.
         await page.getByRole('link', { name: 'Messages', exact: true }).click();
         await firstRows();
@@ -312,9 +331,18 @@ await report(async ({ smoke }) => {
           smoke ? 2_000 : 10_000,
         );
         for (const [what, { inPage, driven }] of Object.entries(browserRows)) {
-          log(
-            `console: Chromium, ${what}: ${summarise(inPage).median.toFixed(1)} ms in the page, ${summarise(driven).median.toFixed(1)} ms from Playwright`,
-          );
+          log(`console: Chromium, ${what}: ${summarise(inPage).median.toFixed(1)} ms in the page`);
+          if (driven.length === 0) {
+            rows.push({
+              ...actionRow(
+                what,
+                'the console in headless Chromium, a fresh context: from navigation start to the frame showing the rows',
+                inPage,
+              ),
+              targets: [{ text: '<= 1 s', met: summarise(inPage).median <= 1000 }],
+            });
+            continue;
+          }
           rows.push(actionRow(what, 'the console in headless Chromium, from the input event to the frame showing the rows', inPage));
           rows.push({
             ...actionRow(what, "the same, from Playwright's call to the rows (its actionability checks and round trips added)", driven),

@@ -47,7 +47,13 @@ describe('the console page', () => {
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.body).toContain('<div id="app">');
-    expect(page.body).not.toContain(t.server.token);
+    // Its settings are in it as data (no script runs inline), so its first request is for rows.
+    const inline = /<script type="application\/json" id="mailroom-settings">(.*?)<\/script>/.exec(page.body)?.[1];
+    expect(JSON.parse(inline ?? 'null')).toMatchObject({ url: t.server.url, headerPrefix: expect.any(String) });
+    for (const secret of [t.server.token, t.server.readOnlyToken, t.server.currentSigningKey, t.server.nextSigningKey]) {
+      expect(page.body).not.toContain(secret);
+      expect((await raw('GET', '/console/messages/deep-link', {})).body).not.toContain(secret);
+    }
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");

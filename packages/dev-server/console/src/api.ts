@@ -1,4 +1,4 @@
-import { createMessagingClient, type LogEvent, type MessagingClient } from '@mailroom/core';
+import type { LogEvent, MessagingClient } from '@mailroom/core';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ConsoleSettings } from '../../src/http/console';
 import type { MessageStory } from '../../src/http/message-list';
@@ -58,8 +58,29 @@ export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
+/**
+ * Mailroom's client, loaded at its first call: core (with its schemas) is most of the console's
+ * script, and the first page of rows needs none of it (`devRequest` reads the list). Every method,
+ * however deep (`client.dlq.retry`), is a call that waits for the real one.
+ */
 export function makeClient(token: string, settings: ConsoleSettings): MessagingClient {
-  return createMessagingClient({ baseUrl: location.origin, token, headerPrefix: settings.headerPrefix, retry: false, env: {} });
+  let loaded: Promise<MessagingClient> | undefined;
+  const real = () =>
+    (loaded ??= import('@mailroom/core').then(({ createMessagingClient }) =>
+      createMessagingClient({ baseUrl: location.origin, token, headerPrefix: settings.headerPrefix, retry: false, env: {} }),
+    ));
+  const at = (path: readonly string[]): unknown =>
+    new Proxy(() => undefined, {
+      // `then` stays undefined: the client is not itself a promise.
+      get: (_target, name) => (typeof name === 'string' && name !== 'then' ? at([...path, name]) : undefined),
+      apply: async (_target, _this, args: unknown[]) => {
+        const owner = path
+          .slice(0, -1)
+          .reduce<Record<string, unknown>>((value, name) => value[name] as Record<string, unknown>, (await real()) as never);
+        return (owner[path.at(-1)!] as (...values: unknown[]) => unknown).apply(owner, args);
+      },
+    });
+  return at([]) as MessagingClient;
 }
 
 /**
@@ -78,6 +99,12 @@ export async function devRequest<T>(method: string, path: string, body?: unknown
   const answer = (await response.json().catch(() => ({}))) as T & { error?: string };
   if (!response.ok) throw new Error(answer.error ?? `${method} ${path} answered ${response.status}`);
   return answer;
+}
+
+/** The settings the server put in the page (`withSettings` in src/http/console.ts), else none yet. */
+export function pageSettings(): ConsoleSettings | undefined {
+  const text = document.getElementById('mailroom-settings')?.textContent;
+  return text ? (JSON.parse(text) as ConsoleSettings) : undefined;
 }
 
 export async function loadSettings(): Promise<ConsoleSettings> {

@@ -1,7 +1,7 @@
 import type { MessagingClient } from '@mailroom/core';
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { forgetToken, loadSettings, makeClient, saveToken, takeToken, type ConsoleSettings } from './api';
+import { devRequest, forgetToken, loadSettings, makeClient, pageSettings, saveToken, takeToken, type ConsoleSettings } from './api';
 import { FaultBanner, FaultsView, useFaults } from './faults';
 import { MessagesView } from './messages';
 import { DlqView, LogsView, QueuesView, SchedulesView, UrlGroupsView } from './resources';
@@ -191,25 +191,22 @@ function Console({
 
 function App() {
   const [token, setToken] = useState(takeToken);
-  const [settings, setSettings] = useState<ConsoleSettings | undefined>(undefined);
+  // In the page as served; fetched only when the page came from elsewhere (a dev build of the console).
+  const [settings, setSettings] = useState<ConsoleSettings | undefined>(pageSettings);
   const [error, setError] = useState<string | undefined>(undefined);
-  const [checked, setChecked] = useState(false);
   useEffect(() => {
-    loadSettings().then(setSettings, (failure: unknown) => setError(String(failure)));
+    if (!settings) loadSettings().then(setSettings, (failure: unknown) => setError(String(failure)));
   }, []);
   const client = useMemo(() => (token && settings ? makeClient(token, settings) : undefined), [token, settings]);
   useEffect(() => {
     if (!client) return;
-    // One call that needs the token, so a wrong one is caught at sign-in, not on every view.
-    client.signingKeys.get().then(
-      () => setChecked(true),
-      (failure: unknown) => {
-        forgetToken();
-        setToken(undefined);
-        setChecked(false);
-        setError(failure instanceof Error ? `That token does not open this dev server: ${failure.message}` : String(failure));
-      },
-    );
+    // One call that needs the token, so a wrong one is caught at sign-in, not on every view. It runs
+    // beside the view's first requests: the rows do not wait a round trip for it.
+    devRequest('GET', '/v2/keys').catch((failure: unknown) => {
+      forgetToken();
+      setToken(undefined);
+      setError(failure instanceof Error ? `That token does not open this dev server: ${failure.message}` : String(failure));
+    });
   }, [client]);
   if (!token || !client || !settings) {
     return (
@@ -223,7 +220,6 @@ function App() {
       />
     );
   }
-  if (!checked) return <p class="loading">Opening the console…</p>;
   return (
     <Console
       client={client}
@@ -232,7 +228,6 @@ function App() {
       onSignOut={() => {
         forgetToken();
         setToken(undefined);
-        setChecked(false);
       }}
     />
   );

@@ -1,4 +1,4 @@
-import { ValidationError, type MessagingClient } from '@mailroom/core';
+import type { MessagingClient } from '@mailroom/core';
 import { useMemo, useState } from 'preact/hooks';
 import { recentEvents, usePoll, type ConsoleSettings } from './api';
 import { Action, ErrorLine, Field } from './ui';
@@ -34,7 +34,7 @@ export function SendView({ client }: { client: MessagingClient }) {
     } catch (error) {
       setResult({
         ok: false,
-        text: error instanceof ValidationError ? error.message : error instanceof Error ? error.message : String(error),
+        text: error instanceof Error ? error.message : String(error),
       });
     }
   };

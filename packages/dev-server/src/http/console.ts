@@ -171,14 +171,28 @@ export async function serveConsole(req: IncomingMessage, res: ServerResponse, se
   // Never outside the console's folder, whatever `..` or encoded separators the path holds.
   const content = file.startsWith(dir.endsWith(sep) ? dir : dir + sep) ? await readFile(file).catch(() => undefined) : undefined;
   // Unknown paths get the page itself: its views live in the URL's hash.
-  const body = content ?? (extname(relative) === '' ? await readFile(join(dir, 'index.html')) : undefined);
+  const page = relative === 'index.html' || (!content && extname(relative) === '');
+  const body = page ? withSettings(await readFile(join(dir, 'index.html')), settings()) : content;
   if (!body) {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': '9' });
     res.end('not found');
     return true;
   }
-  const type = content ? (TYPES[extname(file)] ?? 'application/octet-stream') : TYPES['.html']!;
+  const type = page ? TYPES['.html']! : (TYPES[extname(file)] ?? 'application/octet-stream');
   res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, ...PAGE_HEADERS });
   res.end(req.method === 'HEAD' ? undefined : body);
   return true;
+}
+
+/** The id of the element the page carries its settings in (the console reads them from there). */
+const SETTINGS_ELEMENT = 'mailroom-settings';
+
+/**
+ * The page with its settings in it, as JSON data (not a script: the CSP lets none run inline), so
+ * the console's first request is its first page of rows, not a request for its settings.
+ */
+function withSettings(page: Buffer, settings: ConsoleSettings): Buffer {
+  const json = JSON.stringify(settings).replace(/</g, '\\u003c');
+  const data = `<script type="application/json" id="${SETTINGS_ELEMENT}">${json}</script>`;
+  return Buffer.from(page.toString('utf8').replace('<div id="app"></div>', `${data}<div id="app"></div>`));
 }
