@@ -83,8 +83,8 @@ function messageFixture(state: DevState, id: string): MessageFixture {
   const record = knownMessage(state, id);
   if (!record) throw notFound(`message ${id} not found: it is neither pending nor in the logs the server keeps`);
   if (record.redact) throw badRequest(`message ${id} redacts its body or headers, so it cannot be exported as a fixture`);
-  const attempts = (state.logsByMessage.get(id)?.entries ?? []).flatMap((entry): RecordedAttempt[] => {
-    if ((entry.state !== 'ERROR' && entry.state !== 'DELIVERED') || !entry.attempt) return [];
+  const attempts = state.logs.flatMap((entry): RecordedAttempt[] => {
+    if (entry.messageId !== id || (entry.state !== 'ERROR' && entry.state !== 'DELIVERED') || !entry.attempt) return [];
     const { retried, response, error } = entry.attempt;
     return [
       response

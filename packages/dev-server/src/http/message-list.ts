@@ -1,6 +1,7 @@
 import type { Service } from '../service';
 import { badRequest, notFound } from '../errors';
 import type { DevState } from '../state/dev-state';
+import { loggedEntries } from '../state/message-index';
 import { type LogRecord, type MessageRecord, bodyBytes } from '../state/records';
 import { turnTaker } from '../engine/timers';
 import { readCount } from './messages';
@@ -185,21 +186,23 @@ function listMessages(service: Service, query: Filters, shown: Shown): Reply {
 /** `GET /dev/messages/:id`: the message, its events oldest first, its callbacks with theirs, and what was resent from it. */
 function messageStory(service: Service, id: string): Reply {
   const { state } = service.store;
-  const message = knownAsFound(state, id);
+  const related = [...(state.offspring.get(id) ?? [])];
+  const logged = loggedEntries(state, new Set([id, ...related]));
+  const message = knownAsFound(state, id, logged);
   if (!message) throw notFound(`message ${id} not found: it is neither pending nor in the logs the server keeps`);
   const events = (messageId: string) => {
-    const logged = state.logsByMessage.get(messageId);
-    return logged ? logged.entries.map((entry, index) => logView(entry, logged.messages[index]!, service.config)) : [];
+    const kept = logged.get(messageId);
+    return kept ? kept.entries.map((entry, index) => logView(entry, kept.messages[index]!, service.config)) : [];
   };
-  const related = [...(state.offspring.get(id) ?? [])].flatMap((other) => knownAsFound(state, other) ?? []);
+  const others = related.flatMap((other) => knownAsFound(state, other, logged) ?? []);
   const story: MessageStory = {
     message: view(message),
     events: events(id),
-    callbacks: related
+    callbacks: others
       .filter((other) => other.record.sourceMessageId === id)
       .sort((a, b) => a.record.createdAt - b.record.createdAt || a.record.seq - b.record.seq)
       .map((callback) => ({ ...view(callback), events: events(callback.record.id) })),
-    resentAs: related
+    resentAs: others
       .filter((other) => other.record.resentFrom === id)
       .sort((a, b) => a.record.seq - b.record.seq)
       .map((other) => other.record.id),
@@ -207,16 +210,16 @@ function messageStory(service: Service, id: string): Reply {
   return json(story);
 }
 
-/** A message the server knows (pending, or in the kept logs) as the list shows it, from the indexes alone. */
-function knownAsFound(state: DevState, id: string): Found | undefined {
+/** A message the server knows (pending, or in the kept logs) as the list shows it. */
+function knownAsFound(state: DevState, id: string, logged: ReturnType<typeof loggedEntries>): Found | undefined {
   const pending = state.messages.get(id);
-  const logged = state.logsByMessage.get(id);
-  const last = logged?.entries.at(-1);
+  const kept = logged.get(id);
+  const last = kept?.entries.at(-1);
   if (pending) {
     const { retried } = pending;
     return { record: pending.record, pending: true, retried, last, state: last?.state ?? (retried > 0 ? 'RETRY' : 'CREATED') };
   }
-  const record = logged?.messages.at(-1);
+  const record = kept?.messages.at(-1);
   return record && last ? { record, pending: false, retried: 0, last, state: last.state } : undefined;
 }
 
@@ -227,12 +230,19 @@ function knownAsFound(state: DevState, id: string): Found | undefined {
 async function pendingMatching(state: DevState, filter: ListFilter): Promise<string[]> {
   const ids: string[] = [];
   const newest = state.nextSeq;
+  // Each message's state is its last kept log entry's, as the list shows it when asked.
+  const lastEntry = new Map<string, LogRecord>();
+  for (const entry of state.logs) lastEntry.set(entry.messageId, entry);
+  const found: Found = { record: undefined as never, state: '', pending: true, retried: 0, last: undefined };
   const turns = turnTaker();
-  for (const { record } of state.messages.values()) {
+  for (const { record, retried } of state.messages.values()) {
     if (turns.due()) await turns.yield();
     if (record.seq >= newest) continue;
-    const found = knownAsFound(state, record.id);
-    if (found && matches(found, filter)) ids.push(record.id);
+    found.record = record;
+    found.retried = retried;
+    found.last = lastEntry.get(record.id);
+    found.state = found.last?.state ?? (retried > 0 ? 'RETRY' : 'CREATED');
+    if (matches(found, filter)) ids.push(record.id);
   }
   return ids;
 }

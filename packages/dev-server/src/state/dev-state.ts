@@ -60,8 +60,6 @@ export interface DevState {
   nextLogOrder: number;
   /** The message each kept log entry is about, at the entry's index (an array, not a map by id: cheaper per entry). */
   logMessages: MessageRecord[];
-  /** The kept log entries by message, oldest first, each with the message as it was logged (`message-index.ts`). */
-  logsByMessage: Map<string, { entries: LogRecord[]; messages: MessageRecord[] }>;
   /** Callbacks and resends, by the id of the message they came from, while they are known. */
   offspring: Map<string, Set<string>>;
   /** Workflow runs by id, oldest first. */
@@ -95,7 +93,6 @@ export function createEmptyState(): DevState {
     logs: [],
     nextLogOrder: 1,
     logMessages: [],
-    logsByMessage: new Map(),
     offspring: new Map(),
     runs: new Map(),
     waiters: new Map(),

@@ -1,25 +1,9 @@
 import type { DevState } from './dev-state';
 import type { LogRecord, MessageRecord } from './records';
 
-// The kept log entries by message, and callbacks and resends by the message they came from: a
-// message's story (polled every second by an open console) then costs what that message holds, not a
-// pass over every pending message and every kept entry. Maintained by `reduce` alone, so a replayed
-// journal rebuilds it.
-
-/** Files a kept log entry under its message, in log order; notes the message's origin. */
-export function indexLogEntry(state: DevState, message: MessageRecord, entry: LogRecord): void {
-  let logged = state.logsByMessage.get(entry.messageId);
-  if (!logged) {
-    logged = { entries: [], messages: [] };
-    state.logsByMessage.set(entry.messageId, logged);
-    noteOrigin(state, message);
-  }
-  // Nearly always the newest; an entry written late (an attempt's ACTIVE) moves back to its place.
-  let at = logged.entries.length;
-  while (at > 0 && !before(logged.entries[at - 1]!, entry)) at -= 1;
-  logged.entries.splice(at, 0, entry);
-  logged.messages.splice(at, 0, message);
-}
+// What a message's story needs without a pass over every pending message: callbacks and resends by
+// the message they came from (kept by `reduce`, so a replayed journal rebuilds it), and one pass over
+// the kept log (at most its limit of entries) for the entries of the few messages a story shows.
 
 /** Notes a callback's or a resend's origin, for the origin's story. */
 export function noteOrigin(state: DevState, message: MessageRecord): void {
@@ -32,38 +16,44 @@ export function noteOrigin(state: DevState, message: MessageRecord): void {
 }
 
 /**
- * Takes the dropped (oldest) log entries out of the index. A message none of whose entries is kept
- * and that is not pending is no longer known: it leaves its origins' lists too.
+ * After the oldest log entries were dropped (their messages given): a callback or resend that is no
+ * longer pending and has no kept entry left is no longer known, and leaves its origin's list.
  */
-export function forgetDroppedEntries(state: DevState, dropped: LogRecord[]): void {
-  const gone = new Map<string, MessageRecord>();
-  for (const entry of dropped) {
-    const logged = state.logsByMessage.get(entry.messageId);
-    if (!logged) continue;
-    // The dropped entries are the oldest of all, so of their message too: its first ones.
-    const at = logged.entries[0] === entry ? 0 : logged.entries.indexOf(entry);
-    if (at < 0) continue;
-    const [message] = logged.messages.splice(at, 1);
-    logged.entries.splice(at, 1);
-    if (logged.entries.length === 0) {
-      state.logsByMessage.delete(entry.messageId);
-      if (message && !state.messages.has(entry.messageId)) gone.set(entry.messageId, message);
-    }
-  }
-  for (const [id, message] of gone) {
+export function forgetDroppedOffspring(state: DevState, droppedMessages: readonly MessageRecord[]): void {
+  const candidates = droppedMessages.filter(
+    (message) => (message.sourceMessageId !== undefined || message.resentFrom !== undefined) && !state.messages.has(message.id),
+  );
+  if (candidates.length === 0) return;
+  const kept = new Set<string>();
+  for (const entry of state.logs) kept.add(entry.messageId);
+  for (const message of candidates) {
+    if (kept.has(message.id)) continue;
     for (const origin of [message.sourceMessageId, message.resentFrom]) {
       const ids = origin === undefined ? undefined : state.offspring.get(origin);
-      ids?.delete(id);
-      if (origin !== undefined && ids?.size === 0) state.offspring.delete(origin);
+      if (origin === undefined || !ids) continue;
+      ids.delete(message.id);
+      if (ids.size === 0) state.offspring.delete(origin);
     }
   }
 }
 
-function before(a: LogRecord, b: LogRecord): boolean {
-  return a.time < b.time || (a.time === b.time && a.order < b.order);
+/** The kept log entries of `ids`, oldest first, each with the message as it was logged: one pass over the log. */
+export function loggedEntries(state: DevState, ids: ReadonlySet<string>): Map<string, { entries: LogRecord[]; messages: MessageRecord[] }> {
+  const found = new Map<string, { entries: LogRecord[]; messages: MessageRecord[] }>();
+  state.logs.forEach((entry, index) => {
+    if (!ids.has(entry.messageId)) return;
+    let logged = found.get(entry.messageId);
+    if (!logged) found.set(entry.messageId, (logged = { entries: [], messages: [] }));
+    logged.entries.push(entry);
+    logged.messages.push(state.logMessages[index]!);
+  });
+  return found;
 }
 
-/** The message `id` as the server still knows it: pending, or in the kept logs. */
+/** The message `id` as the server still knows it: pending, or as last logged. */
 export function knownMessage(state: DevState, id: string): MessageRecord | undefined {
-  return state.messages.get(id)?.record ?? state.logsByMessage.get(id)?.messages.at(-1);
+  const pending = state.messages.get(id)?.record;
+  if (pending) return pending;
+  for (let index = state.logs.length - 1; index >= 0; index -= 1) if (state.logs[index]!.messageId === id) return state.logMessages[index];
+  return undefined;
 }

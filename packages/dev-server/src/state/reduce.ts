@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { noteRunEvent, noteWorkflowMessage, resumeRunStep } from './runs';
 import { LOG_LIMIT, statsBucket, type DevState, type PendingMessage } from './dev-state';
-import { forgetDroppedEntries, indexLogEntry, noteOrigin } from './message-index';
+import { forgetDroppedOffspring, noteOrigin } from './message-index';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
 /**
@@ -344,13 +344,13 @@ function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): voi
     state.logs.splice(low, 0, entry);
     state.logMessages.splice(low, 0, message);
   }
-  indexLogEntry(state, message, entry);
   state.nextLogOrder = Math.max(state.nextLogOrder, entry.order + 1);
+  // A finished callback or resend restored from a snapshot comes back through its log entries only.
+  noteOrigin(state, message);
   if (state.logs.length > LOG_LIMIT * 1.1) {
     // Dropped in a batch: a shift per entry would make every log write O(n).
-    const dropped = state.logs.splice(0, state.logs.length - LOG_LIMIT);
-    state.logMessages.splice(0, state.logMessages.length - LOG_LIMIT);
-    forgetDroppedEntries(state, dropped);
+    state.logs.splice(0, state.logs.length - LOG_LIMIT);
+    forgetDroppedOffspring(state, state.logMessages.splice(0, state.logMessages.length - LOG_LIMIT));
   }
 }
 
