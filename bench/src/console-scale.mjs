@@ -241,7 +241,9 @@ await report(async ({ smoke }) => {
     log(`console: server, a message's story: ${summarise(stories).median.toFixed(2)} ms`);
     rows.push({
       ...actionRow("a message's story (an open detail polls it every second)", 'the dev server answering (HTTP on loopback)', stories),
-      targets: [{ text: '< 10 ms (that message and one pass over the kept log, whatever is pending)', met: summarise(stories).median < 10 }],
+      targets: [
+        { text: '< 10 ms (that message and one pass over the kept log, whatever is pending)', met: summarise(stories).median < 10 },
+      ],
     });
 
     if (!CHROMIUM) {
