@@ -210,6 +210,11 @@ function messageStory(service: Service, id: string): Reply {
   return json(story);
 }
 
+/** A pending message's state as the list shows it: its last kept log entry's, else from its attempts so far. */
+function pendingState(last: LogRecord | undefined, retried: number): string {
+  return last?.state ?? (retried > 0 ? 'RETRY' : 'CREATED');
+}
+
 /** A message the server knows (pending, or in the kept logs) as the list shows it. */
 function knownAsFound(state: DevState, id: string, logged: ReturnType<typeof loggedEntries>): Found | undefined {
   const pending = state.messages.get(id);
@@ -217,7 +222,7 @@ function knownAsFound(state: DevState, id: string, logged: ReturnType<typeof log
   const last = kept?.entries.at(-1);
   if (pending) {
     const { retried } = pending;
-    return { record: pending.record, pending: true, retried, last, state: last?.state ?? (retried > 0 ? 'RETRY' : 'CREATED') };
+    return { record: pending.record, pending: true, retried, last, state: pendingState(last, retried) };
   }
   const record = kept?.messages.at(-1);
   return record && last ? { record, pending: false, retried: 0, last, state: last.state } : undefined;
@@ -241,7 +246,7 @@ async function pendingMatching(state: DevState, filter: ListFilter): Promise<str
     found.record = record;
     found.retried = retried;
     found.last = lastEntry.get(record.id);
-    found.state = found.last?.state ?? (retried > 0 ? 'RETRY' : 'CREATED');
+    found.state = pendingState(found.last, retried);
     if (matches(found, filter)) ids.push(record.id);
   }
   return ids;
@@ -269,7 +274,7 @@ function scan(state: DevState, visit: (found: Found) => void, withState = true):
     if (!each.pending) return;
     const at = lastEntry.get(each.record.id);
     each.last = at === undefined ? undefined : logs[at];
-    each.state = each.last?.state ?? (each.retried > 0 ? 'RETRY' : 'CREATED');
+    each.state = pendingState(each.last, each.retried);
   };
   const found: Found = { record: undefined as never, state: '', pending: false, retried: 0, last: undefined };
   const visitFinished = (done: { record: MessageRecord; last: LogRecord }) => {

@@ -7,6 +7,8 @@ import type { LogRecord, MessageRecord } from './records';
 
 /** Notes a callback's or a resend's origin, for the origin's story. */
 export function noteOrigin(state: DevState, message: MessageRecord): void {
+  // Called for every log entry and pending message: most have no origin, and cost no allocation here.
+  if (message.sourceMessageId === undefined && message.resentFrom === undefined) return;
   for (const origin of [message.sourceMessageId, message.resentFrom]) {
     if (origin === undefined) continue;
     let ids = state.offspring.get(origin);
