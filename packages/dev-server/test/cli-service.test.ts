@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@upstash/qstash';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runServiceCommand } from '../src/cli/service-commands';
 import { useBuiltCli } from './helpers/cli-process';
 import { destination, t, useTestServer } from './helpers/test-server';
 import { waitUntil } from './helpers/wait';
@@ -163,6 +164,123 @@ describe('the DLQ', () => {
     expect((await mailroom(['workflows', 'dlq'])).stdout).toBe('(none)\n');
     // The service restarts the ids it holds and ignores the rest.
     expect((await mailroom(['workflows', 'restart', 'nope-0'])).stdout).toBe('(none)\n');
+  });
+});
+
+describe('bulk actions by filter', () => {
+  it('cancels what a filter names and nothing else, and retries and deletes the DLQ by filter across batches', async () => {
+    for (const label of ['stale', 'stale', 'keep'])
+      await t.messaging.publish({ destination: `${destination.url}/later`, body: 'x', delay: '150h', label });
+    const cancel = await mailroom(['messages', 'cancel', '--label', 'stale', '--yes', '--json']);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(json(cancel)).toMatchObject({ cancelled: 2 });
+    expect((await t.messaging.logs.list({ state: 'CANCELED' })).events).toHaveLength(2);
+    expect((await mailroom(['messages', 'cancel', 'msg_1', '--label', 'x'])).code).toBe(2);
+
+    // 150 entries: more than one batch (100) of a bulk DLQ call, on a queue and two URLs.
+    destination.script('/broken', () => ({ status: 500, body: 'boom' }));
+    const items = Array.from({ length: 150 }, (_, index) => ({
+      destination: `${destination.url}/broken`,
+      body: String(index),
+      retries: 0,
+      ...(index < 120 ? { label: 'bulk' } : {}),
+    }));
+    await t.messaging.batch(items);
+    const inDlq = async () => {
+      let entries = 0;
+      for await (const _entry of t.messaging.dlq.iterate()) entries += 1;
+      return entries;
+    };
+    await waitUntil(async () => (await inDlq()) === 150, '150 DLQ entries', 30_000);
+    const firstPage = json(await mailroom(['dlq', 'list', '--label', 'bulk', '--count', '100', '--json']));
+    expect(firstPage.messages).toHaveLength(100);
+    const nextPage = json(await mailroom(['dlq', 'list', '--label', 'bulk', '--cursor', String(firstPage.cursor), '--json']));
+    expect(nextPage.messages).toHaveLength(20);
+
+    // In-process with a terminal, to see what a person sees: the count as it goes, then the total.
+    let err = '';
+    const io = { out: () => undefined, err: (text: string) => void (err += text) };
+    const environment = {
+      env: { MAILROOM_URL: t.server.url, MAILROOM_TOKEN: t.server.token },
+      interactive: true,
+      ask: async () => true,
+      readStdin: async () => '',
+    };
+    expect(await runServiceCommand(['dlq', 'delete', '--label', 'bulk'], io, environment)).toBe(0);
+    expect(err).toContain('deleted 100...');
+    expect(err).toContain('deleted 120...');
+    expect(await inDlq()).toBe(30);
+
+    destination.script('/broken', () => ({ status: 200 }));
+    const retried = await mailroom(['dlq', 'retry', '--filter-url', `${destination.url}/broken`, '--yes', '--json']);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(json(retried)).toEqual({ retried: 30 });
+    await destination.waitFor('/broken', 180);
+    expect((await t.messaging.dlq.list()).messages).toEqual([]);
+
+    for (const index of [1, 2]) await t.messaging.publish({ destination: `${destination.url}/later-${index}`, body: 'x', delay: '150h' });
+    err = '';
+    expect(await runServiceCommand(['messages', 'cancel', '--all'], io, environment)).toBe(0);
+    expect(err).toMatch(/\[#{30}\] [1-9]\d*\/[1-9]\d*/);
+  }, 120_000);
+});
+
+describe('queues, URL groups and schedules: set up and taken down', () => {
+  it('creates, changes, pauses, resumes, and deletes after asking', async () => {
+    const set = await mailroom(['queues', 'set', 'orders', '--parallelism', '3']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/orders\s+3/);
+    expect((await mailroom(['queues', 'pause', 'orders'])).code).toBe(0);
+    expect((await t.messaging.queues.get('orders')).paused).toBe(true);
+    expect((await mailroom(['queues', 'resume', 'orders'])).code).toBe(0);
+    expect((await t.messaging.queues.get('orders')).paused).toBe(false);
+    expect((await mailroom(['queues', 'set', 'orders', '--parallelism', 'many'])).code).toBe(2);
+    expect((await mailroom(['queues', 'delete', 'orders'])).code).toBe(2);
+    expect((await mailroom(['queues', 'delete', 'orders', '--yes'])).code).toBe(0);
+    expect(await t.messaging.queues.list()).toEqual([]);
+
+    const added = await mailroom(['url-groups', 'add', 'fanout', `${destination.url}/a`, `${destination.url}/b`]);
+    expect(added.code, added.stderr).toBe(0);
+    expect((await t.messaging.urlGroups.get('fanout')).endpoints.map((each) => each.url)).toEqual([
+      `${destination.url}/a`,
+      `${destination.url}/b`,
+    ]);
+    expect((await mailroom(['url-groups', 'remove', 'fanout', `${destination.url}/b`])).code).toBe(0);
+    expect((await t.messaging.urlGroups.get('fanout')).endpoints.map((each) => each.url)).toEqual([`${destination.url}/a`]);
+    expect((await mailroom(['url-groups', 'add', 'fanout'])).code).toBe(2);
+    expect((await mailroom(['url-groups', 'delete', 'fanout', '--yes'])).code).toBe(0);
+    expect((await mailroom(['url-groups', 'delete', 'fanout', '--yes'])).code).toBe(3);
+
+    const created = await mailroom([
+      'schedules',
+      'create',
+      `${destination.url}/report`,
+      '--cron',
+      '0 3 * * *',
+      '--schedule-id',
+      'nightly',
+      '--body',
+      '{"kind":"report"}',
+      '--retries',
+      '1',
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(json(created)).toEqual({ scheduleId: 'nightly' });
+    // The vendor's own SDK reads back what the command wrote.
+    const vendor = await new Client({ baseUrl: t.server.url, token: t.server.token }).schedules.get('nightly');
+    expect(vendor).toMatchObject({ cron: '0 3 * * *', destination: `${destination.url}/report`, body: '{"kind":"report"}', retries: 1 });
+    expect((await mailroom(['schedules', 'pause', 'nightly'])).code).toBe(0);
+    expect((await t.messaging.schedules.get('nightly')).isPaused).toBe(true);
+    expect((await mailroom(['schedules', 'resume', 'nightly'])).code).toBe(0);
+    expect((await t.messaging.schedules.get('nightly')).isPaused).toBe(false);
+    expect((await mailroom(['schedules', 'create', `${destination.url}/report`])).code).toBe(2);
+    const badCron = await mailroom(['schedules', 'create', `${destination.url}/report`, '--cron', '61 * * * *']);
+    expect(badCron.code).toBe(1);
+    expect(badCron.stderr).toContain('cron');
+    expect((await mailroom(['schedules', 'delete', 'nightly'])).code).toBe(2);
+    expect((await mailroom(['schedules', 'delete', 'nightly', '--yes'])).code).toBe(0);
+    expect(await t.messaging.schedules.list()).toEqual([]);
   });
 });
 
