@@ -131,6 +131,52 @@ describe('an agent finding a failed message, seeing why, and sending it again', 
   });
 });
 
+describe('an agent setting up URL groups, queues and schedules', () => {
+  it('creates, changes, pauses, resumes and deletes each, as the typed client then sees', async () => {
+    const agent = await connect(t.server.token);
+    try {
+      const urls = [`${destination.url}/a`, `${destination.url}/b`];
+      expect((await call(agent, 'add_url_group_endpoints', { name: 'fanout', urls })).summary).toBe('added');
+      expect((await t.messaging.urlGroups.get('fanout')).endpoints.map((each) => each.url)).toEqual(urls);
+      expect((await call(agent, 'remove_url_group_endpoints', { name: 'fanout', urls: [urls[1]] })).summary).toBe('removed');
+      expect((await t.messaging.urlGroups.get('fanout')).endpoints.map((each) => each.url)).toEqual([urls[0]]);
+      expect((await call(agent, 'list_url_groups')).summary).toBe('1 URL groups');
+      expect((await call(agent, 'delete_url_group', { name: 'fanout' })).summary).toBe('deleted');
+      expect(await t.messaging.urlGroups.list()).toEqual([]);
+
+      expect((await call(agent, 'set_queue', { queueName: 'orders', parallelism: 3 })).summary).toBe('saved');
+      expect(await t.messaging.queues.get('orders')).toMatchObject({ parallelism: 3, paused: false });
+      expect((await call(agent, 'pause_queue', { name: 'orders' })).summary).toBe('paused');
+      expect((await t.messaging.queues.get('orders')).paused).toBe(true);
+      expect((await call(agent, 'resume_queue', { name: 'orders' })).summary).toBe('resumed');
+      expect((await call(agent, 'delete_queue', { name: 'orders' })).summary).toBe('deleted');
+      expect(await t.messaging.queues.list()).toEqual([]);
+
+      const created = await call(agent, 'create_schedule', {
+        destination: `${destination.url}/report`,
+        cron: '0 3 * * *',
+        scheduleId: 'nightly',
+        body: { kind: 'report' },
+        retries: 1,
+      });
+      expect(created.summary).toBe('created schedule nightly');
+      expect(await t.messaging.schedules.get('nightly')).toMatchObject({ cron: '0 3 * * *', body: '{"kind":"report"}', retries: 1 });
+      expect((await call(agent, 'pause_schedule', { id: 'nightly' })).summary).toBe('paused');
+      expect((await t.messaging.schedules.get('nightly')).isPaused).toBe(true);
+      expect((await call(agent, 'resume_schedule', { id: 'nightly' })).summary).toBe('resumed');
+      expect((await call(agent, 'fire_schedule', { scheduleId: 'nightly' })).summary).toBe('fired');
+      await destination.waitFor('/report', 1);
+      const bad = await call(agent, 'create_schedule', { destination: `${destination.url}/report`, cron: '61 * * * *' });
+      expect(bad.isError).toBe(true);
+      expect(bad.summary).toMatch(/refused \(400\).*cron/i);
+      expect((await call(agent, 'delete_schedule', { id: 'nightly' })).summary).toBe('deleted');
+      expect(await t.messaging.schedules.list()).toEqual([]);
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
 describe('who may reach /mcp', () => {
   const initialize = JSON.stringify({
     jsonrpc: '2.0',

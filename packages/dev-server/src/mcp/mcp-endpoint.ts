@@ -4,7 +4,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { checkMessagingAuth } from '../http/auth';
 import { shapeForReadOnly } from '../http/read-only';
 import { type Answering, answerRequest, type Route, type ServiceRequest } from '../http/router';
-import { filtersInput, MCP_TOOLS, type McpTool, offeredFilters, queryOf } from './tools';
+import { filtersInput, type McpTool, offeredFilters, queryOf } from './tool-kit';
+import { MCP_TOOLS } from './tools';
 
 // `mailroom dev` as an MCP server at /mcp (Streamable HTTP, stateless: one server per request).
 // The request has passed the same Host and Origin guard as the console; the token decides the role,
