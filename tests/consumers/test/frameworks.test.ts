@@ -4,12 +4,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cleanEnv, createApp, lockedVersion, publicAddress, run, runBehind, startDevServer, tarball, type App } from '../src/harness';
 
 // Fresh Hono (on @hono/node-server), Fastify 5, Koa 3, AWS Lambda (behind a local HTTP API
-// stand-in), bare h3 2 and Elysia (on Bun) apps from the packed packages, built with their own tsconfig (nodenext) and run against
+// stand-in), bare h3 2, Elysia (on Bun), plain Cloudflare Worker (bundled by esbuild, on workerd),
+// Bun.serve and Deno.serve apps from the packed packages, built with their own tsconfig (nodenext) and run against
 // `mailroom dev`: send, receive, callback, failure callback.
 // The app installs content-disposition 1.0.1 itself, as docs/frameworks/koa.md tells Koa users:
 // @types/koa reads its Options type from whichever content-disposition is hoisted, and 1.1 (which
 // express 5 pulls in, here through the MCP SDK of @mailroom/dev-server) ships types without it.
 const BUN = fileURLToPath(new URL('../../../node_modules/.bin/bun', import.meta.url));
+const WORKERD = fileURLToPath(new URL('../../../node_modules/.bin/workerd', import.meta.url));
+const DENO = fileURLToPath(new URL('../../../node_modules/.bin/deno', import.meta.url));
 let app: App;
 let compiled: { code: number | null; output: string };
 const running: Array<{ stop(): Promise<void> }> = [];
@@ -35,6 +38,7 @@ beforeAll(async () => {
         '@koa/router',
         '@koa/bodyparser',
         'zod',
+        'esbuild',
         'typescript',
         '@types/node',
       ].map(async (name) => `${name}@${await lockedVersion(name)}`),
@@ -65,7 +69,7 @@ const report = (stdout: string) =>
       .slice('REPORT '.length),
   );
 
-describe('fresh Hono, Fastify, Koa, Lambda, h3 and Elysia apps', () => {
+describe('fresh Hono, Fastify, Koa, Lambda, h3, Elysia, plain Worker, Bun.serve and Deno.serve apps', () => {
   it('build with their own tsconfig (nodenext)', () => {
     expect(compiled.output).toBe('');
     expect(compiled.code).toBe(0);
@@ -78,13 +82,26 @@ describe('fresh Hono, Fastify, Koa, Lambda, h3 and Elysia apps', () => {
     ['lambda', ['/order-placed']],
     ['h3', ['/order-placed']],
     ['elysia', ['/order-placed']],
+    ['worker', ['bindings']],
+    ['bun', ['Bun.serve']],
+    ['deno', ['Deno.serve']],
   ])('%s: a message, its callback and a failure callback end to end through mailroom dev', async (framework, context) => {
     const address = await publicAddress();
     running.push(address);
     const dev = await startDevServer(app, address.url);
     running.push(dev);
-    // Elysia runs on Bun (the repository's, from npm), the others on Node.
-    const result = await runBehind(address, framework === 'elysia' ? BUN : process.execPath, [`dist/${framework}.js`], {
+    // Elysia and Bun.serve run on Bun, Deno.serve on Deno, the Worker on workerd (the repository's,
+    // from npm), the others on Node.
+    const [command, args] =
+      framework === 'elysia' || framework === 'bun'
+        ? [BUN, [`dist/${framework}.js`]]
+        : framework === 'deno'
+          ? // As docs/frameworks/deno.md says: the network, and the environment for the keys.
+            [DENO, ['run', '--allow-net', '--allow-env', '--allow-read', `dist/${framework}.js`]]
+          : framework === 'worker'
+            ? [process.execPath, ['dist/worker-launch.js', WORKERD]]
+            : [process.execPath, [`dist/${framework}.js`]];
+    const result = await runBehind(address, command, args, {
       cwd: app.dir,
       env: cleanEnv({ ...dev.env, PORT: '0' }),
     });

@@ -23,9 +23,13 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-/** Sends through the dev server (configured only by the printed variables) and prints the report. */
-export async function runScenario(appUrl: string): Promise<void> {
-  const client = createMessagingClient();
+/** Sends through the dev server (configured only by the printed variables); prints the report and answers it. */
+export async function runScenario(
+  appUrl: string,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<{ seen: Seen; forged: number }> {
+  // On Node the settings come from process.env; a Worker hands its bindings over instead.
+  const client = createMessagingClient(env ? { env } : undefined);
   await client.send(orderPlaced, { orderId: 'o-1' }, { callback: `${appUrl}/callbacks` });
   await until(() => seen.orders.length === 1 && seen.callbacks.length === 1, 'the message and its callback');
   await client.send(crashing, { orderId: 'o-2' }, { retries: 0, failureCallback: `${appUrl}/failures` });
@@ -35,5 +39,7 @@ export async function runScenario(appUrl: string): Promise<void> {
     headers: { 'content-type': 'application/json', 'upstash-signature': 'forged', 'service-signature': 'forged' },
     body: '{"orderId":"o-3"}',
   });
-  console.log(`REPORT ${JSON.stringify({ seen, forged: forged.status })}`);
+  const report = { seen, forged: forged.status };
+  console.log(`REPORT ${JSON.stringify(report)}`);
+  return report;
 }
