@@ -20,7 +20,8 @@ import {
 // page for each says. Each is built with its own build, started as production starts it (the keys in
 // a `.env` read with `node --env-file`), and then, through `mailroom dev` playing the service with its
 // vendor's header prefix: a delivery published with the vendor's own SDK (`@upstash/qstash`), a
-// `send` from the app's server code, and an unsigned request refused.
+// `send` from the app's server code, and an unsigned request refused. The Astro and React Router apps
+// also run the in-process test their page shows, with `@mailroom/testing` and vitest.
 
 interface Framework {
   template: string;
@@ -30,6 +31,8 @@ interface Framework {
   build: string[];
   /** What production runs, after `node --env-file=.env`. */
   serve: string;
+  /** Whether the app carries the in-process test its page shows (`test/`, run by vitest with `@mailroom/testing`). */
+  inProcessTest?: boolean;
 }
 
 const FRAMEWORKS: Framework[] = [
@@ -44,6 +47,7 @@ const FRAMEWORKS: Framework[] = [
     dependencies: ['astro', '@astrojs/node', 'zod'],
     build: ['astro/astro.js', 'build'],
     serve: 'dist/server/entry.mjs',
+    inProcessTest: true,
   },
   {
     template: 'react-router',
@@ -59,6 +63,7 @@ const FRAMEWORKS: Framework[] = [
     ],
     build: ['@react-router/dev/bin.js', 'build'],
     serve: 'server.js',
+    inProcessTest: true,
   },
   {
     template: 'nuxt',
@@ -78,6 +83,7 @@ describe.each(FRAMEWORKS)('a fresh $template app', (framework) => {
       await tarball(packed, 'core'),
       await tarball(packed, 'adapters'),
       await tarball(packed, 'dev-server'),
+      ...(framework.inProcessTest ? [await tarball(packed, 'testing'), `vitest@${await lockedVersion('vitest')}`] : []),
       ...(await Promise.all(
         framework.dependencies.map(async (entry) => {
           const [name, lockKey] = typeof entry === 'string' ? [entry, undefined] : entry;
@@ -104,6 +110,17 @@ describe.each(FRAMEWORKS)('a fresh $template app', (framework) => {
       },
     );
     expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+
+  it.runIf(framework.inProcessTest)("runs its page's in-process test: @mailroom/testing delivering into the route", async () => {
+    const result = await run(process.execPath, [join(app.dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
+      cwd: app.dir,
+      env: cleanEnv({ NO_COLOR: '1' }),
+      timeoutMs: 120_000,
+      allowFailure: true,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Tests\s+1 passed/);
   });
 
   it('receives a vendor-published delivery and its own send through mailroom dev, and refuses an unsigned one', async () => {
