@@ -51,7 +51,7 @@ function bundle(entry: Entry): Promise<string> {
 }
 
 /** The test side of the handlers: each call runs the spy the case set, and answers its value or error. */
-async function startBridge(setup: TargetSetup): Promise<{ server: Server; url: string }> {
+export async function startBridge(setup: TargetSetup): Promise<{ server: Server; url: string }> {
   const handlers: Record<string, (message: never) => unknown> = {
     destination: setup.destination.handler,
     callback: setup.callback,
@@ -91,7 +91,7 @@ async function text(req: IncomingMessage): Promise<string> {
  * The settings a remote app can be given: the data of the options; the clock as its one instant; an
  * idempotency store as `'memory'`, for the app to make one in its own runtime (a store cannot cross).
  */
-function remoteConfig(setup: TargetSetup, bridgeUrl: string, app: RemoteAppKind): RemoteConfig {
+export function remoteConfig(setup: TargetSetup, bridgeUrl: string, app: RemoteAppKind): RemoteConfig {
   const { now, onError: _onError, idempotency, ...all } = setup.options;
   // A Worker's keys are bindings (`wrangler secret put`); the Cloudflare entry must find them there.
   // An `env` option would stop the lookup in the bindings, so the Worker gets none.

@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { createRequestListener } from '@react-router/node';
+import { toNodeListener } from 'h3v1';
 import type { ServerBuild } from 'react-router';
 import type { ViteDevServer } from 'vite';
+import { remoteConfig, startBridge } from '../runtimes/runtime-target';
 import type { ConformanceTarget, TargetSetup } from '../target';
 import { serveOnPort0 } from './node-server';
 
@@ -21,7 +23,7 @@ import { serveOnPort0 } from './node-server';
  *   `react-router-serve` wraps the same); `react-router dev`'s Vite server with the server build it loads.
  * - Nuxt 3 (apps/nuxt: a catch-all server route with the h3 adapter, after a middleware that reads
  *   every POST body): `nuxt build`, Nitro's server built with the node-listener preset (the default
- *   node-server preset's server, exporting its listener instead of calling `listen`).
+ *   node-server preset's server, exporting its listener instead of calling `listen`); `nuxi dev`.
  * - Astro 5 (apps/astro: one on-demand API route, `ALL`): `astro build` with @astrojs/node in
  *   standalone mode, its `dist/server/entry.mjs` handler (started with ASTRO_NODE_AUTOSTART=disabled,
  *   as its own preview does); `astro dev`, whose dev server hands out its request handler.
@@ -120,6 +122,48 @@ async function nuxtBuild(): Promise<NodeHandler> {
   return (req, res) => listener(req, res);
 }
 
+/**
+ * `nuxi dev` as it runs Nuxt: the app loaded in dev mode and built (Vite, and Nitro's dev server,
+ * whose worker thread runs the server routes), requests handed to the dev server's app as nuxi's
+ * listener does. The worker shares no memory with the test: each profile's settings go to a file it
+ * reads by port, and its handlers call the suite's spies over HTTP (the remote setup).
+ */
+function nuxtDevTarget(): ConformanceTarget {
+  let made: Promise<{ handler: NodeHandler; setups: string }> | undefined;
+  const make = async () => {
+    const root = await copyOfApp('nuxt');
+    const setups = join(root, '.conformance-setups');
+    await mkdir(setups, { recursive: true });
+    process.env.MAILROOM_CONFORMANCE_SETUPS = setups;
+    process.env.MAILROOM_CONFORMANCE_REMOTE_SETUP = join(PACKAGE, 'src', 'runtimes', 'remote-setup.ts');
+    const { buildNuxt, loadNuxt } = (await import('nuxt/kit')) as typeof import('nuxt/kit');
+    const nuxt = await loadNuxt({ cwd: root, dev: true, overrides: { logLevel: 'silent' } });
+    await buildNuxt(nuxt);
+    const server = nuxt.server as { app: Parameters<typeof toNodeListener>[0] } | undefined;
+    if (!server) throw new Error('Nuxt started no dev server');
+    const listener = toNodeListener(server.app);
+    return { handler: ((req, res) => void listener(req, res)) as NodeHandler, setups };
+  };
+  return {
+    name: 'nuxt 3 (nuxi dev, a middleware read the body first)',
+    start: async (setup) => {
+      const [{ handler, setups }, bridge] = await Promise.all([(made ??= make()), startBridge(setup)]);
+      const running = await serveOnPort0((req, res) => handler(req, res, () => res.writeHead(404).end('Not found')));
+      const file = join(setups, `${new URL(running.origin).port}.json`);
+      await writeFile(file, JSON.stringify(remoteConfig(setup, bridge.url, 'web')));
+      return {
+        ...running,
+        close: async () => {
+          await rm(file, { force: true });
+          await running.close();
+          bridge.server.closeAllConnections();
+          await new Promise((resolve) => bridge.server.close(resolve));
+        },
+      };
+    },
+  };
+}
+
 /** React Router's dev server as its custom-server template runs it: Vite's middleware, then the server build Vite loads per request. */
 async function reactRouterDev(): Promise<NodeHandler> {
   const vite = await viteDevServer('react-router');
@@ -185,3 +229,4 @@ export const astroDefaultsTarget = builtAppTarget('astro 5 (astro build, origin 
   }),
 );
 export const nuxtBuildTarget = builtAppTarget('nuxt 3 (nuxt build, nitro, a middleware read the body first)', nuxtBuild);
+export const nuxtDevServerTarget = nuxtDevTarget();
