@@ -15,7 +15,7 @@ import {
   type App,
 } from '../src/harness';
 
-// Fresh SvelteKit, Astro, React Router and Nuxt apps, laid out as each framework's docs lay out a new
+// Fresh SvelteKit, Astro, React Router, SolidStart and Nuxt apps, laid out as each framework's docs lay out a new
 // project (their scaffolders fetch templates from GitHub or need Node 22) and written as Mailroom's
 // page for each says. Each is built with its own build, started as production starts it (the keys in
 // a `.env` read with `node --env-file`), and then, through `mailroom dev` playing the service with its
@@ -64,6 +64,12 @@ const FRAMEWORKS: Framework[] = [
     build: ['@react-router/dev/bin.js', 'build'],
     serve: 'server.js',
     inProcessTest: true,
+  },
+  {
+    template: 'solidstart',
+    dependencies: ['@solidjs/start', '@solidjs/router', 'solid-js', 'vinxi', 'zod'],
+    build: ['vinxi/bin/cli.mjs', 'build'],
+    serve: '.output/server/index.mjs',
   },
   {
     template: 'nuxt',

@@ -111,7 +111,7 @@ export function remoteConfig(setup: TargetSetup, bridgeUrl: string, app: RemoteA
 }
 
 /** Starts a runtime's process on the bundle and resolves with the port it printed (`ready`), or at once. */
-function launch(
+export function launch(
   command: string,
   args: string[],
   env: Record<string, string>,

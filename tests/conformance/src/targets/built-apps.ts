@@ -9,9 +9,9 @@ import { createRequestListener } from '@react-router/node';
 import { toNodeListener } from 'h3v1';
 import type { ServerBuild } from 'react-router';
 import type { ViteDevServer } from 'vite';
-import { remoteConfig, startBridge } from '../runtimes/runtime-target';
+import { launch, remoteConfig, startBridge } from '../runtimes/runtime-target';
 import type { ConformanceTarget, TargetSetup } from '../target';
-import { serveOnPort0 } from './node-server';
+import { sendOverHttp, serveOnPort0 } from './node-server';
 
 /**
  * Apps made by a framework's own build, each served as its users serve it, on its production build
@@ -24,6 +24,8 @@ import { serveOnPort0 } from './node-server';
  * - Nuxt 3 (apps/nuxt: a catch-all server route with the h3 adapter, after a middleware that reads
  *   every POST body): `nuxt build`, Nitro's server built with the node-listener preset (the default
  *   node-server preset's server, exporting its listener instead of calling `listen`); `nuxi dev`.
+ * - SolidStart 1 (apps/solidstart: one catch-all API route, every method): `vinxi build`, then
+ *   `node .output/server/index.mjs`, one server per profile, its handlers calling back over HTTP.
  * - Astro 5 (apps/astro: one on-demand API route, `ALL`): `astro build` with @astrojs/node in
  *   standalone mode, its `dist/server/entry.mjs` handler (started with ASTRO_NODE_AUTOSTART=disabled,
  *   as its own preview does); `astro dev`, whose dev server hands out its request handler.
@@ -37,10 +39,12 @@ const VITE = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js
 const REACT_ROUTER = join(dirname(require.resolve('@react-router/dev/package.json')), 'bin.js');
 const ASTRO = join(dirname(require.resolve('astro/package.json')), 'astro.js');
 const NUXT = join(dirname(require.resolve('nuxt/package.json')), 'bin', 'nuxt.mjs');
+// vinxi exports no package.json: its bin is found from its main module (lib/index.js).
+const VINXI = join(dirname(fileURLToPath(import.meta.resolve('vinxi'))), '..', 'bin', 'cli.mjs');
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
-type App = 'sveltekit' | 'react-router' | 'nuxt' | 'astro';
+type App = 'sveltekit' | 'react-router' | 'nuxt' | 'astro' | 'solidstart';
 
 /** Changes a copy of an app before it is built (a variant with a framework's defaults). */
 type Edit = (root: string) => Promise<void>;
@@ -230,3 +234,51 @@ export const astroDefaultsTarget = builtAppTarget('astro 5 (astro build, origin 
 );
 export const nuxtBuildTarget = builtAppTarget('nuxt 3 (nuxt build, nitro, a middleware read the body first)', nuxtBuild);
 export const nuxtDevServerTarget = nuxtDevTarget();
+/**
+ * SolidStart 1 as its users serve it: `vinxi build` once, then `node .output/server/index.mjs` per
+ * receiver profile, its settings in MAILROOM_CONFORMANCE, its handlers calling back over HTTP.
+ */
+export const solidStartBuildTarget: ConformanceTarget = (() => {
+  let built: Promise<string> | undefined;
+  const build = async () => {
+    const root = await copyOfApp('solidstart');
+    await promisify(execFile)(process.execPath, [VINXI, 'build'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        MAILROOM_CONFORMANCE_REMOTE_SETUP: join(PACKAGE, 'src', 'runtimes', 'remote-setup.ts'),
+      },
+    });
+    return join(root, '.output', 'server', 'index.mjs');
+  };
+  return {
+    name: 'solidstart 1 (vinxi build, node .output/server/index.mjs)',
+    start: async (setup) => {
+      const [server, bridge] = await Promise.all([(built ??= build()), startBridge(setup)]);
+      const { child, port } = await launch(
+        process.execPath,
+        [server],
+        {
+          PORT: '0',
+          HOST: '127.0.0.1',
+          NODE_ENV: 'production',
+          MAILROOM_CONFORMANCE: JSON.stringify(remoteConfig(setup, bridge.url, 'web')),
+        },
+        /Listening on http:\/\/127\.0\.0\.1:(\d+)/,
+      );
+      const origin = `http://127.0.0.1:${port}`;
+      return {
+        origin,
+        send: (request) => sendOverHttp(origin, request),
+        close: async () => {
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGKILL');
+          await exited;
+          bridge.server.closeAllConnections();
+          await new Promise((resolve) => bridge.server.close(resolve));
+        },
+      };
+    },
+  };
+})();

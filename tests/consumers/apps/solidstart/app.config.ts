@@ -1,0 +1,3 @@
+import { defineConfig } from '@solidjs/start/config';
+
+export default defineConfig({});

@@ -1,0 +1,3 @@
+import { received } from '../../lib/mailroom';
+
+export const GET = () => Response.json(received);
