@@ -16,5 +16,9 @@ export const sharedTestConfig = defineConfig({
     testTimeout: 60_000,
     // Set-ups start servers and runtimes (Bun, Deno, workerd) on the same busy cores.
     hookTimeout: 60_000,
+    // Two files at a time. vitest's default is one fewer than the cores, so on two cores it ran one
+    // file at a time, while most files spend their time waiting on sockets, child processes and real
+    // clocks (a crashed app's lease lapsing, a browser, Redis and Postgres starting).
+    maxWorkers: 2,
   },
 });
