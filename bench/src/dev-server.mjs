@@ -315,7 +315,8 @@ function devServerResults(samples, runs, latency) {
       value: summarise(samples[name]),
       ratios,
       targets: [
-        { text: `<= 2x ${floorName}`, met: ratios[0].median <= 2 },
+        // The speed issue's target: 1.5x the relay floor's CPU per message (it was 2x before).
+        { text: `<= 1.5x ${floorName}`, met: ratios[0].median <= 1.5 },
         { text: '0 lost', met: lost === 0 },
       ],
     });

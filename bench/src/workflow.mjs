@@ -118,7 +118,8 @@ await report(async ({ smoke }) => {
         ratios: [{ vs: 'chained messages', ...ratio }],
         // A step is three exchanges (the SDK's publish, the delivery, its fetch of the run's history)
         // where a chained message is two: 0.67x is the ideal, the rest is the SDK's own work.
-        targets: [{ text: '>= 0.4x chained messages', met: ratio.median >= 0.4 }],
+        // The speed issue's target (0.4x before): 0.6x, close to the 0.67x bound above.
+        targets: [{ text: '>= 0.6x chained messages', met: ratio.median >= 0.6 }],
       },
       {
         section,
