@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +51,7 @@ function bundle(entry: Entry): Promise<string> {
 }
 
 /** The test side of the handlers: each call runs the spy the case set, and answers its value or error. */
-export async function startBridge(setup: TargetSetup): Promise<{ server: Server; url: string }> {
+export async function startBridge(setup: TargetSetup): Promise<{ url: string; close: () => Promise<void> }> {
   const handlers: Record<string, (message: never) => unknown> = {
     destination: setup.destination.handler,
     callback: setup.callback,
@@ -78,7 +78,13 @@ export async function startBridge(setup: TargetSetup): Promise<{ server: Server;
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 async function text(req: IncomingMessage): Promise<string> {
@@ -153,12 +159,27 @@ function runtimeTarget(
   start: (file: string, config: string) => Promise<{ child: ChildProcess; port: number }>,
   quirks?: ConformanceTarget['quirks'],
 ): ConformanceTarget {
+  return remoteProcessTarget(name, app, () => bundle(entry), start, quirks);
+}
+
+/**
+ * A target whose app runs in a process of its own, one per receiver profile: `file` is made once
+ * (a bundle, a framework's build), `start` runs it with the profile's settings (`MAILROOM_CONFORMANCE`)
+ * and says its port, and the app's handlers call back here over the bridge.
+ */
+export function remoteProcessTarget(
+  name: string,
+  app: RemoteAppKind,
+  file: () => Promise<string>,
+  start: (file: string, config: string) => Promise<{ child: ChildProcess; port: number }>,
+  quirks?: ConformanceTarget['quirks'],
+): ConformanceTarget {
   return {
     name,
     ...(quirks ? { quirks } : {}),
     start: async (setup): Promise<RunningTarget> => {
-      const [file, bridge] = await Promise.all([bundle(entry), startBridge(setup)]);
-      const { child, port } = await start(file, JSON.stringify(remoteConfig(setup, bridge.url, app)));
+      const [made, bridge] = await Promise.all([file(), startBridge(setup)]);
+      const { child, port } = await start(made, JSON.stringify(remoteConfig(setup, bridge.url, app)));
       const origin = `http://127.0.0.1:${port}`;
       return {
         origin,
@@ -167,8 +188,7 @@ function runtimeTarget(
           const exited = new Promise((resolve) => child.once('exit', resolve));
           child.kill('SIGKILL');
           await exited;
-          bridge.server.closeAllConnections();
-          await new Promise((resolve) => bridge.server.close(resolve));
+          await bridge.close();
         },
       };
     },

@@ -9,9 +9,9 @@ import { createRequestListener } from '@react-router/node';
 import { toNodeListener } from 'h3v1';
 import type { ServerBuild } from 'react-router';
 import type { ViteDevServer } from 'vite';
-import { launch, remoteConfig, startBridge } from '../runtimes/runtime-target';
+import { launch, remoteConfig, remoteProcessTarget, startBridge } from '../runtimes/runtime-target';
 import type { ConformanceTarget, TargetSetup } from '../target';
-import { sendOverHttp, serveOnPort0 } from './node-server';
+import { serveOnPort0 } from './node-server';
 
 /**
  * Apps made by a framework's own build, each served as its users serve it, on its production build
@@ -160,8 +160,7 @@ function nuxtDevTarget(): ConformanceTarget {
         close: async () => {
           await rm(file, { force: true });
           await running.close();
-          bridge.server.closeAllConnections();
-          await new Promise((resolve) => bridge.server.close(resolve));
+          await bridge.close();
         },
       };
     },
@@ -234,51 +233,33 @@ export const astroDefaultsTarget = builtAppTarget('astro 5 (astro build, origin 
 );
 export const nuxtBuildTarget = builtAppTarget('nuxt 3 (nuxt build, nitro, a middleware read the body first)', nuxtBuild);
 export const nuxtDevServerTarget = nuxtDevTarget();
+let solidStartBuilt: Promise<string> | undefined;
+async function solidStartBuild(): Promise<string> {
+  const root = await copyOfApp('solidstart');
+  await promisify(execFile)(process.execPath, [VINXI, 'build'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      MAILROOM_CONFORMANCE_REMOTE_SETUP: join(PACKAGE, 'src', 'runtimes', 'remote-setup.ts'),
+    },
+  });
+  return join(root, '.output', 'server', 'index.mjs');
+}
+
 /**
  * SolidStart 1 as its users serve it: `vinxi build` once, then `node .output/server/index.mjs` per
  * receiver profile, its settings in MAILROOM_CONFORMANCE, its handlers calling back over HTTP.
  */
-export const solidStartBuildTarget: ConformanceTarget = (() => {
-  let built: Promise<string> | undefined;
-  const build = async () => {
-    const root = await copyOfApp('solidstart');
-    await promisify(execFile)(process.execPath, [VINXI, 'build'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        MAILROOM_CONFORMANCE_REMOTE_SETUP: join(PACKAGE, 'src', 'runtimes', 'remote-setup.ts'),
-      },
-    });
-    return join(root, '.output', 'server', 'index.mjs');
-  };
-  return {
-    name: 'solidstart 1 (vinxi build, node .output/server/index.mjs)',
-    start: async (setup) => {
-      const [server, bridge] = await Promise.all([(built ??= build()), startBridge(setup)]);
-      const { child, port } = await launch(
-        process.execPath,
-        [server],
-        {
-          PORT: '0',
-          HOST: '127.0.0.1',
-          NODE_ENV: 'production',
-          MAILROOM_CONFORMANCE: JSON.stringify(remoteConfig(setup, bridge.url, 'web')),
-        },
-        /Listening on http:\/\/127\.0\.0\.1:(\d+)/,
-      );
-      const origin = `http://127.0.0.1:${port}`;
-      return {
-        origin,
-        send: (request) => sendOverHttp(origin, request),
-        close: async () => {
-          const exited = new Promise((resolve) => child.once('exit', resolve));
-          child.kill('SIGKILL');
-          await exited;
-          bridge.server.closeAllConnections();
-          await new Promise((resolve) => bridge.server.close(resolve));
-        },
-      };
-    },
-  };
-})();
+export const solidStartBuildTarget = remoteProcessTarget(
+  'solidstart 1 (vinxi build, node .output/server/index.mjs)',
+  'web',
+  () => (solidStartBuilt ??= solidStartBuild()),
+  (server, config) =>
+    launch(
+      process.execPath,
+      [server],
+      { PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', MAILROOM_CONFORMANCE: config },
+      /Listening on http:\/\/127\.0\.0\.1:(\d+)/,
+    ),
+);
