@@ -127,6 +127,30 @@ export function wholeNumber(context: Context, name: string): number | undefined 
   return Number(value);
 }
 
+/** The flags a message's body and retries come from (`publish`, `schedules create`). */
+export const BODY_OPTIONS = {
+  file: { type: 'string', description: 'read the body from this file' },
+  'content-type': { type: 'string', description: "the body's type (default application/json)" },
+  retries: { type: 'string', description: 'retries after the first attempt' },
+} as const satisfies Record<string, OptionSpec>;
+
+/** The body from --file, else what `orElse` gives (stdin, or --body). */
+export async function bodyOf(
+  context: Context,
+  orElse: () => string | undefined | Promise<string | undefined>,
+): Promise<string | undefined> {
+  const file = text(context, 'file');
+  return file ? (await import('node:fs/promises')).readFile(file, 'utf8') : orElse();
+}
+
+/** --retries as a whole number (0 included), if given. */
+export function retriesOf(context: Context): number | undefined {
+  const retries = text(context, 'retries');
+  if (retries === undefined) return undefined;
+  if (!/^\d+$/.test(retries)) throw new UsageError(`--retries must be a whole number, got "${retries}"`);
+  return Number(retries);
+}
+
 export const time = (at: unknown) => (typeof at === 'number' ? new Date(at).toISOString() : '');
 
 /** The positional ids; at least one. */

@@ -1,4 +1,6 @@
 import {
+  BODY_OPTIONS,
+  bodyOf,
   type Command,
   type Context,
   confirm,
@@ -12,6 +14,7 @@ import {
   messageFilter,
   PAGE_OPTIONS,
   print,
+  retriesOf,
   text,
   time,
   UsageError,
@@ -165,24 +168,20 @@ export const MESSAGE_COMMANDS: readonly Command[] = [
     summary: 'Publish a message to a URL: the body from --file, or from stdin',
     example: 'echo \'{"orderId":"o-1"}\' | mailroom publish https://app.example.com/api/orders --content-type application/json',
     options: {
-      file: { type: 'string', description: 'read the body from this file' },
-      'content-type': { type: 'string', description: "the body's type (default application/json)" },
+      ...BODY_OPTIONS,
       delay: { type: 'string', description: 'wait before the first attempt, e.g. 10s' },
-      retries: { type: 'string', description: 'retries after the first attempt' },
     },
     run: async (context) => {
       const [destination] = context.positionals;
       if (!destination) throw new UsageError('give the destination URL');
-      const file = text(context, 'file');
-      const body = file ? await (await import('node:fs/promises')).readFile(file, 'utf8') : await context.readStdin();
-      const retries = text(context, 'retries');
-      if (retries !== undefined && !/^\d+$/.test(retries)) throw new UsageError(`--retries must be a whole number, got "${retries}"`);
+      const body = await bodyOf(context, () => context.readStdin());
+      const retries = retriesOf(context);
       const result = await context.client.publish({
         destination,
         body,
         contentType: text(context, 'content-type') ?? 'application/json',
         ...(text(context, 'delay') ? { delay: text(context, 'delay') as never } : {}),
-        ...(retries !== undefined ? { retries: Number(retries) } : {}),
+        ...(retries !== undefined ? { retries } : {}),
       });
       print(context, result, ['messageId'], [result as Record<string, unknown>]);
     },

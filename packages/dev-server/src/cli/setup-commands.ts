@@ -1,9 +1,27 @@
-import { type Command, confirm, ids, PAGE_OPTIONS, print, text, time, UsageError, wholeNumber } from './command-kit';
+import {
+  BODY_OPTIONS,
+  bodyOf,
+  type Command,
+  type Context,
+  confirm,
+  ids,
+  PAGE_OPTIONS,
+  print,
+  retriesOf,
+  text,
+  time,
+  UsageError,
+  wholeNumber,
+} from './command-kit';
 import { applyScheduleSync, describeSyncPlan, planScheduleSync, readScheduleFile } from './schedules-sync';
 
 // Commands on what the service is set up with (queues, URL groups, schedules) and on workflow runs.
 
-const done = (what: string, names: readonly string[]) => ({ [what]: names });
+/** Acts on each named thing in turn, then prints what was done to which (`paused  orders, emails`). */
+async function onEach(context: Context, verb: string, names: readonly string[], act: (name: string) => Promise<void>): Promise<void> {
+  for (const name of names) await act(name);
+  print(context, { [verb]: names }, [verb], [{ [verb]: names.join(', ') }]);
+}
 
 export const SETUP_COMMANDS: readonly Command[] = [
   {
@@ -42,8 +60,7 @@ export const SETUP_COMMANDS: readonly Command[] = [
       example: `mailroom queues ${change} orders`,
       run: async (context) => {
         const names = ids(context, 'queue names');
-        for (const name of names) await context.client.queues[change](name);
-        print(context, done(`${change}d`, names), [`${change}d`], [{ [`${change}d`]: names.join(', ') }]);
+        await onEach(context, `${change}d`, names, (name) => context.client.queues[change](name));
       },
     }),
   ),
@@ -54,8 +71,7 @@ export const SETUP_COMMANDS: readonly Command[] = [
     run: async (context) => {
       const names = ids(context, 'queue names');
       await confirm(context, `Delete ${names.join(', ')} and every message waiting in it`);
-      for (const name of names) await context.client.queues.delete(name);
-      print(context, done('deleted', names), ['deleted'], [{ deleted: names.join(', ') }]);
+      await onEach(context, 'deleted', names, (name) => context.client.queues.delete(name));
     },
   },
   {
@@ -108,8 +124,7 @@ export const SETUP_COMMANDS: readonly Command[] = [
     run: async (context) => {
       const names = ids(context, 'URL group names');
       await confirm(context, `Delete the URL group(s) ${names.join(', ')}`);
-      for (const name of names) await context.client.urlGroups.delete(name);
-      print(context, done('deleted', names), ['deleted'], [{ deleted: names.join(', ') }]);
+      await onEach(context, 'deleted', names, (name) => context.client.urlGroups.delete(name));
     },
   },
   {
@@ -134,26 +149,22 @@ export const SETUP_COMMANDS: readonly Command[] = [
       cron: { type: 'string', description: "five cron fields, UTC unless it starts with CRON_TZ=Area/City (e.g. '0 3 * * *')" },
       'schedule-id': { type: 'string', description: 'your own id: an existing one is replaced' },
       body: { type: 'string', description: 'the body each firing sends' },
-      file: { type: 'string', description: 'read the body from this file' },
-      'content-type': { type: 'string', description: "the body's type (default application/json)" },
+      ...BODY_OPTIONS,
       queue: { type: 'string', description: 'enqueue each firing on this queue' },
-      retries: { type: 'string', description: 'retries after the first attempt' },
     },
     run: async (context) => {
       const [destination] = context.positionals;
       const cron = text(context, 'cron');
       if (!destination || !cron) throw new UsageError('give the destination (a URL or URL group) and --cron');
-      const file = text(context, 'file');
-      const body = file ? await (await import('node:fs/promises')).readFile(file, 'utf8') : text(context, 'body');
-      const retries = text(context, 'retries');
-      if (retries !== undefined && !/^\d+$/.test(retries)) throw new UsageError(`--retries must be a whole number, got "${retries}"`);
+      const body = await bodyOf(context, () => text(context, 'body'));
+      const retries = retriesOf(context);
       const created = await context.client.schedules.create({
         destination,
         cron,
         ...(body !== undefined ? { body, contentType: text(context, 'content-type') ?? 'application/json' } : {}),
         ...(text(context, 'schedule-id') ? { scheduleId: text(context, 'schedule-id') } : {}),
         ...(text(context, 'queue') ? { queue: text(context, 'queue') } : {}),
-        ...(retries !== undefined ? { retries: Number(retries) } : {}),
+        ...(retries !== undefined ? { retries } : {}),
       });
       print(context, created, ['scheduleId'], [created]);
     },
@@ -165,8 +176,7 @@ export const SETUP_COMMANDS: readonly Command[] = [
       example: `mailroom schedules ${change} nightly-report`,
       run: async (context) => {
         const names = ids(context, 'schedule ids');
-        for (const name of names) await context.client.schedules[change](name);
-        print(context, done(`${change}d`, names), [`${change}d`], [{ [`${change}d`]: names.join(', ') }]);
+        await onEach(context, `${change}d`, names, (name) => context.client.schedules[change](name));
       },
     }),
   ),
@@ -177,8 +187,7 @@ export const SETUP_COMMANDS: readonly Command[] = [
     run: async (context) => {
       const names = ids(context, 'schedule ids');
       await confirm(context, `Delete the schedule(s) ${names.join(', ')}`);
-      for (const name of names) await context.client.schedules.delete(name);
-      print(context, done('deleted', names), ['deleted'], [{ deleted: names.join(', ') }]);
+      await onEach(context, 'deleted', names, (name) => context.client.schedules.delete(name));
     },
   },
   {
