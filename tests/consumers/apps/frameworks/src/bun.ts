@@ -1,7 +1,7 @@
 // `Bun.serve` with core's Web entry and no framework, as docs/frameworks/bun.md shows it: an
 // endpoint's `fetch` is the handler, the keys read from the environment.
 import { createReceiver } from '@mailroom/core';
-import { crashing, orderPlaced, runScenario, seen } from './scenario.js';
+import { runScenario, webEndpoints } from './scenario.js';
 
 // Bun's own types come with `@types/bun`; this app type-checks with tsc, so it names what it uses.
 declare const Bun: {
@@ -13,32 +13,8 @@ declare const Bun: {
   }): { port: number; stop(): Promise<void> };
 };
 
-const receiver = createReceiver();
-const endpoints = new Map<string, { fetch(request: Request): Promise<Response> }>([
-  [
-    orderPlaced.path,
-    receiver.destination(orderPlaced, (message) => {
-      seen.orders.push(message.body);
-      seen.frameworkContext.push('Bun.serve');
-    }),
-  ],
-  [
-    crashing.path,
-    receiver.destination(crashing, () => {
-      throw new Error('the handler fails');
-    }),
-  ],
-  [
-    '/callbacks',
-    receiver.callback((message) => void seen.callbacks.push({ status: message.status, isFinalAttempt: message.isFinalAttempt })),
-  ],
-  [
-    '/failures',
-    receiver.failureCallback((message) => void seen.failures.push({ dlqId: message.dlqId, sourceBody: message.sourceBody.data }), {
-      source: crashing,
-    }),
-  ],
-]);
+// The scenario's four endpoints, each recording what it saw; `fetch` is what Bun hands a request to.
+const endpoints = webEndpoints(createReceiver(), 'Bun.serve');
 
 const server = Bun.serve({
   port: 0,

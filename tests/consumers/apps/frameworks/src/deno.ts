@@ -2,7 +2,7 @@
 // endpoint's `fetch` is the handler. Run with `deno run`, the packed packages resolved from this
 // app's node_modules (Deno reads package.json), the keys from the environment (--allow-env).
 import { createReceiver } from '@mailroom/core';
-import { crashing, orderPlaced, runScenario, seen } from './scenario.js';
+import { runScenario, webEndpoints } from './scenario.js';
 
 // Deno's own types come with `deno check`; this app type-checks with tsc, so it names what it uses.
 declare const Deno: {
@@ -14,32 +14,8 @@ declare const Deno: {
   exit(code: number): never;
 };
 
-const receiver = createReceiver();
-const routes = new Map<string, { fetch(request: Request): Promise<Response> }>([
-  [
-    orderPlaced.path,
-    receiver.destination(orderPlaced, (message) => {
-      seen.orders.push(message.body);
-      seen.frameworkContext.push('Deno.serve');
-    }),
-  ],
-  [
-    crashing.path,
-    receiver.destination(crashing, () => {
-      throw new Error('the handler fails');
-    }),
-  ],
-  [
-    '/callbacks',
-    receiver.callback((message) => void seen.callbacks.push({ status: message.status, isFinalAttempt: message.isFinalAttempt })),
-  ],
-  [
-    '/failures',
-    receiver.failureCallback((message) => void seen.failures.push({ dlqId: message.dlqId, sourceBody: message.sourceBody.data }), {
-      source: crashing,
-    }),
-  ],
-]);
+// The scenario's four endpoints, each recording what it saw; `fetch` is what Deno hands a request to.
+const routes = webEndpoints(createReceiver(), 'Deno.serve');
 
 let server: { shutdown(): Promise<void> } | undefined;
 const port = await new Promise<number>((resolve) => {

@@ -1,7 +1,7 @@
 // One message end to end through `mailroom dev`, the same for every framework: a send with a
 // callback, and a message whose handler always fails, with a failure callback. The app reports what
 // its handlers saw as one JSON line for the test to check.
-import { createMessagingClient, defineDestination } from '@mailroom/core';
+import { createMessagingClient, defineDestination, type Receiver } from '@mailroom/core';
 import { z } from 'zod';
 
 export const orderPlaced = defineDestination({ name: 'order-placed', schema: z.object({ orderId: z.string() }) });
@@ -15,6 +15,38 @@ export interface Seen {
 }
 
 export const seen: Seen = { orders: [], frameworkContext: [], callbacks: [], failures: [] };
+
+/**
+ * The scenario's endpoints by path, from core's Web entry alone (for servers that hand a handler the
+ * Web Request: `Bun.serve`, `Deno.serve`); `context` is what the destination records it was given.
+ */
+export function webEndpoints(receiver: Receiver, context: string): Map<string, { fetch(request: Request): Promise<Response> }> {
+  return new Map<string, { fetch(request: Request): Promise<Response> }>([
+    [
+      orderPlaced.path,
+      receiver.destination(orderPlaced, (message) => {
+        seen.orders.push(message.body);
+        seen.frameworkContext.push(context);
+      }),
+    ],
+    [
+      crashing.path,
+      receiver.destination(crashing, () => {
+        throw new Error('the handler fails');
+      }),
+    ],
+    [
+      '/callbacks',
+      receiver.callback((message) => void seen.callbacks.push({ status: message.status, isFinalAttempt: message.isFinalAttempt })),
+    ],
+    [
+      '/failures',
+      receiver.failureCallback((message) => void seen.failures.push({ dlqId: message.dlqId, sourceBody: message.sourceBody.data }), {
+        source: crashing,
+      }),
+    ],
+  ]);
+}
 
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !check(); waited += 50) {
