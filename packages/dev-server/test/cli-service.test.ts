@@ -281,7 +281,7 @@ describe('queues, URL groups and schedules: set up and taken down', () => {
     expect((await mailroom(['schedules', 'delete', 'nightly'])).code).toBe(2);
     expect((await mailroom(['schedules', 'delete', 'nightly', '--yes'])).code).toBe(0);
     expect(await t.messaging.schedules.list()).toEqual([]);
-  });
+  }, 180_000);
 });
 
 describe('schedules sync: schedules kept as code', () => {

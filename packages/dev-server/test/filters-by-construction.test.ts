@@ -194,10 +194,11 @@ let seeded = 0;
 
 /** Two pending messages, two running runs (their triggers pending), a plain DLQ entry and a failed run's. */
 async function seed(): Promise<World> {
+  // 150 h is nine minutes on the test server's clock: pending for the whole test, however busy the machine.
   destination.script('/fail', always(500));
   const url = destination.url;
-  const pendingA = (await t.messaging.publish({ destination: `${url}/a`, body: 'a', delay: '1h', label: 'la' })).messageId;
-  const pendingB = (await t.messaging.publish({ destination: `${url}/b`, body: 'b', delay: '1h', label: 'lb' })).messageId;
+  const pendingA = (await t.messaging.publish({ destination: `${url}/a`, body: 'a', delay: '150h', label: 'la' })).messageId;
+  const pendingB = (await t.messaging.publish({ destination: `${url}/b`, body: 'b', delay: '150h', label: 'lb' })).messageId;
   const trigger = async (runId: string, path: string) => {
     const answer = await raw(t, 'POST', `/v2/publish/${url}/${path}`, {
       body: '{}',
@@ -205,7 +206,7 @@ async function seed(): Promise<World> {
         'Service-Workflow-RunId': runId,
         'Service-Workflow-Url': `${url}/${path}`,
         'Service-Workflow-Init': 'true',
-        'Service-Delay': '1h',
+        'Service-Delay': '150h',
       },
     });
     return (answer.body as { messageId: string }).messageId;
