@@ -88,8 +88,13 @@ function joined(headers: Readonly<Record<string, string[]>>): Record<string, str
   return flat;
 }
 
+/** Text that could be JSON: what it may start with, after white space. */
+const JSON_START = /^\s*[[{"0-9tfn-]/;
+
 function bodyOf(body: Buffer): unknown {
   const text = body.toString('utf8');
+  // A failed parse throws, and a thrown error's stack costs more than the rest of a recording.
+  if (!JSON_START.test(text)) return text;
   try {
     return JSON.parse(text);
   } catch {

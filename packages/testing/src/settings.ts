@@ -41,6 +41,12 @@ export interface TestServiceOptions {
    * Workflow SDK); `env` then says where. Default: true.
    */
   listen?: boolean;
+  /**
+   * How Node's global fetch reaches the service's URL while it listens: `'in-process'` (default)
+   * answers its calls to the interface without a socket, as the port would; `'network'` leaves fetch
+   * alone.
+   */
+  globalFetch?: 'in-process' | 'network';
   /** Real time to wait for a delivery still being handled before failing the step. Default: 10 s. */
   settleTimeoutMs?: number;
 }
@@ -54,6 +60,7 @@ export interface Settings {
   issuer: string;
   plan: PlanName;
   listen: boolean;
+  fetchInProcess: boolean;
   settleTimeoutMs: number;
   signingKeys: { current: string; next: string } | undefined;
 }
@@ -85,6 +92,9 @@ export function resolveSettings(options: TestServiceOptions): Settings {
   if (typeof issuer !== 'string' || issuer === '') throw new ValidationError('issuer', 'expected a non-empty string');
   const plan = options.plan ?? 'paid';
   if (plan !== 'free' && plan !== 'paid') throw new ValidationError('plan', `expected "free" or "paid", got ${JSON.stringify(plan)}`);
+  const globalFetch = options.globalFetch ?? 'in-process';
+  if (globalFetch !== 'in-process' && globalFetch !== 'network')
+    throw new ValidationError('globalFetch', `expected "in-process" or "network", got ${JSON.stringify(globalFetch)}`);
   const settleTimeoutMs = options.settleTimeoutMs ?? 10_000;
   if (!Number.isFinite(settleTimeoutMs) || settleTimeoutMs <= 0)
     throw new ValidationError('settleTimeoutMs', 'expected a number of milliseconds > 0');
@@ -103,6 +113,7 @@ export function resolveSettings(options: TestServiceOptions): Settings {
     issuer,
     plan,
     listen: options.listen !== false,
+    fetchInProcess: globalFetch === 'in-process',
     settleTimeoutMs,
     signingKeys: keys,
   };

@@ -16,6 +16,7 @@ import { type EmbeddedService, type MessageFixture, type RunFixture, startEmbedd
 import { type InProcessDelivery, inProcessDelivery } from './app';
 import { createClockDriver, realClock, type TestClock, virtualClock } from './clock';
 import { faultsOver, type Faults } from './faults';
+import { answerGlobalFetch } from './global-fetch';
 import { type Attempt, createRecording } from './recording';
 import { createReplays, isRunFixture, type Replayed, type ReplayedRun, type ReplayOptions } from './replay';
 import { resolveSettings, type Settings, type TestServiceOptions } from './settings';
@@ -120,10 +121,13 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
     if (closed) throw new ConfigError('service', undefined, `${what} after close(): create a new test service`);
   };
   const faults = faultsOver(service.faults, open);
+  const restoreFetch =
+    service.url && settings.fetchInProcess ? answerGlobalFetch(service.url, (request) => service.answer(request)) : () => {};
   try {
     const app = options.createApp ? await options.createApp(environment(service, settings)) : options.app!;
     deliverToApp = await inProcessDelivery(app);
   } catch (error) {
+    restoreFetch();
     await service.close();
     throw error;
   }
@@ -211,6 +215,7 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
     async close() {
       if (closed) return;
       closed = true;
+      restoreFetch();
       await service.close();
     },
   };
