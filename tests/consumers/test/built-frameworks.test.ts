@@ -15,13 +15,13 @@ import {
   type App,
 } from '../src/harness';
 
-// Fresh SvelteKit, Astro, React Router, SolidStart and Nuxt apps, laid out as each framework's docs lay out a new
+// Fresh SvelteKit, Astro, React Router, SolidStart, TanStack Start and Nuxt apps, laid out as each framework's docs lay out a new
 // project (their scaffolders fetch templates from GitHub or need Node 22) and written as Mailroom's
 // page for each says. Each is built with its own build, started as production starts it (the keys in
 // a `.env` read with `node --env-file`), and then, through `mailroom dev` playing the service with its
 // vendor's header prefix: a delivery published with the vendor's own SDK (`@upstash/qstash`), a
-// `send` from the app's server code, and an unsigned request refused. The Astro and React Router apps
-// also run the in-process test their page shows, with `@mailroom/testing` and vitest.
+// `send` from the app's server code, and an unsigned request refused. The Astro, React Router and
+// TanStack Start apps also run the in-process test their page shows, with `@mailroom/testing` and vitest.
 
 interface Framework {
   template: string;
@@ -70,6 +70,22 @@ const FRAMEWORKS: Framework[] = [
     dependencies: ['@solidjs/start', '@solidjs/router', 'solid-js', 'vinxi', 'zod'],
     build: ['vinxi/bin/cli.mjs', 'build'],
     serve: '.output/server/index.mjs',
+  },
+  {
+    template: 'tanstack-start',
+    dependencies: [
+      '@tanstack/react-start',
+      '@tanstack/react-router',
+      ['@vitejs/plugin-react', 'tests/conformance/node_modules/@vitejs/plugin-react'],
+      'react',
+      'react-dom',
+      'srvx',
+      'vite',
+      'zod',
+    ],
+    build: ['vite/bin/vite.js', 'build'],
+    serve: 'server.js',
+    inProcessTest: true,
   },
   {
     template: 'nuxt',

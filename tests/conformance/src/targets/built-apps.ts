@@ -29,6 +29,8 @@ import { serveOnPort0 } from './node-server';
  * - Astro 5 (apps/astro: one on-demand API route, `ALL`): `astro build` with @astrojs/node in
  *   standalone mode, its `dist/server/entry.mjs` handler (started with ASTRO_NODE_AUTOSTART=disabled,
  *   as its own preview does); `astro dev`, whose dev server hands out its request handler.
+ * - TanStack Start (apps/tanstack-start: one catch-all server route, `ANY`): `vite build`, then
+ *   `vite preview`, whose middleware runs the built server entry in this process; `vite dev`.
  * Each is made once per test file, in a copy of its own, so two files never share an output folder.
  * The app finds its profile's setup by the port the request arrived at.
  */
@@ -44,7 +46,7 @@ const VINXI = join(dirname(fileURLToPath(import.meta.resolve('vinxi'))), '..', '
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
-type App = 'sveltekit' | 'react-router' | 'nuxt' | 'astro' | 'solidstart';
+type App = 'sveltekit' | 'react-router' | 'nuxt' | 'astro' | 'solidstart' | 'tanstack-start';
 
 /** Changes a copy of an app before it is built (a variant with a framework's defaults). */
 type Edit = (root: string) => Promise<void>;
@@ -90,6 +92,45 @@ async function viteDevServer(app: App): Promise<ViteDevServer> {
 async function svelteKitDev(): Promise<NodeHandler> {
   const vite = await viteDevServer('sveltekit');
   return (req, res, next) => vite.middlewares(req, res, next);
+}
+
+/** `vite build`, then `vite preview` (the build's server entry behind its middleware) on a port the suite does not use. */
+async function tanStackStartBuild(): Promise<NodeHandler> {
+  const root = await copyOfApp('tanstack-start');
+  await promisify(execFile)(process.execPath, [VITE, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  const { preview } = (await import('vite')) as typeof import('vite');
+  const server = await preview({
+    root,
+    configFile: join(root, 'vite.config.js'),
+    // The build's own folder, named absolutely: the plugin finds the server entry from the working folder.
+    build: { outDir: join(root, 'dist') },
+    preview: { port: 0, host: '127.0.0.1' },
+    logLevel: 'silent',
+  });
+  return (req, res, next) => server.middlewares(req, res, next);
+}
+
+/**
+ * `vite dev` as its users run it, listening on a port the suite does not use: the Start plugin adds
+ * its request handler only to a server of its own (not in middleware mode).
+ */
+async function tanStackStartDev(): Promise<NodeHandler> {
+  const root = await copyOfApp('tanstack-start');
+  const { createServer } = (await import('vite')) as typeof import('vite');
+  const previous = process.cwd();
+  process.chdir(root);
+  try {
+    const vite = await createServer({
+      root,
+      configFile: join(root, 'vite.config.js'),
+      server: { port: 0, host: '127.0.0.1' },
+      logLevel: 'silent',
+    });
+    await vite.listen();
+    return (req, res, next) => vite.middlewares(req, res, next);
+  } finally {
+    process.chdir(previous);
+  }
 }
 
 /** `react-router build`, then the server build on `@react-router/node`'s request listener. */
@@ -214,6 +255,8 @@ export const svelteKitBuildTarget = builtAppTarget('sveltekit 2 (vite build, ada
 export const svelteKitDevTarget = builtAppTarget('sveltekit 2 (vite dev)', svelteKitDev, svelteKitQuirks);
 export const reactRouterBuildTarget = builtAppTarget('react router 7 (react-router build, @react-router/node)', reactRouterBuild);
 export const reactRouterDevTarget = builtAppTarget('react router 7 (react-router dev)', reactRouterDev);
+export const tanStackStartBuildTarget = builtAppTarget('tanstack start 1 (vite build, vite preview)', tanStackStartBuild);
+export const tanStackStartDevTarget = builtAppTarget('tanstack start 1 (vite dev)', tanStackStartDev);
 export const astroBuildTarget = builtAppTarget('astro 5 (astro build, @astrojs/node standalone)', astroBuild);
 export const astroDevTarget = builtAppTarget('astro 5 (astro dev)', astroDev);
 /** SvelteKit as a new project has it: its CSRF check on (the app's `checkOrigin: false` line gone). */
