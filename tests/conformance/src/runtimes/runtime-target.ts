@@ -122,8 +122,9 @@ export function launch(
   args: string[],
   env: Record<string, string>,
   ready?: RegExp,
+  cwd?: string,
 ): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   let output = '';
   if (!ready) {
     child.stdout!.resume();

@@ -294,6 +294,30 @@ async function solidStartBuild(): Promise<string> {
  * SolidStart 1 as its users serve it: `vinxi build` once, then `node .output/server/index.mjs` per
  * receiver profile, its settings in MAILROOM_CONFORMANCE, its handlers calling back over HTTP.
  */
+/**
+ * SolidStart 1's dev server as its users run it, `vinxi dev`, one per receiver profile, each in a copy
+ * of its own (two dev servers never share Vite's cache folder). The app's package.json names the
+ * Solid packages: vite-plugin-solid compiles only those for the server, and one it does not name is
+ * imported by Node in its browser build.
+ */
+export const solidStartDevTarget = remoteProcessTarget(
+  'solidstart 1 (vinxi dev)',
+  'web',
+  () => copyOfApp('solidstart'),
+  (root, config) =>
+    launch(
+      process.execPath,
+      [VINXI, 'dev', '--port', '0', '--host', '127.0.0.1'],
+      {
+        NODE_ENV: 'development',
+        MAILROOM_CONFORMANCE: config,
+        MAILROOM_CONFORMANCE_REMOTE_SETUP: join(PACKAGE, 'src', 'runtimes', 'remote-setup.ts'),
+      },
+      /Local:\s+http:\/\/[\w.]+:(\d+)/,
+      root,
+    ),
+);
+
 export const solidStartBuildTarget = remoteProcessTarget(
   'solidstart 1 (vinxi build, node .output/server/index.mjs)',
   'web',
