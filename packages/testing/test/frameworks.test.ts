@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineDestination } from '@mailroom/core';
+import { createReceiver, defineDestination } from '@mailroom/core';
 import { createMailroom as fastifyMailroom } from '@mailroom/adapters/fastify';
 import { createMailroom as h3Mailroom } from '@mailroom/adapters/h3';
 import { createMailroom as workerMailroom } from '@mailroom/adapters/cloudflare';
@@ -9,6 +9,7 @@ import { createMailroom as koaMailroom } from '@mailroom/adapters/koa';
 import { createMailroom as lambdaMailroom, type HttpApiEvent } from '@mailroom/adapters/lambda';
 import { createMailroom as svelteKitMailroom } from '@mailroom/adapters/sveltekit';
 import Router from '@koa/router';
+import { Elysia } from 'elysia';
 import Koa from 'koa';
 import Fastify from 'fastify';
 import { defineEventHandler, H3 } from 'h3';
@@ -107,6 +108,33 @@ describe('deliveries into each kind of app', () => {
     await service.client.send(orderPlaced, { orderId: 'koa' });
     await service.runUntilIdle();
     expect(seen).toEqual(['koa']);
+  });
+
+  it('an Elysia app, given as itself: its fetch (docs/frameworks/elysia.md)', async () => {
+    const seen: string[] = [];
+    service = await createTestService({
+      createApp: (env) => {
+        const orders = createReceiver({ env }).destination(orderPlaced, (message) => void seen.push(message.body.orderId));
+        return new Elysia().post(orderPlaced.path, ({ request }) => orders.fetch(request));
+      },
+    });
+    await service.client.send(orderPlaced, { orderId: 'elysia' });
+    await service.runUntilIdle();
+    expect(seen).toEqual(['elysia']);
+  });
+
+  it('an API route of SolidStart, TanStack Start or Astro, its request handed over in its context', async () => {
+    const seen: string[] = [];
+    service = await createTestService({
+      createApp: (env) => {
+        const orders = createReceiver({ env }).destination(orderPlaced, (message) => void seen.push(message.body.orderId));
+        const POST = (context: { request: Request }) => orders.fetch(context.request, context);
+        return { fetch: (request: Request) => POST({ request }) };
+      },
+    });
+    await service.client.send(orderPlaced, { orderId: 'api-route' });
+    await service.runUntilIdle();
+    expect(seen).toEqual(['api-route']);
   });
 
   it('a Lambda handler, each delivery made an HTTP API event', async () => {

@@ -20,8 +20,9 @@ import {
 // page for each says. Each is built with its own build, started as production starts it (the keys in
 // a `.env` read with `node --env-file`), and then, through `mailroom dev` playing the service with its
 // vendor's header prefix: a delivery published with the vendor's own SDK (`@upstash/qstash`), a
-// `send` from the app's server code, and an unsigned request refused. The Astro, React Router and
-// TanStack Start apps also run the in-process test their page shows, with `@mailroom/testing` and vitest.
+// `send` from the app's server code, and an unsigned request refused. The Astro, React Router,
+// SolidStart and TanStack Start apps also run the in-process test their page shows, with
+// `@mailroom/testing` and vitest.
 
 interface Framework {
   template: string;
@@ -70,6 +71,7 @@ const FRAMEWORKS: Framework[] = [
     dependencies: ['@solidjs/start', '@solidjs/router', 'solid-js', 'vinxi', 'zod'],
     build: ['vinxi/bin/cli.mjs', 'build'],
     serve: '.output/server/index.mjs',
+    inProcessTest: true,
   },
   {
     template: 'tanstack-start',
