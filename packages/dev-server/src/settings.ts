@@ -79,6 +79,9 @@ export type ResolvedOptions = Required<Omit<DevServerOptions, 'dataDir' | 'regio
 /** Default port, the same as the service's own local server uses, so examples need no change. */
 export const DEFAULT_PORT = 8288;
 
+/** Where a running server answers MCP (docs/mcp.md). */
+export const MCP_PATH = '/mcp';
+
 /** Where the printed `MAILROOM_APP_URL` points unless `--app-url`, the variable or the project says otherwise. */
 export const DEFAULT_APP_URL = 'http://localhost:3000';
 

@@ -2,19 +2,18 @@
 // compacted and every accepted message is kept for the next start).
 import { createInterface } from 'node:readline/promises';
 import { lineWriter } from '../events';
-import { runCli } from './run-cli';
-import { runServiceCommand } from './service-commands';
 
 const out = lineWriter(process.stdout);
 const err = lineWriter(process.stderr);
 const argv = process.argv.slice(2);
 
-// `mailroom dev` runs the server; every other command talks to a service and exits.
+// `mailroom dev` runs the server; every other command talks to a service and exits. Each loads only
+// its own half: a command that only calls the service starts without the server's modules.
 const result =
   argv[0] === 'dev'
-    ? await runCli(argv, { out, err })
+    ? await (await import('./run-cli')).runCli(argv, { out, err })
     : {
-        exitCode: await runServiceCommand(
+        exitCode: await (await import('./service-commands')).runServiceCommand(
           argv,
           { out, err },
           {

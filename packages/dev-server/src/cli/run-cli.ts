@@ -3,8 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLogger } from '../events';
-import { DEFAULT_PORT } from '../settings';
-import { MCP_PATH } from '../mcp/mcp-endpoint';
+import { DEFAULT_PORT, MCP_PATH } from '../settings';
 import { environmentLines, startDevServer, type DevServer } from '../start-dev-server';
 import { parseCliArgs, USAGE } from './parse-cli-args';
 

@@ -1,7 +1,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { ServiceError } from '../errors';
 import type { EventBus } from '../events';
-import { type McpSettings, serveMcp } from '../mcp/mcp-endpoint';
+import type { McpSettings } from '../mcp/mcp-endpoint';
+import { MCP_PATH } from '../settings';
 import { type ConsoleSettings, serveConsole, type RequestGuard } from './console';
 import { type Answering, answerRequest, errorReply, type Reply, replyBody, replyHeaders, type ServiceRequest } from './router';
 
@@ -57,7 +58,11 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
       guard.check(req.headers);
       if (await serveConsole(req, res, options.consoleSettings)) return;
       // An agent's tools: the same guard as the console, the route table behind every call.
-      if (options.mcp && (await serveMcp(req, res, options, options.mcp))) return;
+      // Loaded at its first call: the MCP SDK and its schema libraries are most of a start's imports.
+      if (options.mcp && (req.url ?? '').split('?')[0] === MCP_PATH) {
+        const { serveMcp } = await import('../mcp/mcp-endpoint');
+        if (await serveMcp(req, res, options, options.mcp)) return;
+      }
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       req.resume();

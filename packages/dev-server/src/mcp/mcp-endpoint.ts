@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { checkMessagingAuth } from '../http/auth';
+import { MCP_PATH } from '../settings';
 import { shapeForReadOnly } from '../http/read-only';
 import { type Answering, answerRequest, type Route, type ServiceRequest } from '../http/router';
 import { filtersInput, type McpTool, offeredFilters, queryOf } from './tool-kit';
@@ -12,8 +13,6 @@ import { MCP_TOOLS } from './tools';
 // and the role decides which tools are listed at all: a tool is the read-only token's only when its
 // route answers that token (a GET the route table marks `answer`). Each call then goes through the
 // route table with the caller's token, where the same decision is made again.
-
-export const MCP_PATH = '/mcp';
 
 /** What the MCP endpoint needs besides the route table. */
 export interface McpSettings {
