@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeRecordLine } from '../src/journal/record-line';
-import { decodeRecord, type EncodedRecord, encodeRecord } from '../src/state/message-codec';
+import { decodeRecord, type EncodedRecord, encodeRecord, sharedHeaders } from '../src/state/message-codec';
 import { isEncodedRecord } from '../src/state/record-shapes';
 import type { DevRecord, MessageRecord } from '../src/state/records';
 
@@ -149,6 +149,31 @@ describe('a message in the journal', () => {
     const decoded = decodeRecord(legacy as EncodedRecord, () => undefined) as Extract<DevRecord, { type: 'messages.accepted' }>;
     expect(Buffer.from(decoded.messages[0]!.body, 'latin1')).toEqual(Buffer.from([0xff, 0x00, 0x41]));
     expect(decoded.messages[0]).not.toHaveProperty('bodyBase64');
+  });
+
+  it('shares one copy of each header set, whatever order the sets come in', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.array(fc.constantFrom('1', '2', ''), { minLength: 1, maxLength: 2 }), {
+            maxKeys: 3,
+          }),
+          { maxLength: 20 },
+        ),
+        (sets) => {
+          const seen = new Map<string, Readonly<Record<string, unknown>>>();
+          for (const set of sets) {
+            const shared = sharedHeaders(structuredClone(set));
+            // The same names, order and values as given: never another set's.
+            expect(JSON.stringify(shared)).toBe(JSON.stringify(set));
+            const key = JSON.stringify(set);
+            const first = seen.get(key);
+            if (first) expect(shared).toBe(first);
+            else seen.set(key, shared);
+          }
+        },
+      ),
+    );
   });
 
   it('refuses a tuple with a field of the wrong type', () => {

@@ -37,10 +37,35 @@ export const sharedString = (value: string): string => strings.get(value, value)
 /** Whether `value` was shared before (a destination URL already validated once). */
 export const isSharedString = (value: string): boolean => strings.has(value);
 
+// The set shared last: messages come in runs with the same headers (one client's sends, a replayed
+// journal), and comparing with it costs less than the key (a JSON text) a lookup needs.
+let lastShared: Readonly<Record<string, unknown>> = NO_HEADERS;
+
 /** A header set (forwarded headers, source headers) shared with every message that has the same one. */
 export function sharedHeaders<T extends Readonly<Record<string, unknown>>>(headers: T): T {
-  for (const _ in headers) return headerSets.get(JSON.stringify(headers), headers) as T;
+  for (const _ in headers) {
+    if (sameHeaders(lastShared, headers)) return lastShared as T;
+    lastShared = headerSets.get(JSON.stringify(headers), headers);
+    return lastShared as T;
+  }
   return NO_HEADERS as T;
+}
+
+/** Whether two header sets are the same names, in the same order, with the same values (a string or a list). */
+function sameHeaders(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  const names = Object.keys(a);
+  const others = Object.keys(b);
+  if (names.length !== others.length) return false;
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index]!;
+    if (name !== others[index]) return false;
+    const value = a[name];
+    const other = b[name];
+    if (value === other) continue;
+    if (!Array.isArray(value) || !Array.isArray(other) || value.length !== other.length) return false;
+    for (let item = 0; item < value.length; item++) if (value[item] !== other[item]) return false;
+  }
+  return true;
 }
 
 /**
