@@ -54,7 +54,10 @@ type Edit = (root: string) => Promise<void>;
 async function copyOfApp(app: App, edit?: Edit): Promise<string> {
   const cache = join(PACKAGE, 'node_modules', '.cache', app);
   await mkdir(cache, { recursive: true });
-  const root = await mkdtemp(join(cache, 'app-'));
+  // Laid out as under apps/: the app beside what the apps share, so its relative imports resolve in the copy.
+  const copy = await mkdtemp(join(cache, 'app-'));
+  await cp(join(PACKAGE, 'apps', 'shared'), join(copy, 'shared'), { recursive: true });
+  const root = join(copy, app);
   await cp(join(PACKAGE, 'apps', app), root, { recursive: true });
   await edit?.(root);
   return root;

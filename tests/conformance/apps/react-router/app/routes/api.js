@@ -1,4 +1,4 @@
-import { endpointFor } from '../conformance.server';
+import { endpointFor } from '../../../shared/endpoints.server';
 
 const notFound = () => new Response('Not found', { status: 404 });
 

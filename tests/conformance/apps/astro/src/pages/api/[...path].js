@@ -1,4 +1,4 @@
-import { endpointFor } from '../../lib/conformance';
+import { endpointFor } from '../../../../shared/endpoints.server';
 
 // Rendered on demand: without this line `astro build` prerenders the route, and every POST is a 404.
 export const prerender = false;

@@ -1,12 +1,17 @@
 import { createReceiver } from '@mailroom/core';
 
-// The suite serves this app once per receiver profile, several at a time, on its production build
-// (`vite preview`) and under `vite dev`, in the test's own process: each server registers its
-// profile's setup by the port it listens on. Each profile's endpoints are made once.
+// The Web-entry apps (Astro, React Router, TanStack Start) as the suite serves them: once per
+// receiver profile, several at a time, on their production build and under their dev server, in the
+// test's own process. Each server registers its profile's setup by the port it listens on; each
+// profile's endpoints are made once. (`.server`: React Router keeps such a module out of the browser.)
 const SETUPS = Symbol.for('mailroom.conformance.setups');
 const made = new WeakMap();
 
-/** The endpoint for the request's path under its server's profile (by the port in Host), or undefined where the app serves nothing. */
+/**
+ * The endpoint for the request's path under its server's profile, or undefined when the app serves
+ * nothing there. The port is read from Host: Astro's request URL names the host only when it is in
+ * `security.allowedDomains`, and `localhost` otherwise.
+ */
 export function endpointFor(request) {
   const port = new URL(`http://${request.headers.get('host')}`).port;
   const setup = globalThis[SETUPS]?.get(port);
