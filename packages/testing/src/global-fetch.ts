@@ -1,9 +1,9 @@
 import type { EmbeddedReply, EmbeddedRequest } from '@mailroom/dev-server/internal-embedded';
 
 // Node's global fetch to a test service's own URL, answered in-process. The vendor's SDKs can only
-// reach the service by URL, and a loopback round trip through undici cost more CPU than the rest of
-// a workflow step (docs/benchmarks.md, section 8). Every other request goes to the fetch that was
-// there before, untouched.
+// reach the service by URL, and a loopback round trip through undici was the largest single part of
+// a workflow step's CPU, about a sixth (docs/benchmarks.md, section 8). Every other request goes to
+// the fetch that was there before, untouched.
 
 type Answer = (request: EmbeddedRequest) => Promise<EmbeddedReply>;
 
