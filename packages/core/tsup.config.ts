@@ -19,14 +19,19 @@ const joseLicence = createRequire(import.meta.url)
   .resolve('jose')
   .replace(/dist[\\/].*$/, 'LICENSE.md');
 
+// The JavaScript of each format is built apart (only CommonJS inlines jose); the types of both in one
+// pass of their own: one TypeScript program for .d.ts and .d.cts, where a pass per format took twice
+// the time of the whole rest of the build.
 export default defineConfig([
-  packageBuild(entry, { format: ['esm'], splitting: true, treeshake: true }),
+  packageBuild(entry, { format: ['esm'], splitting: true, treeshake: true, dts: false }),
   packageBuild(entry, {
     format: ['cjs'],
     splitting: true,
     treeshake: true,
     clean: false,
+    dts: false,
     noExternal: ['jose'],
     onSuccess: () => copyFile(joseLicence, 'dist/jose.LICENSE.md'),
   }),
+  packageBuild(entry, { clean: false, dts: { only: true } }),
 ]);

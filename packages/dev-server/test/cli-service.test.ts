@@ -2,15 +2,18 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { Client } from '@upstash/qstash';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runServiceCommand } from '../src/cli/service-commands';
+import { lineWriter } from '../src/events';
 import { useBuiltCli } from './helpers/cli-process';
 import { destination, t, useTestServer } from './helpers/test-server';
 import { waitUntil } from './helpers/wait';
 
-// The `mailroom` commands for any service, as processes against a running `mailroom dev`: what a
-// person sees (tables, questions, exit codes) and what a script gets (--json).
+// The `mailroom` commands for any service against a running `mailroom dev`: what a person sees (tables,
+// questions, exit codes) and what a script gets (--json). Commands run in this process as main.ts runs
+// them; a few run as real processes to prove main.ts's wiring (argv, piped stdin, exit codes, SIGINT).
 
 // The test server runs a thousand times faster: a delay of 150 h is nine minutes, longer than any test.
 useTestServer();
@@ -26,7 +29,10 @@ interface Run {
   stderr: string;
 }
 
-function mailroom(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+type Options = { input?: string; env?: Record<string, string> };
+
+/** `mailroom` as a process: what main.ts wires (argv, stdin, stdout, the exit code). */
+function mailroomProcess(args: string[], options: Options = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath(), ...args], {
       env: { PATH: process.env.PATH ?? '', MAILROOM_URL: t.server.url, MAILROOM_TOKEN: t.server.token, ...options.env },
@@ -42,6 +48,33 @@ function mailroom(args: string[], options: { input?: string; env?: Record<string
   });
 }
 
+/** A stream that hands each chunk written to it to `onText`. */
+function collecting(onText: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      onText(chunk.toString('utf8'));
+      done();
+    },
+  });
+}
+
+/**
+ * The same command in this process, as main.ts runs it without a terminal (stdin piped, no questions):
+ * a process start costs 0.4-1.5 s, and main.ts's wiring has process tests of its own below.
+ */
+async function mailroom(args: string[], options: Options = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const io = { out: lineWriter(collecting((text) => void (stdout += text))), err: lineWriter(collecting((text) => void (stderr += text))) };
+  const code = await runServiceCommand(args, io, {
+    env: { MAILROOM_URL: t.server.url, MAILROOM_TOKEN: t.server.token, ...options.env },
+    interactive: false,
+    ask: () => Promise.reject(new Error('mailroom asked a question without a terminal')),
+    readStdin: async () => options.input ?? '',
+  });
+  return { code, stdout, stderr };
+}
+
 const json = (run: Run) => JSON.parse(run.stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
 
 async function folder(): Promise<string> {
@@ -52,7 +85,7 @@ async function folder(): Promise<string> {
 
 describe('the mailroom commands: help, usage and exit codes', () => {
   it('lists every command, and each has --help with an example', async () => {
-    const help = await mailroom(['--help']);
+    const help = await mailroomProcess(['--help']);
     expect(help.code).toBe(0);
     for (const name of ['messages cancel', 'dlq retry', 'logs', 'schedules sync', 'publish', 'dev']) expect(help.stdout).toContain(name);
     const dlq = await mailroom(['dlq', 'list', '--help']);
@@ -61,6 +94,9 @@ describe('the mailroom commands: help, usage and exit codes', () => {
   });
 
   it('exits 2 on a usage mistake, 3 when the thing is not there, 4 when refused', async () => {
+    const unknown = await mailroomProcess(['nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('mailroom --help');
     expect((await mailroom(['nope'])).code).toBe(2);
     expect((await mailroom(['dlq', 'list', '--bogus'])).code).toBe(2);
     const noService = await mailroom(['queues'], { env: { MAILROOM_URL: '', MAILROOM_TOKEN: '' } });
@@ -76,7 +112,9 @@ describe('the mailroom commands: help, usage and exit codes', () => {
 
 describe('messages, publish, logs', () => {
   it('publishes a body from stdin, finds the delayed message, and cancels it', async () => {
-    const published = await mailroom(['publish', `${destination.url}/later`, '--delay', '150h', '--json'], { input: '{"orderId":"o-1"}' });
+    const published = await mailroomProcess(['publish', `${destination.url}/later`, '--delay', '150h', '--json'], {
+      input: '{"orderId":"o-1"}',
+    });
     expect(published.code, published.stderr).toBe(0);
     const { messageId } = JSON.parse(published.stdout) as { messageId: string };
     expect(messageId).toMatch(/^msg_/);
@@ -350,7 +388,7 @@ describe('schedules sync: schedules kept as code', () => {
       ts,
       `interface Spec { scheduleId: string; destination: string; cron: string }\nconst daily: Spec = { scheduleId: 'daily', destination: '${destination.url}/daily', cron: '0 9 * * 1-5' };\nexport default [daily];\n`,
     );
-    expect((await mailroom(['schedules', 'sync', ts, '--apply'])).code).toBe(0);
+    expect((await mailroomProcess(['schedules', 'sync', ts, '--apply'])).code).toBe(0);
     expect((await t.messaging.schedules.get('daily')).cron).toBe('0 9 * * 1-5');
 
     const bad = join(dir, 'bad.json');
