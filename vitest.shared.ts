@@ -20,5 +20,9 @@ export const sharedTestConfig = defineConfig({
     // file at a time, while most files spend their time waiting on sockets, child processes and real
     // clocks (a crashed app's lease lapsing, a browser, Redis and Postgres starting).
     maxWorkers: 2,
+    // Files of a worker share its loaded modules: loading the sources again for every file was a third
+    // of core's CPU. Tests restore what they change (env, console, fetch); a test of per-process state
+    // needs a package that keeps `isolate: true` (adapters) or a fresh import after `vi.resetModules()`.
+    isolate: false,
   },
 });
