@@ -294,10 +294,6 @@ async function solidStartBuild(): Promise<string> {
 }
 
 /**
- * SolidStart 1 as its users serve it: `vinxi build` once, then `node .output/server/index.mjs` per
- * receiver profile, its settings in MAILROOM_CONFORMANCE, its handlers calling back over HTTP.
- */
-/**
  * SolidStart 1's dev server as its users run it, `vinxi dev`, one per receiver profile, each in a copy
  * of its own (two dev servers never share Vite's cache folder). The app's package.json names the
  * Solid packages: vite-plugin-solid compiles only those for the server, and one it does not name is
@@ -321,6 +317,10 @@ export const solidStartDevTarget = remoteProcessTarget(
     ),
 );
 
+/**
+ * SolidStart 1 as its users serve it: `vinxi build` once, then `node .output/server/index.mjs` per
+ * receiver profile, its settings in MAILROOM_CONFORMANCE, its handlers calling back over HTTP.
+ */
 export const solidStartBuildTarget = remoteProcessTarget(
   'solidstart 1 (vinxi build, node .output/server/index.mjs)',
   'web',
