@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, mergeConfig } from 'vitest/config';
 
 /**
  * The test settings every workspace shares; each `vitest.config.ts` starts from these.
@@ -21,8 +21,15 @@ export const sharedTestConfig = defineConfig({
     // clocks (a crashed app's lease lapsing, a browser, Redis and Postgres starting).
     maxWorkers: 2,
     // Files of a worker share its loaded modules: loading the sources again for every file was a third
-    // of core's CPU. Tests restore what they change (env, console, fetch); a test of per-process state
-    // needs a package that keeps `isolate: true` (adapters) or a fresh import after `vi.resetModules()`.
+    // of core's CPU. Tests put back what they change (environment, console, fetch).
     isolate: false,
   },
 });
+
+/**
+ * A fresh module graph for every file, vitest's default: for the examples (their files load one
+ * route module under different environments, as separate `next dev` processes would) and for tests
+ * of what a process says once (adapters' missing-keys warning, kept in core, which
+ * `vi.resetModules()` cannot reload).
+ */
+export const isolatedTestConfig = mergeConfig(sharedTestConfig, defineConfig({ test: { isolate: true } }));

@@ -1,3 +1,3 @@
-import { sharedTestConfig } from '../../vitest.shared';
+import { isolatedTestConfig } from '../../vitest.shared';
 
-export default sharedTestConfig;
+export default isolatedTestConfig;

@@ -1,7 +1,7 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared';
+import { isolatedTestConfig } from '../../vitest.shared';
 
 export default mergeConfig(
-  sharedTestConfig,
+  isolatedTestConfig,
   defineConfig({ test: { env: { MAILROOM_CURRENT_SIGNING_KEY: 'sig_example_current', MAILROOM_NEXT_SIGNING_KEY: 'sig_example_next' } } }),
 );
