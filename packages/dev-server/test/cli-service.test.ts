@@ -29,7 +29,8 @@ interface Run {
   stderr: string;
 }
 
-type Options = { input?: string; env?: Record<string, string> };
+/** `terminal`: run in-process as at a terminal, answering yes to every question. */
+type Options = { input?: string; env?: Record<string, string>; terminal?: boolean };
 
 /** `mailroom` as a process: what main.ts wires (argv, stdin, stdout, the exit code). */
 function mailroomProcess(args: string[], options: Options = {}): Promise<Run> {
@@ -59,8 +60,8 @@ function collecting(onText: (text: string) => void): Writable {
 }
 
 /**
- * The same command in this process, as main.ts runs it without a terminal (stdin piped, no questions):
- * a process start costs 0.4-1.5 s, and main.ts's wiring has process tests of its own below.
+ * The same command in this process, as main.ts runs it (without a terminal unless `terminal` says
+ * so): a process start costs 0.4-1.5 s, and main.ts's wiring has process tests of its own below.
  */
 async function mailroom(args: string[], options: Options = {}): Promise<Run> {
   let stdout = '';
@@ -68,8 +69,8 @@ async function mailroom(args: string[], options: Options = {}): Promise<Run> {
   const io = { out: lineWriter(collecting((text) => void (stdout += text))), err: lineWriter(collecting((text) => void (stderr += text))) };
   const code = await runServiceCommand(args, io, {
     env: { MAILROOM_URL: t.server.url, MAILROOM_TOKEN: t.server.token, ...options.env },
-    interactive: false,
-    ask: () => Promise.reject(new Error('mailroom asked a question without a terminal')),
+    interactive: options.terminal === true,
+    ask: async () => (options.terminal ? true : Promise.reject(new Error('mailroom asked a question without a terminal'))),
     readStdin: async () => options.input ?? '',
   });
   return { code, stdout, stderr };
@@ -235,18 +236,11 @@ describe('bulk actions by filter', () => {
     const nextPage = json(await mailroom(['dlq', 'list', '--label', 'bulk', '--cursor', String(firstPage.cursor), '--json']));
     expect(nextPage.messages).toHaveLength(20);
 
-    // In-process with a terminal, to see what a person sees: the count as it goes, then the total.
-    let err = '';
-    const io = { out: () => undefined, err: (text: string) => void (err += text) };
-    const environment = {
-      env: { MAILROOM_URL: t.server.url, MAILROOM_TOKEN: t.server.token },
-      interactive: true,
-      ask: async () => true,
-      readStdin: async () => '',
-    };
-    expect(await runServiceCommand(['dlq', 'delete', '--label', 'bulk'], io, environment)).toBe(0);
-    expect(err).toContain('deleted 100...');
-    expect(err).toContain('deleted 120...');
+    // With a terminal, to see what a person sees: the count as it goes, then the total.
+    const deleted = await mailroom(['dlq', 'delete', '--label', 'bulk'], { terminal: true });
+    expect(deleted.code).toBe(0);
+    expect(deleted.stderr).toContain('deleted 100...');
+    expect(deleted.stderr).toContain('deleted 120...');
     expect(await inDlq()).toBe(30);
 
     destination.script('/broken', () => ({ status: 200 }));
@@ -257,9 +251,9 @@ describe('bulk actions by filter', () => {
     expect((await t.messaging.dlq.list()).messages).toEqual([]);
 
     for (const index of [1, 2]) await t.messaging.publish({ destination: `${destination.url}/later-${index}`, body: 'x', delay: '150h' });
-    err = '';
-    expect(await runServiceCommand(['messages', 'cancel', '--all'], io, environment)).toBe(0);
-    expect(err).toMatch(/\[#{30}\] [1-9]\d*\/[1-9]\d*/);
+    const cancelled = await mailroom(['messages', 'cancel', '--all'], { terminal: true });
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stderr).toMatch(/\[#{30}\] [1-9]\d*\/[1-9]\d*/);
   }, 120_000);
 });
 
