@@ -123,6 +123,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
     timeScale: 1,
     maxInFlight: plan.max_global_parallelism,
     planTimeoutSeconds: plan.timeout,
+    maxMessageSize: plan.max_message_size,
     region: options.region,
     now: options.now,
     unrefTimers: true,

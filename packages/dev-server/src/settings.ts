@@ -169,6 +169,8 @@ export interface EngineConfig {
   maxInFlight: number;
   /** The plan's timeout in seconds, for callbacks that set none. */
   planTimeoutSeconds: number;
+  /** The plan's `max_message_size`: a run's history up to this size rides in the delivery even with `LazyFetch`. */
+  maxMessageSize: number;
   /** The region deliveries name in `<P>-Region` (`eu-central-1`); none by default. */
   region: string | undefined;
   now: () => number;

@@ -67,6 +67,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     timeScale: resolved.timeScale,
     maxInFlight: plan.max_global_parallelism,
     planTimeoutSeconds: plan.timeout,
+    maxMessageSize: plan.max_message_size,
     region: resolved.region,
     now: resolved.now,
     unrefTimers: resolved.exitWhenIdle,

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { raw } from './helpers/raw';
 import { destination, t, useTestServer } from './helpers/test-server';
 
-// What a delivery of a run's message carries: with `LazyFetch` nothing (the SDK fetches the run's
-// history), else the history itself, every step up to and including the delivered one.
+// What a delivery of a run's message carries: the run's history, every step up to and including the
+// delivered one; with `LazyFetch`, nothing once the history outgrows a message (the SDK fetches it).
 
 useTestServer();
 
@@ -42,12 +42,16 @@ describe("a run's history on delivery", () => {
     expect(Buffer.from(history[1]!.body, 'base64').toString('utf8')).toBe(stepBody);
   });
 
-  it('carries no body with LazyFetch, and the run endpoint answers the history up to any message', async () => {
-    const trigger = await publish('wfr_lazy', true, 'start', 'LazyFetch,InitialBody');
+  it('carries a history within the max message size with LazyFetch too, and nothing beyond it: the SDK fetches that from the run endpoint', async () => {
+    // The free plan's 1 MiB: the trigger's history (its body in base64) fits, the next step's does not.
+    const large = 'x'.repeat(500_000);
+    const trigger = await publish('wfr_lazy', true, large, 'LazyFetch,InitialBody');
     const [first] = await destination.waitFor('/wf', 1);
-    expect(first!.text).toBe('');
-    const step = await publish('wfr_lazy', false, '{"stepId":1}');
-    await destination.waitFor('/wf', 2);
+    expect(JSON.parse(first!.text)).toEqual([{ messageId: trigger, body: Buffer.from(large).toString('base64'), callType: 'step' }]);
+    const step = await publish('wfr_lazy', false, JSON.stringify({ stepId: 1, out: large }), 'LazyFetch,InitialBody');
+    const [, second] = await destination.waitFor('/wf', 2);
+    expect(second!.headers['service-message-id']).toBe(step);
+    expect(second!.text).toBe('');
     const history = await raw(t, 'GET', '/v2/workflows/runs/wfr_lazy', {});
     expect((history.body as HistoryItem[]).map((item) => item.messageId)).toEqual([trigger, step]);
   });

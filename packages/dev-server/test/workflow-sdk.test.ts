@@ -105,6 +105,27 @@ describe('the Workflow SDK on mailroom dev', () => {
     expect(today).toEqual({ runs: 1, messages: 3 });
   });
 
+  it('hands each step its history in the delivery while it fits in a message, and the SDK fetches a larger one itself (LazyFetch)', async () => {
+    const half = 'x'.repeat(450_000);
+    const totals: number[] = [];
+    const url = workflow('/large', async (context) => {
+      const first = await context.run('first', () => half);
+      const second = await context.run('second', () => half);
+      totals.push(await context.run('total', () => first.length + second.length));
+    });
+    const handler = routes.get('/large')!;
+    const delivered: number[] = [];
+    routes.set('/large', async (request) => {
+      delivered.push((await request.clone().arrayBuffer()).byteLength);
+      return handler(request);
+    });
+    const { workflowRunId } = await client().trigger({ url, body: 'go' });
+    await runEnded(workflowRunId, 'RUN_SUCCESS');
+    expect(totals).toEqual([900_000]);
+    // The free plan's 1 MiB: the history holds the trigger, then one half, then two (over 1 MiB in base64).
+    expect(delivered.map((bytes) => bytes > 0)).toEqual([true, true, false, false]);
+  });
+
   it('runs a failing later step into the failure function, with the run id, and keeps the run in the workflow DLQ', async () => {
     const failures: Array<{ runId: string; status: number }> = [];
     const url = workflow<string>(

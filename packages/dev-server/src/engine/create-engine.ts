@@ -175,7 +175,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     try {
       const sign = signer();
       // A run's message carries the run's history (or nothing, for the SDK to fetch it), not its own body.
-      const body = message.workflow ? workflowDeliveryBody(store.state, message) : undefined;
+      const body = message.workflow ? workflowDeliveryBody(store.state, message, config.maxMessageSize) : undefined;
       const request = buildDeliveryRequest(
         message,
         retried,

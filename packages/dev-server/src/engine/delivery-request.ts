@@ -61,15 +61,17 @@ export function buildDeliveryRequest(
 }
 
 /**
- * The body a delivery of a run's message carries: nothing when the SDK fetches its history itself
- * (`LazyFetch`), else the history as a JSON array. Messages of no known run keep their own body.
+ * The body a delivery of a run's message carries: the run's history as a JSON array. An SDK with
+ * `LazyFetch` gets nothing instead when the history is larger than a message may be (`maxBytes`), and
+ * fetches it itself; as the service does, a smaller one rides along and saves the SDK that exchange.
+ * Messages of no known run keep their own body.
  */
-export function workflowDeliveryBody(state: DevState, message: MessageRecord): Buffer | undefined {
+export function workflowDeliveryBody(state: DevState, message: MessageRecord, maxBytes: number): Buffer | undefined {
   const workflow = message.workflow;
   if (!workflow || message.kind !== 'message' || workflow.callType === 'toCallback') return undefined;
   if (!state.runs.has(workflow.runId)) return undefined;
-  if (workflow.lazyFetch) return Buffer.alloc(0);
-  return Buffer.from(JSON.stringify(runHistory(state, workflow.runId, message.id)));
+  const history = Buffer.from(JSON.stringify(runHistory(state, workflow.runId, message.id)));
+  return workflow.lazyFetch && history.length > maxBytes ? Buffer.alloc(0) : history;
 }
 
 // The framing of the hop is the HTTP client's own (undici refuses these, or they would contradict
