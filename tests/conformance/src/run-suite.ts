@@ -1,4 +1,4 @@
-import { describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { bodyCases } from './cases/bodies';
 import { bodyConsumedCases } from './cases/body-consumed';
 import { callbackCases } from './cases/callbacks';
@@ -43,6 +43,7 @@ const THEMES: Record<CaseTheme, (main: Harness, target: ConformanceTarget) => vo
  * the reduced "fix-it 500" suite instead.
  */
 export function runConformanceSuite(target: ConformanceTarget, options: SuiteOptions = {}): void {
+  if (target.close) afterAll(() => target.close?.());
   if (target.quirks?.bodyConsumed) {
     describe(`conformance: ${target.name} (body consumed by a global parser: reduced suite)`, () => {
       bodyConsumedCases(useTarget(target, { name: 'default' }), target);

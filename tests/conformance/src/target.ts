@@ -16,6 +16,8 @@ export interface ConformanceTarget {
   /** Shown in test names, e.g. `express 5`. */
   name: string;
   start(setup: TargetSetup): Promise<RunningTarget>;
+  /** Stops what the target's starts shared (one app process for every profile), after the file. */
+  close?(): Promise<void>;
   /** How this target is expected to behave where adapters legitimately differ. */
   quirks?: TargetQuirks;
 }

@@ -18,6 +18,6 @@ const h3 = join(dirname(createRequire(vinxi).resolve('h3/package.json')), 'dist'
 const remoteSetup = process.env.MAILROOM_CONFORMANCE_REMOTE_SETUP;
 const alias = { h3, ...(remoteSetup ? { '#conformance-remote-setup': remoteSetup } : {}) };
 
-// Built as a new project builds (Nitro's node-server preset) and served as its users serve it, one
-// server per receiver profile: `node .output/server/index.mjs`.
+// Built as a new project builds (Nitro's node-server preset) and served as its users serve it,
+// `node .output/server/index.mjs`: one server for every receiver profile of a test file.
 export default defineConfig({ vite: { resolve: { alias } }, server: { alias } });

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -168,7 +168,7 @@ function runtimeTarget(
  * (a bundle, a framework's build), `start` runs it with the profile's settings (`MAILROOM_CONFORMANCE`)
  * and says its port, and the app's handlers call back here over the bridge.
  */
-export function remoteProcessTarget(
+function remoteProcessTarget(
   name: string,
   app: RemoteAppKind,
   file: () => Promise<string>,
@@ -192,6 +192,76 @@ export function remoteProcessTarget(
           await bridge.close();
         },
       };
+    },
+  };
+}
+
+/**
+ * A target whose app runs in one process for every receiver profile of a file (a dev server then
+ * compiles the app once): `start` runs `file` with a folder of settings (`MAILROOM_CONFORMANCE_SETUPS`)
+ * and says its port. Each profile gets a TCP relay on port 0, which passes the bytes on untouched, and
+ * its settings in `<relay port>.json`; the app picks them by the port in the request's Host.
+ */
+export function sharedProcessTarget(
+  name: string,
+  app: RemoteAppKind,
+  file: () => Promise<string>,
+  start: (file: string, setups: string) => Promise<{ child: ChildProcess; port: number }>,
+): ConformanceTarget {
+  let server: Promise<{ child: ChildProcess; port: number; setups: string }> | undefined;
+  const launchOnce = async () => {
+    await mkdir(OUT, { recursive: true });
+    const setups = await mkdtemp(join(OUT, 'setups-'));
+    return { ...(await start(await file(), setups)), setups };
+  };
+  return {
+    name,
+    start: async (setup): Promise<RunningTarget> => {
+      const [{ port, setups }, bridge] = await Promise.all([(server ??= launchOnce()), startBridge(setup)]);
+      const relay = await tcpRelay(port);
+      const origin = `http://127.0.0.1:${relay.port}`;
+      const settings = join(setups, `${relay.port}.json`);
+      await writeFile(settings, JSON.stringify(remoteConfig(setup, bridge.url, app)));
+      return {
+        origin,
+        send: (request) => sendOverHttp(origin, request),
+        close: async () => {
+          await relay.close();
+          await rm(settings, { force: true });
+          await bridge.close();
+        },
+      };
+    },
+    close: async () => {
+      const running = await server;
+      if (!running) return;
+      const exited = new Promise((resolve) => running.child.once('exit', resolve));
+      running.child.kill('SIGKILL');
+      await exited;
+      await rm(running.setups, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Forwards every connection to `port` on loopback as it is, byte for byte. */
+async function tcpRelay(port: number): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const relay = createTcpServer((socket) => {
+    const upstream = connect(port, '127.0.0.1');
+    for (const end of [socket, upstream]) {
+      sockets.add(end);
+      end.once('close', () => sockets.delete(end));
+    }
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (relay.address() as AddressInfo).port,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => relay.close(() => resolve()));
     },
   };
 }

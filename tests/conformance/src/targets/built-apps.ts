@@ -9,7 +9,7 @@ import { createRequestListener } from '@react-router/node';
 import { toNodeListener } from 'h3v1';
 import type { ServerBuild } from 'react-router';
 import type { ViteDevServer } from 'vite';
-import { launch, remoteConfig, remoteProcessTarget, startBridge } from '../runtimes/runtime-target';
+import { launch, remoteConfig, sharedProcessTarget, startBridge } from '../runtimes/runtime-target';
 import type { ConformanceTarget, TargetSetup } from '../target';
 import { serveOnPort0 } from './node-server';
 
@@ -294,22 +294,22 @@ async function solidStartBuild(): Promise<string> {
 }
 
 /**
- * SolidStart 1's dev server as its users run it, `vinxi dev`, one per receiver profile, each in a copy
- * of its own (two dev servers never share Vite's cache folder). The app's package.json names the
- * Solid packages: vite-plugin-solid compiles only those for the server, and one it does not name is
- * imported by Node in its browser build.
+ * SolidStart 1's dev server as its users run it, `vinxi dev`: one for every receiver profile of the
+ * file (it compiles the app once), in a copy of its own (two dev servers never share Vite's cache
+ * folder). The app's package.json names the Solid packages: vite-plugin-solid compiles only those for
+ * the server, and one it does not name is imported by Node in its browser build.
  */
-export const solidStartDevTarget = remoteProcessTarget(
+export const solidStartDevTarget = sharedProcessTarget(
   'solidstart 1 (vinxi dev)',
   'web',
   () => copyOfApp('solidstart'),
-  (root, config) =>
+  (root, setups) =>
     launch(
       process.execPath,
       [VINXI, 'dev', '--port', '0', '--host', '127.0.0.1'],
       {
         NODE_ENV: 'development',
-        MAILROOM_CONFORMANCE: config,
+        MAILROOM_CONFORMANCE_SETUPS: setups,
         MAILROOM_CONFORMANCE_REMOTE_SETUP: join(PACKAGE, 'src', 'runtimes', 'remote-setup.ts'),
       },
       /Local:\s+http:\/\/[\w.]+:(\d+)/,
@@ -318,18 +318,18 @@ export const solidStartDevTarget = remoteProcessTarget(
 );
 
 /**
- * SolidStart 1 as its users serve it: `vinxi build` once, then `node .output/server/index.mjs` per
- * receiver profile, its settings in MAILROOM_CONFORMANCE, its handlers calling back over HTTP.
+ * SolidStart 1 as its users serve it: `vinxi build` once, then `node .output/server/index.mjs`, one
+ * server for every receiver profile of the file, its handlers calling back over HTTP.
  */
-export const solidStartBuildTarget = remoteProcessTarget(
+export const solidStartBuildTarget = sharedProcessTarget(
   'solidstart 1 (vinxi build, node .output/server/index.mjs)',
   'web',
   () => (solidStartBuilt ??= solidStartBuild()),
-  (server, config) =>
+  (server, setups) =>
     launch(
       process.execPath,
       [server],
-      { PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', MAILROOM_CONFORMANCE: config },
+      { PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', MAILROOM_CONFORMANCE_SETUPS: setups },
       /Listening on http:\/\/127\.0\.0\.1:(\d+)/,
     ),
 );
