@@ -7,8 +7,8 @@ export default mergeConfig(
     test: {
       // The packages are packed once for every app.
       globalSetup: ['src/global-setup.ts'],
-      // One app at a time: each installs, compiles and runs servers, and `next build` alone fills 2 cores.
-      fileParallelism: false,
+      // Two files at a time, as everywhere (sharedTestConfig's maxWorkers): one app's install waits on
+      // the registry and the disk while another builds, and this package runs last in `npm test`, alone.
       testTimeout: 180_000,
       hookTimeout: 300_000,
     },
