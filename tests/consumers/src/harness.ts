@@ -47,9 +47,9 @@ export interface App {
 }
 
 /**
- * A fresh app from `apps/<template>` with `dependencies` installed. Offline first (everything is in
- * the cache after the root `npm ci`); a cache without some package metadata falls back to the
- * registry for that.
+ * A fresh app from `apps/<template>` with `dependencies` installed, from npm's cache where it holds
+ * them (`--prefer-offline`: the root `npm ci` filled it with every tarball), from the registry for
+ * what it lacks (package metadata, which `npm ci` does not fetch).
  */
 export async function createApp(template: string, dependencies: string[]): Promise<App> {
   const dir = await mkdtemp(join(tmpdir(), `mailroom-consumer-${template}-`));
@@ -58,12 +58,10 @@ export async function createApp(template: string, dependencies: string[]): Promi
     join(dir, 'package.json'),
     JSON.stringify({ name: `consumer-${template}`, private: true, ...(await templateManifest(template)) }, null, 2),
   );
-  const install = ['install', '--no-audit', '--no-fund', '--loglevel=error', ...dependencies];
-  try {
-    await run('npm', [...install, '--offline'], { cwd: dir, timeoutMs: 180_000 });
-  } catch {
-    await run('npm', [...install, '--prefer-offline'], { cwd: dir, timeoutMs: 300_000 });
-  }
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...dependencies], {
+    cwd: dir,
+    timeoutMs: 300_000,
+  });
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
