@@ -47,8 +47,8 @@ export interface EmbeddedServiceOptions {
    * is a failed attempt with its message (no answer, as after a timeout).
    */
   deliver: (request: OutgoingRequest) => Promise<InProcessAnswer> | undefined;
-  /** Whether the service delivers an attempt twice or loses its answer, beyond the faults in force (see `EngineDeps.freedom`). */
-  freedom?: (kind: 'duplicate' | 'lose-answer', url: string) => boolean;
+  /** Whether the service delivers an attempt twice, loses its answer or skews its clock, beyond the faults in force (see `EngineDeps.freedom`). */
+  freedom?: (kind: 'duplicate' | 'lose-answer' | 'skew-clock', url: string) => boolean;
   /** Answers a sending call 429 or 503 with `Retry-After`, beyond the throttle faults in force, when it returns one. */
   throttleSend?: () => { status: 429 | 503; retryAfterSeconds: number } | undefined;
   /** Told of every attempt's request, in-process or over the network, and what came back. */

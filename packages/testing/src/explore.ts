@@ -7,8 +7,9 @@ import { startTestService, type TestService } from './test-service';
 
 // One scenario under many delivery schedules. The service may legitimately deliver a message more
 // than once, lose the answer to an attempt whose handler ran (a timeout, a crash after the side
-// effect), and answer a sender 429 or 503 now and then: a handler or a sender that is only right when
-// none of that happens is wrong. Each run draws, from its seed, what the service does at each of its
+// effect), deliver messages in flight together in another order, sign by a clock a few seconds off,
+// and answer a sender 429 or 503 now and then: a handler or a sender that is only right when none of
+// that happens is wrong. Each run draws, from its seed, what the service does at each of its
 // decision points; a failing run is shrunk to the fewest decisions that still fail, and named.
 
 /** How likely the service is to use each freedom at each decision point (0 to 1). */
@@ -17,8 +18,14 @@ export interface Freedoms {
   duplicate?: number;
   /** The answer to an attempt is lost after the handler ran, so the service retries it. Default 0.1. */
   loseAnswer?: number;
+  /** An attempt reaches the app after the deliveries started with it (no order among messages in flight together, outside a queue). Default 0.1. */
+  reorder?: number;
+  /** An attempt's token is signed by a clock 3 s ahead (within receivers' default 5 s tolerance). Default 0.1. */
+  skewClock?: number;
   /** A sending call of the code under test is answered 429 with `Retry-After: 1`. Default 0: opt in to test a sender. */
   throttle?: number;
+  /** A sending call of the code under test is answered 503 with `Retry-After: 1` (the service briefly unavailable). Default 0: opt in. */
+  unavailable?: number;
 }
 
 /** The options of {@link explore}: a test service's, and how to explore. */
@@ -39,7 +46,7 @@ export interface ExploreReport {
   runs: number;
   firstSeed: number;
   /** How often each freedom was used, over all runs. */
-  used: { duplicate: number; loseAnswer: number; throttle: number };
+  used: { duplicate: number; loseAnswer: number; reorder: number; skewClock: number; throttle: number; unavailable: number };
 }
 
 /** A scenario failed under some schedule: its message names the seed, the shrunk schedule in words, and how to replay it. */
@@ -61,12 +68,19 @@ export class ExploreError extends MailroomError {
   }
 }
 
-type Kind = 'duplicate' | 'lose-answer' | 'throttle';
-const LETTER: Record<Kind, string> = { duplicate: 'd', 'lose-answer': 'l', throttle: 't' };
-const KIND_OF_LETTER: Record<string, Kind> = { d: 'duplicate', l: 'lose-answer', t: 'throttle' };
+type Kind = 'duplicate' | 'lose-answer' | 'reorder' | 'skew-clock' | 'throttle' | 'unavailable';
+const LETTER: Record<Kind, string> = { duplicate: 'd', 'lose-answer': 'l', reorder: 'o', 'skew-clock': 's', throttle: 't', unavailable: 'u' };
+const KIND_OF_LETTER: Record<string, Kind> = {
+  d: 'duplicate',
+  l: 'lose-answer',
+  o: 'reorder',
+  s: 'skew-clock',
+  t: 'throttle',
+  u: 'unavailable',
+};
 
-/** A schedule: the decision points (numbered in the order the service meets them) where a freedom was used. */
-type Schedule = ReadonlyArray<{ at: number; kind: Kind }>;
+/** A schedule: the decision points (numbered in the order the service meets them) where a freedom was used; `url`, for the story. */
+type Schedule = ReadonlyArray<{ at: number; kind: Kind; url?: string }>;
 
 /**
  * Runs `scenario` against a fresh test service once per schedule; resolves with a report when every
@@ -89,9 +103,12 @@ export async function explore(options: ExploreOptions, scenario: (service: TestS
   const chances = {
     duplicate: chance('freedoms.duplicate', freedoms.duplicate ?? 0.1),
     'lose-answer': chance('freedoms.loseAnswer', freedoms.loseAnswer ?? 0.1),
+    reorder: chance('freedoms.reorder', freedoms.reorder ?? 0.1),
+    'skew-clock': chance('freedoms.skewClock', freedoms.skewClock ?? 0.1),
     throttle: chance('freedoms.throttle', freedoms.throttle ?? 0),
+    unavailable: chance('freedoms.unavailable', freedoms.unavailable ?? 0),
   };
-  const used = { duplicate: 0, loseAnswer: 0, throttle: 0 };
+  const used = { duplicate: 0, loseAnswer: 0, reorder: 0, skewClock: 0, throttle: 0, unavailable: 0 };
   const attempt = (decide: Decide) => runOnce(serviceOptions, scenario, decide);
   if (schedule !== undefined) {
     const fixed = parseSchedule(schedule);
@@ -114,21 +131,21 @@ export async function explore(options: ExploreOptions, scenario: (service: TestS
 
 /** Decides at each decision point; remembers where a freedom was used. */
 interface Decide {
-  (kind: Kind): boolean;
+  (kind: Kind, url?: string): boolean;
   readonly used: Schedule;
 }
 
 function drawing(seed: number, chances: Record<Kind, number>): Decide {
   // Mersenne Twister: its seeding mixes small seeds well (xoroshiro's first draw from seed 1, 2, 7... is about 1.0).
   const rng = mersenne(seed);
-  const used: Array<{ at: number; kind: Kind }> = [];
+  const used: Array<{ at: number; kind: Kind; url?: string }> = [];
   let at = 0;
   return Object.assign(
-    (kind: Kind) => {
+    (kind: Kind, url?: string) => {
       at += 1;
       // Drawn at every point, used or not: the same seed makes the same draws in the same order.
       const yes = uniformFloat64(rng) < chances[kind];
-      if (yes) used.push({ at, kind });
+      if (yes) used.push({ at, kind, ...(url === undefined ? {} : { url }) });
       return yes;
     },
     { used },
@@ -136,13 +153,13 @@ function drawing(seed: number, chances: Record<Kind, number>): Decide {
 }
 
 function replaying(schedule: Schedule): Decide {
-  const used: Array<{ at: number; kind: Kind }> = [];
+  const used: Array<{ at: number; kind: Kind; url?: string }> = [];
   let at = 0;
   return Object.assign(
-    (kind: Kind) => {
+    (kind: Kind, url?: string) => {
       at += 1;
       const yes = schedule.some((point) => point.at === at && point.kind === kind);
-      if (yes) used.push({ at, kind });
+      if (yes) used.push({ at, kind, ...(url === undefined ? {} : { url }) });
       return yes;
     },
     { used },
@@ -158,8 +175,15 @@ type Failed = Outcome & { error: unknown };
 
 async function runOnce(options: TestServiceOptions, scenario: (service: TestService) => Promise<void>, decide: Decide): Promise<Outcome> {
   const service = await startTestService(options, {
-    freedom: (kind) => decide(kind),
-    throttleSend: () => (decide('throttle') ? { status: 429, retryAfterSeconds: 1 } : undefined),
+    freedom: (kind, url) => decide(kind, url),
+    reorder: (url) => decide('reorder', url),
+    // Two decision points per sending call: throttled (429), else unavailable (503), else answered.
+    throttleSend: () =>
+      decide('throttle')
+        ? { status: 429, retryAfterSeconds: 1 }
+        : decide('unavailable')
+          ? { status: 503, retryAfterSeconds: 1 }
+          : undefined,
   });
   let error: unknown;
   try {
@@ -211,8 +235,14 @@ function tell(attempts: readonly Attempt[], schedule: Schedule): string {
   // In the order they happened.
   told.sort((a, b) => attempts.indexOf(a.first) - attempts.indexOf(b.first));
   parts.push(...told.map((entry) => entry.text));
+  for (const point of schedule) {
+    if (point.kind === 'reorder') parts.push(`${nameOf(point.url!)} delivered after the messages in flight with it`);
+    if (point.kind === 'skew-clock') parts.push(`${nameOf(point.url!)} signed by a clock 3 s ahead`);
+  }
   const throttles = schedule.filter((point) => point.kind === 'throttle').length;
   if (throttles > 0) parts.push(`${throttles} sending call(s) answered 429`);
+  const unavailable = schedule.filter((point) => point.kind === 'unavailable').length;
+  if (unavailable > 0) parts.push(`${unavailable} sending call(s) answered 503`);
   return parts.length > 0 ? parts.join(', ') : 'no freedom used';
 }
 
@@ -231,11 +261,11 @@ function parseSchedule(text: string): Schedule {
     .split(/\s+/)
     .filter(Boolean)
     .map((token) => {
-      const match = /^([dlt])(\d+)$/.exec(token);
+      const match = /^([dlostu])(\d+)$/.exec(token);
       if (!match)
         throw new ValidationError(
           'schedule',
-          `expected points like "d2" (duplicate), "l5" (lost answer), "t1" (throttled), got ${JSON.stringify(token)}`,
+          `expected points like "d2" (duplicate), "l5" (lost answer), "o4" (reordered), "s6" (skewed clock), "t1" (throttled), "u3" (unavailable), got ${JSON.stringify(token)}`,
         );
       return { kind: KIND_OF_LETTER[match[1]!]!, at: Number(match[2]) };
     });
@@ -245,7 +275,10 @@ function count(schedule: Schedule, used: ExploreReport['used']): ExploreReport['
   for (const point of schedule) {
     if (point.kind === 'duplicate') used.duplicate += 1;
     else if (point.kind === 'lose-answer') used.loseAnswer += 1;
-    else used.throttle += 1;
+    else if (point.kind === 'reorder') used.reorder += 1;
+    else if (point.kind === 'skew-clock') used.skewClock += 1;
+    else if (point.kind === 'throttle') used.throttle += 1;
+    else used.unavailable += 1;
   }
   return used;
 }

@@ -72,7 +72,9 @@ export function createTestService(options: TestServiceOptions): Promise<TestServ
 
 /** How the service uses its freedoms beyond the faults a test sets (`explore` decides them). */
 export interface ServiceFreedoms {
-  freedom: (kind: 'duplicate' | 'lose-answer', url: string) => boolean;
+  freedom: (kind: 'duplicate' | 'lose-answer' | 'skew-clock', url: string) => boolean;
+  /** Whether this delivery reaches the app after the ones started with it. */
+  reorder: (url: string) => boolean;
   throttleSend: () => { status: 429 | 503; retryAfterSeconds: number } | undefined;
 }
 
@@ -106,6 +108,8 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
       return (async () => {
         sends++;
         try {
+          // Held back a turn (the service still busy): the deliveries started with it reach the app first.
+          if (freedoms?.reorder(request.url)) await new Promise((resolve) => setImmediate(resolve));
           return await deliver(request);
         } finally {
           sends--;
@@ -113,7 +117,7 @@ export async function startTestService(options: TestServiceOptions, freedoms: Se
       })();
     },
     onAttempt: (request, result) => recording.record(request, result),
-    ...freedoms,
+    ...(freedoms ? { freedom: freedoms.freedom, throttleSend: freedoms.throttleSend } : {}),
   });
   const service = embedded;
   let closed = false;

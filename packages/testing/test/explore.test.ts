@@ -33,6 +33,8 @@ describe('explore', () => {
     expect(report.runs).toBe(200);
     expect(report.used.duplicate).toBeGreaterThan(20);
     expect(report.used.loseAnswer).toBeGreaterThan(20);
+    expect(report.used.reorder).toBeGreaterThan(20);
+    expect(report.used.skewClock).toBeGreaterThan(20);
   });
 
   it('the same handler without its store fails, naming the seed, the shortest schedule in words, and how to replay it', async () => {
@@ -69,6 +71,85 @@ describe('explore', () => {
     expect(twice.used).toEqual(once.used);
     const never = await explore({ createApp, runs: 5, seed: 7 }, sends);
     expect(never.used.throttle).toBe(0);
+  });
+
+  it('answers sending calls 503 only when asked, names them in the story, and a sender that retries still sends once', async () => {
+    const { createApp } = shop(true);
+    const sent: string[] = [];
+    const sends = async (service: TestService) => {
+      const { messageId } = await service.client.send(orderPlaced, { orderId: 'o-1' }, { deduplicationId: 'o-1' });
+      sent.push(messageId);
+      await service.runUntilIdle();
+      expect(service.deliveries()).toHaveLength(1);
+    };
+    const report = await explore({ createApp, runs: 20, seed: 3, freedoms: { unavailable: 0.25, duplicate: 0, loseAnswer: 0 } }, sends);
+    expect(report.used.unavailable).toBeGreaterThan(0);
+    expect(report.used.throttle).toBe(0);
+    expect(sent).toHaveLength(20);
+    // Without a deduplication id a send is not safe to repeat, so the client does not retry it: the
+    // 503 reaches the scenario, and the failure names it.
+    const givingUp = async (service: TestService) => {
+      await service.client.send(orderPlaced, { orderId: 'o-1' });
+    };
+    const error = await explore(
+      { createApp, runs: 20, seed: 3, freedoms: { unavailable: 0.5, duplicate: 0, loseAnswer: 0 } },
+      givingUp,
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ExploreError);
+    expect((error as ExploreError).schedule).toMatch(/^u\d+$/);
+    expect((error as ExploreError).message).toMatch(/^seed \d+: 1 sending call\(s\) answered 503\n/);
+  });
+
+  it('delivers messages in flight together in another order now and then, and names the one held back', async () => {
+    const arrived: string[] = [];
+    const createApp = (env: Readonly<Record<string, string>>) => {
+      const receiver = createReceiver({ env, onError: () => {} });
+      return { fetch: receiver.destination(orderPlaced, (message) => void arrived.push(message.body.orderId)).fetch };
+    };
+    const sendTwo = async (service: TestService) => {
+      arrived.length = 0;
+      await service.client.send(orderPlaced, { orderId: 'o-1' });
+      await service.client.send(orderPlaced, { orderId: 'o-2' });
+      await service.runUntilIdle();
+    };
+    const options = { createApp, runs: 100, seed: 5, freedoms: { duplicate: 0, loseAnswer: 0, skewClock: 0 } };
+    // A handler that counts on the sending order fails, shrunk to the one reordering that breaks it.
+    const inOrder = async (service: TestService) => {
+      await sendTwo(service);
+      expect(arrived).toEqual(['o-1', 'o-2']);
+    };
+    const error = await explore(options, inOrder).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ExploreError);
+    expect((error as ExploreError).schedule).toMatch(/^o\d+$/);
+    expect((error as ExploreError).message).toMatch(/^seed \d+: order-placed delivered after the messages in flight with it\n/);
+    // One that does not passes the same schedules, which did reorder.
+    const anyOrder = async (service: TestService) => {
+      await sendTwo(service);
+      expect([...arrived].sort()).toEqual(['o-1', 'o-2']);
+    };
+    expect((await explore(options, anyOrder)).used.reorder).toBeGreaterThan(5);
+  });
+
+  it('signs now and then by a clock 3 s ahead: a receiver with the default tolerance accepts it, one with none does not', async () => {
+    const app = (clockToleranceSeconds?: number) => (env: Readonly<Record<string, string>>) => {
+      const receiver = createReceiver({
+        env,
+        onError: () => {},
+        ...(clockToleranceSeconds === undefined ? {} : { clockToleranceSeconds }),
+      });
+      return { fetch: receiver.destination(orderPlaced, () => {}).fetch };
+    };
+    const acceptedAtOnce = async (service: TestService) => {
+      await service.client.send(orderPlaced, { orderId: 'o-1' });
+      await service.runUntilIdle();
+      expect(service.attempts().map((attempt) => attempt.status)).toEqual([200]);
+    };
+    const options = { runs: 40, seed: 11, freedoms: { duplicate: 0, loseAnswer: 0, reorder: 0, skewClock: 0.5 } };
+    expect((await explore({ ...options, createApp: app() }, acceptedAtOnce)).used.skewClock).toBeGreaterThan(5);
+    const error = await explore({ ...options, createApp: app(0) }, acceptedAtOnce).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ExploreError);
+    expect((error as ExploreError).schedule).toMatch(/^s\d+$/);
+    expect((error as ExploreError).message).toMatch(/^seed \d+: order-placed signed by a clock 3 s ahead\n/);
   });
 
   it('refuses options it cannot use', async () => {

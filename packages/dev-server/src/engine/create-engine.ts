@@ -60,9 +60,10 @@ export interface EngineDeps {
   spans?: AttemptSpans;
   /**
    * Asked once per attempt and kind, after the faults in force: whether the service uses its freedom
-   * to deliver this attempt twice or lose its answer (a test exploring delivery schedules). Default: never.
+   * to deliver this attempt twice, lose its answer or sign it by a clock a few seconds ahead (a test
+   * exploring delivery schedules). Default: never.
    */
-  freedom?: (kind: 'duplicate' | 'lose-answer', url: string) => boolean;
+  freedom?: (kind: 'duplicate' | 'lose-answer' | 'skew-clock', url: string) => boolean;
 }
 
 /**
@@ -71,6 +72,9 @@ export interface EngineDeps {
  * replays is exactly what happened, and at worst the attempts whose records were being written are
  * made again.
  */
+// A clock a few seconds off, as real clocks are: within receivers' default tolerance (5 s).
+const FREEDOM_SKEW_MS = 3000;
+
 export function createEngine(store: Store, config: EngineConfig, events: EventBus, deps: EngineDeps = {}): Engine {
   // A message's timer fires once it is due. One cancelled meanwhile is no longer pending, and one whose
   // time moved later is not due yet (its new timer fires then).
@@ -86,7 +90,7 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
   const rules = deps.faults ?? { take: () => false, skewMs: () => 0 };
   const faults = {
     take: (kind: 'duplicate' | 'lose-answer', url: string) => rules.take(kind, url) || (deps.freedom?.(kind, url) ?? false),
-    skewMs: (url: string) => rules.skewMs(url),
+    skewMs: (url: string) => rules.skewMs(url) || (deps.freedom?.('skew-clock', url) ? FREEDOM_SKEW_MS : 0),
   };
   // The skew of the token signed last: an attempt signed under a skew-clock fault says so to whoever records it.
   let skewedBy = 0;
