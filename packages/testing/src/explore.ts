@@ -69,7 +69,14 @@ export class ExploreError extends MailroomError {
 }
 
 type Kind = 'duplicate' | 'lose-answer' | 'reorder' | 'skew-clock' | 'throttle' | 'unavailable';
-const LETTER: Record<Kind, string> = { duplicate: 'd', 'lose-answer': 'l', reorder: 'o', 'skew-clock': 's', throttle: 't', unavailable: 'u' };
+const LETTER: Record<Kind, string> = {
+  duplicate: 'd',
+  'lose-answer': 'l',
+  reorder: 'o',
+  'skew-clock': 's',
+  throttle: 't',
+  unavailable: 'u',
+};
 const KIND_OF_LETTER: Record<string, Kind> = {
   d: 'duplicate',
   l: 'lose-answer',
