@@ -86,8 +86,16 @@ const KIND_OF_LETTER: Record<string, Kind> = {
   u: 'unavailable',
 };
 
-/** A schedule: the decision points (numbered in the order the service meets them) where a freedom was used; `url`, for the story. */
-type Schedule = ReadonlyArray<{ at: number; kind: Kind; url?: string }>;
+/** A decision point where a freedom was used (numbered in the order the service meets them); `url`, for the story. */
+interface Point {
+  at: number;
+  kind: Kind;
+  url?: string;
+}
+type Schedule = readonly Point[];
+
+/** The point as a schedule keeps it: `url` only when the decision was about a delivery. */
+const pointAt = (at: number, kind: Kind, url: string | undefined): Point => (url === undefined ? { at, kind } : { at, kind, url });
 
 /**
  * Runs `scenario` against a fresh test service once per schedule; resolves with a report when every
@@ -145,14 +153,14 @@ interface Decide {
 function drawing(seed: number, chances: Record<Kind, number>): Decide {
   // Mersenne Twister: its seeding mixes small seeds well (xoroshiro's first draw from seed 1, 2, 7... is about 1.0).
   const rng = mersenne(seed);
-  const used: Array<{ at: number; kind: Kind; url?: string }> = [];
+  const used: Point[] = [];
   let at = 0;
   return Object.assign(
     (kind: Kind, url?: string) => {
       at += 1;
       // Drawn at every point, used or not: the same seed makes the same draws in the same order.
       const yes = uniformFloat64(rng) < chances[kind];
-      if (yes) used.push({ at, kind, ...(url === undefined ? {} : { url }) });
+      if (yes) used.push(pointAt(at, kind, url));
       return yes;
     },
     { used },
@@ -160,13 +168,13 @@ function drawing(seed: number, chances: Record<Kind, number>): Decide {
 }
 
 function replaying(schedule: Schedule): Decide {
-  const used: Array<{ at: number; kind: Kind; url?: string }> = [];
+  const used: Point[] = [];
   let at = 0;
   return Object.assign(
     (kind: Kind, url?: string) => {
       at += 1;
       const yes = schedule.some((point) => point.at === at && point.kind === kind);
-      if (yes) used.push({ at, kind, ...(url === undefined ? {} : { url }) });
+      if (yes) used.push(pointAt(at, kind, url));
       return yes;
     },
     { used },

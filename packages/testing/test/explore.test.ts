@@ -15,15 +15,19 @@ function shop(withStore: boolean) {
     const receiver = createReceiver({ env, onError: () => {}, ...(withStore ? { idempotency: { store: createMemoryStore() } } : {}) });
     return { fetch: receiver.destination(orderPlaced, (message) => void charges.push(message.body.orderId)).fetch };
   };
-  const scenario = async (service: TestService) => {
+  /** Two orders sent one after the other, run to the end; `charges` holds what the handler saw, in order. */
+  const sendTwo = async (service: TestService) => {
     charges.length = 0;
     await service.client.send(orderPlaced, { orderId: 'o-1' });
     await service.client.send(orderPlaced, { orderId: 'o-2' });
     await service.runUntilIdle();
+  };
+  const scenario = async (service: TestService) => {
+    await sendTwo(service);
     expect(charges.filter((id) => id === 'o-1')).toHaveLength(1);
     expect(charges.filter((id) => id === 'o-2')).toHaveLength(1);
   };
-  return { createApp, scenario };
+  return { createApp, charges, sendTwo, scenario };
 }
 
 describe('explore', () => {
@@ -101,17 +105,7 @@ describe('explore', () => {
   });
 
   it('delivers messages in flight together in another order now and then, and names the one held back', async () => {
-    const arrived: string[] = [];
-    const createApp = (env: Readonly<Record<string, string>>) => {
-      const receiver = createReceiver({ env, onError: () => {} });
-      return { fetch: receiver.destination(orderPlaced, (message) => void arrived.push(message.body.orderId)).fetch };
-    };
-    const sendTwo = async (service: TestService) => {
-      arrived.length = 0;
-      await service.client.send(orderPlaced, { orderId: 'o-1' });
-      await service.client.send(orderPlaced, { orderId: 'o-2' });
-      await service.runUntilIdle();
-    };
+    const { createApp, charges: arrived, sendTwo } = shop(false);
     const options = { createApp, runs: 100, seed: 5, freedoms: { duplicate: 0, loseAnswer: 0, skewClock: 0 } };
     // A handler that counts on the sending order fails, shrunk to the one reordering that breaks it.
     const inOrder = async (service: TestService) => {

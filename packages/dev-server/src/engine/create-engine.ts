@@ -66,15 +66,15 @@ export interface EngineDeps {
   freedom?: (kind: 'duplicate' | 'lose-answer' | 'skew-clock', url: string) => boolean;
 }
 
+// A clock a few seconds off, as real clocks are: within receivers' default tolerance (5 s).
+const FREEDOM_SKEW_MS = 3000;
+
 /**
  * Creates the delivery engine over a store. Every attempt's outcome is committed as one record
  * before anything follows from it (the retry timer, the callbacks, the DLQ entry), so what a restart
  * replays is exactly what happened, and at worst the attempts whose records were being written are
  * made again.
  */
-// A clock a few seconds off, as real clocks are: within receivers' default tolerance (5 s).
-const FREEDOM_SKEW_MS = 3000;
-
 export function createEngine(store: Store, config: EngineConfig, events: EventBus, deps: EngineDeps = {}): Engine {
   // A message's timer fires once it is due. One cancelled meanwhile is no longer pending, and one whose
   // time moved later is not due yet (its new timer fires then).

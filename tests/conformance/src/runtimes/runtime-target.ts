@@ -186,9 +186,7 @@ function remoteProcessTarget(
         origin,
         send: (request) => sendOverHttp(origin, request),
         close: async () => {
-          const exited = new Promise((resolve) => child.once('exit', resolve));
-          child.kill('SIGKILL');
-          await exited;
+          await kill(child);
           await bridge.close();
         },
       };
@@ -235,12 +233,17 @@ export function sharedProcessTarget(
     close: async () => {
       const running = await server;
       if (!running) return;
-      const exited = new Promise((resolve) => running.child.once('exit', resolve));
-      running.child.kill('SIGKILL');
-      await exited;
+      await kill(running.child);
       await rm(running.setups, { recursive: true, force: true });
     },
   };
+}
+
+/** Kills an app's process and resolves once it is gone. */
+async function kill(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
 }
 
 /** Forwards every connection to `port` on loopback as it is, byte for byte. */
