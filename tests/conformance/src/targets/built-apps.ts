@@ -149,9 +149,17 @@ async function reactRouterBuild(): Promise<NodeHandler> {
 async function astroBuild(edit?: Edit): Promise<NodeHandler> {
   const root = await copyOfApp('astro', edit);
   await promisify(execFile)(process.execPath, [ASTRO, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  // Read while the entry loads, then put back: the worker's later files start Astro servers of their
+  // own (docs/frameworks/astro.md's), which must start.
+  const autostart = process.env.ASTRO_NODE_AUTOSTART;
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
-  const { handler } = (await import(pathToFileURL(join(root, 'dist', 'server', 'entry.mjs')).href)) as { handler: NodeHandler };
-  return handler;
+  try {
+    const { handler } = (await import(pathToFileURL(join(root, 'dist', 'server', 'entry.mjs')).href)) as { handler: NodeHandler };
+    return handler;
+  } finally {
+    if (autostart === undefined) delete process.env.ASTRO_NODE_AUTOSTART;
+    else process.env.ASTRO_NODE_AUTOSTART = autostart;
+  }
 }
 
 /** `astro dev`, on a port of its own that the suite does not use: requests go through its handler. */
