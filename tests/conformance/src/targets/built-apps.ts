@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -10,6 +10,7 @@ import { toNodeListener } from 'h3v1';
 import type { ServerBuild } from 'react-router';
 import type { ViteDevServer } from 'vite';
 import { launch, remoteConfig, sharedProcessTarget, startBridge } from '../runtimes/runtime-target';
+import { cachedBuild, inputsHash } from './build-cache';
 import type { ConformanceTarget, TargetSetup } from '../target';
 import { serveOnPort0 } from './node-server';
 
@@ -31,10 +32,13 @@ import { serveOnPort0 } from './node-server';
  *   as its own preview does); `astro dev`, whose dev server hands out its request handler.
  * - TanStack Start (apps/tanstack-start: one catch-all server route, `ANY`): `vite build`, then
  *   `vite preview`, whose middleware runs the built server entry in this process; `vite dev`.
- * Each is made once per test file, in a copy of its own, so two files never share an output folder.
+ * A production build is made once for its inputs and kept between runs (build-cache.ts); a dev server
+ * runs in a copy of its own per test file, so two files never share its caches.
  * The app finds its profile's setup by the port the request arrived at.
  */
 const PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
+const REPO = join(PACKAGE, '..', '..');
+const BUILDS = join(PACKAGE, 'node_modules', '.cache', 'builds');
 const SETUPS = Symbol.for('mailroom.conformance.setups');
 const require = createRequire(import.meta.url);
 const VITE = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
@@ -51,16 +55,45 @@ type App = 'sveltekit' | 'react-router' | 'nuxt' | 'astro' | 'solidstart' | 'tan
 /** Changes a copy of an app before it is built (a variant with a framework's defaults). */
 type Edit = (root: string) => Promise<void>;
 
-async function copyOfApp(app: App, edit?: Edit): Promise<string> {
-  const cache = join(PACKAGE, 'node_modules', '.cache', app);
-  await mkdir(cache, { recursive: true });
-  // Laid out as under apps/: the app beside what the apps share, so its relative imports resolve in the copy.
-  const copy = await mkdtemp(join(cache, 'app-'));
-  await cp(join(PACKAGE, 'apps', 'shared'), join(copy, 'shared'), { recursive: true });
-  const root = join(copy, app);
+/** Lays `app` out in `folder` as under apps/: beside what the apps share, so its relative imports resolve. */
+async function layOutApp(app: App, folder: string, edit?: Edit): Promise<string> {
+  await cp(join(PACKAGE, 'apps', 'shared'), join(folder, 'shared'), { recursive: true });
+  const root = join(folder, app);
   await cp(join(PACKAGE, 'apps', app), root, { recursive: true });
   await edit?.(root);
   return root;
+}
+
+/** A copy of `app` for a dev server, which writes its caches into the app: one per test file. */
+async function copyOfApp(app: App): Promise<string> {
+  const copies = join(PACKAGE, 'node_modules', '.cache', app);
+  await mkdir(copies, { recursive: true });
+  // The copies of earlier runs: none is in use an hour on.
+  for (const entry of await readdir(copies, { withFileTypes: true })) {
+    const folder = join(copies, entry.name);
+    if (Date.now() - (await stat(folder)).mtimeMs > 3_600_000) await rm(folder, { recursive: true, force: true });
+  }
+  return layOutApp(app, await mkdtemp(join(copies, 'app-')));
+}
+
+/**
+ * `app` built by `build` (run with the app's folder), made once for its inputs and kept between
+ * runs: the app, what it shares, the suite's sources (the remote setup a build bundles, the edits
+ * here), the lockfile's versions and the Mailroom packages the apps import.
+ */
+async function builtApp(app: App, variant: string, build: (root: string) => Promise<void>, edit?: Edit): Promise<string> {
+  const inputs = ['apps/shared', `apps/${app}`, 'src'].map((path) => join(PACKAGE, path));
+  inputs.push(...['package-lock.json', 'packages/core/dist', 'packages/adapters/dist'].map((path) => join(REPO, path)));
+  const key = await inputsHash(REPO, inputs, [process.version, PACKAGE, variant]);
+  const folder = await cachedBuild(BUILDS, `${app}-${variant}`, key, async (into) => {
+    await build(await layOutApp(app, into, edit));
+  });
+  return join(folder, app);
+}
+
+/** Runs a framework's build command in `root`, as its users run it. */
+async function runBuild(root: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+  await promisify(execFile)(process.execPath, args, { cwd: root, env: { ...process.env, NODE_ENV: 'production', ...env } });
 }
 
 /** Removes the line of `file` (in the app's copy) that contains `text`; fails when there is none. */
@@ -72,9 +105,8 @@ async function dropLine(root: string, file: string, text: string): Promise<void>
 }
 
 /** `vite build` in the app's folder, as its users run it (SvelteKit reads its config from there). */
-async function svelteKitBuild(edit?: Edit): Promise<NodeHandler> {
-  const root = await copyOfApp('sveltekit', edit);
-  await promisify(execFile)(process.execPath, [VITE, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+async function svelteKitBuild(variant: string, edit?: Edit): Promise<NodeHandler> {
+  const root = await builtApp('sveltekit', variant, (folder) => runBuild(folder, [VITE, 'build']), edit);
   const { handler } = (await import(pathToFileURL(join(root, 'build', 'handler.js')).href)) as { handler: NodeHandler };
   return handler;
 }
@@ -99,8 +131,7 @@ async function svelteKitDev(): Promise<NodeHandler> {
 
 /** `vite build`, then `vite preview` (the build's server entry behind its middleware) on a port the suite does not use. */
 async function tanStackStartBuild(): Promise<NodeHandler> {
-  const root = await copyOfApp('tanstack-start');
-  await promisify(execFile)(process.execPath, [VITE, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  const root = await builtApp('tanstack-start', 'default', (folder) => runBuild(folder, [VITE, 'build']));
   const { preview } = (await import('vite')) as typeof import('vite');
   const server = await preview({
     root,
@@ -138,17 +169,15 @@ async function tanStackStartDev(): Promise<NodeHandler> {
 
 /** `react-router build`, then the server build on `@react-router/node`'s request listener. */
 async function reactRouterBuild(): Promise<NodeHandler> {
-  const root = await copyOfApp('react-router');
-  await promisify(execFile)(process.execPath, [REACT_ROUTER, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  const root = await builtApp('react-router', 'default', (folder) => runBuild(folder, [REACT_ROUTER, 'build']));
   const build = (await import(pathToFileURL(join(root, 'build', 'server', 'index.js')).href)) as ServerBuild;
   const listener = createRequestListener({ build });
   return (req, res) => void listener(req, res);
 }
 
 /** `astro build`, then the standalone server's handler, without the server it would start itself. */
-async function astroBuild(edit?: Edit): Promise<NodeHandler> {
-  const root = await copyOfApp('astro', edit);
-  await promisify(execFile)(process.execPath, [ASTRO, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+async function astroBuild(variant: string, edit?: Edit): Promise<NodeHandler> {
+  const root = await builtApp('astro', variant, (folder) => runBuild(folder, [ASTRO, 'build']), edit);
   // Read while the entry loads, then put back: the worker's later files start Astro servers of their
   // own (docs/frameworks/astro.md's), which must start.
   const autostart = process.env.ASTRO_NODE_AUTOSTART;
@@ -172,8 +201,7 @@ async function astroDev(): Promise<NodeHandler> {
 
 /** `nuxt build`, then Nitro's request listener from `.output/server`. */
 async function nuxtBuild(): Promise<NodeHandler> {
-  const root = await copyOfApp('nuxt');
-  await promisify(execFile)(process.execPath, [NUXT, 'build'], { cwd: root, env: { ...process.env, NODE_ENV: 'production' } });
+  const root = await builtApp('nuxt', 'default', (folder) => runBuild(folder, [NUXT, 'build']));
   const { listener } = (await import(pathToFileURL(join(root, '.output', 'server', 'index.mjs')).href)) as { listener: RequestListener };
   return (req, res) => listener(req, res);
 }
@@ -262,25 +290,29 @@ function builtAppTarget(name: string, make: () => Promise<NodeHandler>, quirks?:
 
 // SvelteKit's Node request reads no body from a request without Content-Type.
 const svelteKitQuirks = { dropsBodyWithoutContentType: true };
-export const svelteKitBuildTarget = builtAppTarget('sveltekit 2 (vite build, adapter-node)', svelteKitBuild, svelteKitQuirks);
+export const svelteKitBuildTarget = builtAppTarget(
+  'sveltekit 2 (vite build, adapter-node)',
+  () => svelteKitBuild('default'),
+  svelteKitQuirks,
+);
 export const svelteKitDevTarget = builtAppTarget('sveltekit 2 (vite dev)', svelteKitDev, svelteKitQuirks);
 export const reactRouterBuildTarget = builtAppTarget('react router 7 (react-router build, @react-router/node)', reactRouterBuild);
 export const reactRouterDevTarget = builtAppTarget('react router 7 (react-router dev)', reactRouterDev);
 export const tanStackStartBuildTarget = builtAppTarget('tanstack start 1 (vite build, vite preview)', tanStackStartBuild);
 export const tanStackStartDevTarget = builtAppTarget('tanstack start 1 (vite dev)', tanStackStartDev);
-export const astroBuildTarget = builtAppTarget('astro 5 (astro build, @astrojs/node standalone)', astroBuild);
+export const astroBuildTarget = builtAppTarget('astro 5 (astro build, @astrojs/node standalone)', () => astroBuild('default'));
 export const astroDevTarget = builtAppTarget('astro 5 (astro dev)', astroDev);
 /** SvelteKit as a new project has it: its CSRF check on (the app's `checkOrigin: false` line gone). */
 export const svelteKitDefaultsTarget = builtAppTarget(
   'sveltekit 2 (vite build, CSRF check on)',
-  () => svelteKitBuild((root) => dropLine(root, 'svelte.config.js', 'checkOrigin')),
+  () => svelteKitBuild('csrf-check', (root) => dropLine(root, 'svelte.config.js', 'checkOrigin')),
   svelteKitQuirks,
 );
 /** The path of an API route the Astro variant leaves prerendered (no `prerender = false`). */
 export const ASTRO_PRERENDERED_PATH = '/api/prerendered';
 /** Astro as a new project has it: its origin check on, and one API route without `prerender = false`. */
 export const astroDefaultsTarget = builtAppTarget('astro 5 (astro build, origin check on)', () =>
-  astroBuild(async (root) => {
+  astroBuild('origin-check', async (root) => {
     await dropLine(root, 'astro.config.mjs', 'checkOrigin');
     await writeFile(join(root, 'src', 'pages', 'api', 'prerendered.js'), 'export const POST = () => new Response("reached");\n');
   }),
@@ -289,15 +321,9 @@ export const nuxtBuildTarget = builtAppTarget('nuxt 3 (nuxt build, nitro, a midd
 export const nuxtDevServerTarget = nuxtDevTarget();
 let solidStartBuilt: Promise<string> | undefined;
 async function solidStartBuild(): Promise<string> {
-  const root = await copyOfApp('solidstart');
-  await promisify(execFile)(process.execPath, [VINXI, 'build'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      MAILROOM_CONFORMANCE_REMOTE_SETUP: join(PACKAGE, 'src', 'runtimes', 'remote-setup.ts'),
-    },
-  });
+  const root = await builtApp('solidstart', 'default', (folder) =>
+    runBuild(folder, [VINXI, 'build'], { MAILROOM_CONFORMANCE_REMOTE_SETUP: join(PACKAGE, 'src', 'runtimes', 'remote-setup.ts') }),
+  );
   return join(root, '.output', 'server', 'index.mjs');
 }
 
