@@ -71,7 +71,9 @@ async function copyOfApp(app: App): Promise<string> {
   // The copies of earlier runs: none is in use an hour on.
   for (const entry of await readdir(copies, { withFileTypes: true })) {
     const folder = join(copies, entry.name);
-    if (Date.now() - (await stat(folder)).mtimeMs > 3_600_000) await rm(folder, { recursive: true, force: true });
+    // Another file may be removing the same old copy.
+    const modified = (await stat(folder).catch(() => undefined))?.mtimeMs ?? Date.now();
+    if (Date.now() - modified > 3_600_000) await rm(folder, { recursive: true, force: true });
   }
   return layOutApp(app, await mkdtemp(join(copies, 'app-')));
 }
