@@ -68,23 +68,22 @@ export class ExploreError extends MailroomError {
   }
 }
 
-type Kind = 'duplicate' | 'lose-answer' | 'reorder' | 'skew-clock' | 'throttle' | 'unavailable';
-const LETTER: Record<Kind, string> = {
-  duplicate: 'd',
-  'lose-answer': 'l',
-  reorder: 'o',
-  'skew-clock': 's',
-  throttle: 't',
-  unavailable: 'u',
-};
-const KIND_OF_LETTER: Record<string, Kind> = {
-  d: 'duplicate',
-  l: 'lose-answer',
-  o: 'reorder',
-  s: 'skew-clock',
-  t: 'throttle',
-  u: 'unavailable',
-};
+/**
+ * Each freedom under its engine name: its letter in a schedule, its option in {@link Freedoms} (and
+ * its count in the report), and its chance when the option is not given.
+ */
+const FREEDOMS = {
+  duplicate: { letter: 'd', option: 'duplicate', chance: 0.1 },
+  'lose-answer': { letter: 'l', option: 'loseAnswer', chance: 0.1 },
+  reorder: { letter: 'o', option: 'reorder', chance: 0.1 },
+  'skew-clock': { letter: 's', option: 'skewClock', chance: 0.1 },
+  throttle: { letter: 't', option: 'throttle', chance: 0 },
+  unavailable: { letter: 'u', option: 'unavailable', chance: 0 },
+} as const satisfies Record<string, { letter: string; option: keyof Freedoms & keyof ExploreReport['used']; chance: number }>;
+type Kind = keyof typeof FREEDOMS;
+const KINDS = Object.keys(FREEDOMS) as Kind[];
+const KIND_OF_LETTER = new Map<string, Kind>(KINDS.map((kind) => [FREEDOMS[kind].letter, kind]));
+const POINT = new RegExp(`^([${KINDS.map((kind) => FREEDOMS[kind].letter).join('')}])(\\d+)$`);
 
 /** A decision point where a freedom was used (numbered in the order the service meets them); `url`, for the story. */
 interface Point {
@@ -115,15 +114,13 @@ export async function explore(options: ExploreOptions, scenario: (service: TestS
   const { runs = 100, seed, schedule, freedoms = {}, maxShrinks = 50, ...serviceOptions } = options;
   checkCount('runs', runs);
   checkCount('maxShrinks', maxShrinks, 0);
-  const chances = {
-    duplicate: chance('freedoms.duplicate', freedoms.duplicate ?? 0.1),
-    'lose-answer': chance('freedoms.loseAnswer', freedoms.loseAnswer ?? 0.1),
-    reorder: chance('freedoms.reorder', freedoms.reorder ?? 0.1),
-    'skew-clock': chance('freedoms.skewClock', freedoms.skewClock ?? 0.1),
-    throttle: chance('freedoms.throttle', freedoms.throttle ?? 0),
-    unavailable: chance('freedoms.unavailable', freedoms.unavailable ?? 0),
-  };
-  const used = { duplicate: 0, loseAnswer: 0, reorder: 0, skewClock: 0, throttle: 0, unavailable: 0 };
+  const chances = Object.fromEntries(
+    KINDS.map((kind) => {
+      const { option, chance: byDefault } = FREEDOMS[kind];
+      return [kind, chance(`freedoms.${option}`, freedoms[option] ?? byDefault)];
+    }),
+  ) as Record<Kind, number>;
+  const used = Object.fromEntries(KINDS.map((kind) => [FREEDOMS[kind].option, 0])) as ExploreReport['used'];
   const attempt = (decide: Decide) => runOnce(serviceOptions, scenario, decide);
   if (schedule !== undefined) {
     const fixed = parseSchedule(schedule);
@@ -267,7 +264,7 @@ function nameOf(url: string): string {
 }
 
 function formatSchedule(schedule: Schedule): string {
-  return schedule.map((point) => `${LETTER[point.kind]}${point.at}`).join(' ');
+  return schedule.map((point) => `${FREEDOMS[point.kind].letter}${point.at}`).join(' ');
 }
 
 function parseSchedule(text: string): Schedule {
@@ -276,25 +273,18 @@ function parseSchedule(text: string): Schedule {
     .split(/\s+/)
     .filter(Boolean)
     .map((token) => {
-      const match = /^([dlostu])(\d+)$/.exec(token);
+      const match = POINT.exec(token);
       if (!match)
         throw new ValidationError(
           'schedule',
           `expected points like "d2" (duplicate), "l5" (lost answer), "o4" (reordered), "s6" (skewed clock), "t1" (throttled), "u3" (unavailable), got ${JSON.stringify(token)}`,
         );
-      return { kind: KIND_OF_LETTER[match[1]!]!, at: Number(match[2]) };
+      return { kind: KIND_OF_LETTER.get(match[1]!)!, at: Number(match[2]) };
     });
 }
 
 function count(schedule: Schedule, used: ExploreReport['used']): ExploreReport['used'] {
-  for (const point of schedule) {
-    if (point.kind === 'duplicate') used.duplicate += 1;
-    else if (point.kind === 'lose-answer') used.loseAnswer += 1;
-    else if (point.kind === 'reorder') used.reorder += 1;
-    else if (point.kind === 'skew-clock') used.skewClock += 1;
-    else if (point.kind === 'throttle') used.throttle += 1;
-    else used.unavailable += 1;
-  }
+  for (const point of schedule) used[FREEDOMS[point.kind].option] += 1;
   return used;
 }
 
