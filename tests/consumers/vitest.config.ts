@@ -8,7 +8,7 @@ export default mergeConfig(
       // The packages are packed once for every app.
       globalSetup: ['src/global-setup.ts'],
       // Two files at a time, as everywhere (sharedTestConfig's maxWorkers): one app's install waits on
-      // the registry and the disk while another builds, and this package runs last in `npm test`, alone.
+      // the registry and the disk while another builds.
       testTimeout: 180_000,
       hookTimeout: 300_000,
     },

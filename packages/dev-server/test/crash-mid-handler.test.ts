@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RealServer, startRedis } from '@mailroom/test-machine';
+import { type RealServer, startRedis, startTcpRelay } from '@mailroom/test-machine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/test-server';
 
@@ -55,35 +54,12 @@ function startApp(effects: string, hang: boolean): Promise<{ child: ChildProcess
   });
 }
 
-/**
- * The app's stable address, as a host name would be: forwards to the instance running now, and
- * refuses connections while none runs (the service then sees a failed attempt, as it would).
- */
-async function stableAddress(): Promise<{
-  url: `http://127.0.0.1:${number}`;
-  point: (port: number | undefined) => void;
-  close: () => void;
-}> {
-  let target: number | undefined;
-  const server = net.createServer((socket) => {
-    if (target === undefined) return socket.destroy();
-    const upstream = net.connect(target, '127.0.0.1');
-    socket.pipe(upstream).pipe(socket);
-    upstream.on('error', () => socket.destroy());
-    socket.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` as const,
-    point: (port) => (target = port),
-    close: () => server.close(),
-  };
-}
-
 async function crashAndRestart(restartAfterMs: number): Promise<{ lines: string[]; messageId: string }> {
   const effects = join(dir, `effects-${restartAfterMs}.log`);
   writeFileSync(effects, '');
-  const address = await stableAddress();
+  // The app's stable address, as a host name would be: it refuses connections while no instance runs
+  // (the service then sees a failed attempt, as it would).
+  const address = await startTcpRelay();
   const first = await startApp(effects, true);
   address.point(first.port);
   const { messageId } = await dev.messaging.publish({ destination: `${address.url}/orders`, body: '{"order":1}' });
@@ -102,7 +78,7 @@ async function crashAndRestart(restartAfterMs: number): Promise<{ lines: string[
     await dev.waitForEvents('delivered', 1, (event) => event.messageId === messageId, 90_000);
   } finally {
     second.child.kill('SIGKILL');
-    address.close();
+    await address.close();
   }
   return { lines: readFileSync(effects, 'utf8').trim().split('\n'), messageId };
 }

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
-import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startTcpRelay } from '@mailroom/test-machine';
 import { build } from 'esbuild';
 import { orderPlaced } from '../fixtures';
 import type { ConformanceTarget, RunningTarget, TargetSetup } from '../target';
@@ -216,8 +217,8 @@ export function sharedProcessTarget(
     name,
     start: async (setup): Promise<RunningTarget> => {
       const [{ port, setups }, bridge] = await Promise.all([(server ??= launchOnce()), startBridge(setup)]);
-      const relay = await tcpRelay(port);
-      const origin = `http://127.0.0.1:${relay.port}`;
+      const relay = await startTcpRelay(port);
+      const origin = relay.url;
       const settings = join(setups, `${relay.port}.json`);
       await writeFile(settings, JSON.stringify(remoteConfig(setup, bridge.url, app)));
       return {
@@ -244,29 +245,6 @@ async function kill(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
-}
-
-/** Forwards every connection to `port` on loopback as it is, byte for byte. */
-async function tcpRelay(port: number): Promise<{ port: number; close: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const relay = createTcpServer((socket) => {
-    const upstream = connect(port, '127.0.0.1');
-    for (const end of [socket, upstream]) {
-      sockets.add(end);
-      end.once('close', () => sockets.delete(end));
-    }
-    socket.pipe(upstream).pipe(socket);
-    socket.on('error', () => upstream.destroy());
-    upstream.on('error', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (relay.address() as AddressInfo).port,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => relay.close(() => resolve()));
-    },
-  };
 }
 
 const onBun = (file: string, config: string) => launch(bin('bun'), ['run', file], { MAILROOM_CONFORMANCE: config }, /LISTENING (\d+)/);
