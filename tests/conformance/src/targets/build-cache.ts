@@ -30,7 +30,7 @@ const BUILDER = '.builder';
 
 /** How long a build may take before a waiting file gives up on it (the slowest, Nuxt's, takes ~15 s alone). */
 const WAIT_MS = 600_000;
-/** Builds of other inputs than the current ones are removed once this old: a run still using one has long finished. */
+/** Builds of other inputs, and old copies, are removed once this old: a run still using one has long finished. */
 const STALE_MS = 3_600_000;
 
 async function filesUnder(path: string): Promise<string[]> {
@@ -77,11 +77,12 @@ async function readText(file: string): Promise<string | undefined> {
   }
 }
 
-/** Removes `name`'s builds of other inputs that no run has touched for {@link STALE_MS}. */
-async function pruneOthers(cache: string, name: string, keep: string): Promise<void> {
-  for (const entry of await readdir(cache)) {
-    if (!entry.startsWith(`${name}-`) || entry === keep) continue;
-    const folder = join(cache, entry);
+/** Removes the folders in `dir` that `keep` does not name and that nothing has changed for {@link STALE_MS}. */
+export async function removeUnused(dir: string, keep: (entry: string) => boolean = () => false): Promise<void> {
+  for (const entry of await readdir(dir)) {
+    if (keep(entry)) continue;
+    const folder = join(dir, entry);
+    // Another file may be removing the same folder.
     const info = await stat(folder).catch(() => undefined);
     if (info && Date.now() - info.mtimeMs > STALE_MS) await rm(folder, { recursive: true, force: true });
   }
@@ -96,7 +97,8 @@ export async function cachedBuild(cache: string, name: string, key: string, buil
   await mkdir(cache, { recursive: true });
   const entry = `${name}-${key}`;
   const folder = join(cache, entry);
-  await pruneOthers(cache, name, entry);
+  // Only this app's builds of other inputs: another app's may be in use.
+  await removeUnused(cache, (other) => !other.startsWith(`${name}-`) || other === entry);
   for (const started = Date.now(); Date.now() - started < WAIT_MS; ) {
     try {
       await mkdir(folder);

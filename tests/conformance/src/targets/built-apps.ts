@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -10,7 +10,7 @@ import { toNodeListener } from 'h3v1';
 import type { ServerBuild } from 'react-router';
 import type { ViteDevServer } from 'vite';
 import { launch, remoteConfig, sharedProcessTarget, startBridge } from '../runtimes/runtime-target';
-import { cachedBuild, inputsHash } from './build-cache';
+import { cachedBuild, inputsHash, removeUnused } from './build-cache';
 import type { ConformanceTarget, TargetSetup } from '../target';
 import { serveOnPort0 } from './node-server';
 
@@ -68,13 +68,8 @@ async function layOutApp(app: App, folder: string, edit?: Edit): Promise<string>
 async function copyOfApp(app: App): Promise<string> {
   const copies = join(PACKAGE, 'node_modules', '.cache', app);
   await mkdir(copies, { recursive: true });
-  // The copies of earlier runs: none is in use an hour on.
-  for (const entry of await readdir(copies, { withFileTypes: true })) {
-    const folder = join(copies, entry.name);
-    // Another file may be removing the same old copy.
-    const modified = (await stat(folder).catch(() => undefined))?.mtimeMs ?? Date.now();
-    if (Date.now() - modified > 3_600_000) await rm(folder, { recursive: true, force: true });
-  }
+  // The copies of earlier runs.
+  await removeUnused(copies);
   return layOutApp(app, await mkdtemp(join(copies, 'app-')));
 }
 
