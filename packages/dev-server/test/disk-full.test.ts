@@ -90,6 +90,17 @@ describe('a full disk under --data-dir', () => {
     const slowId = (JSON.parse(slow.text) as { messageId: string }).messageId;
     await slowArrived;
 
+    // Watched the whole time the disk is full: a message accepted before never disappears, not even
+    // while the server reloads its journal to drop what it refused.
+    const waitingSeen = new Set<number>();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        waitingSeen.add((await call('GET', `/v2/messages/${waitingId}`)).status);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+
     const ballast = fillDisk();
     // A few small records may still fit the journal's last page: those are accepted (and delivered later).
     const accepted: string[] = [];
@@ -142,6 +153,9 @@ describe('a full disk under --data-dir', () => {
       20_000,
     );
     expect(server.stdout()).toMatch(/"type":"storage","state":"resumed"/);
+    watching = false;
+    await watcher;
+    expect([...waitingSeen]).toEqual([200]);
     await destination.waitFor('/after', 1);
     // The attempt whose outcome was refused is made again; what was delivered before is not.
     await destination.waitFor('/slow', 2);

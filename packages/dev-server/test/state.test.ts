@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { waitUntil } from './helpers/wait';
 import { createEmptyState, type DevState, LOG_LIMIT, pruneExpired } from '../src/state/dev-state';
 import type { DevRecord, MessageRecord } from '../src/state/records';
 import { loggedEntries } from '../src/state/message-index';
@@ -335,6 +336,58 @@ describe('one action, one record', () => {
       expect((await readFile(file, 'utf8')).split('\n')[0]).toBe('{"format":"mailroom-journal","version":2}');
       await reopened.close();
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a failed write', () => {
+  it('refuses changes and shows only what the journal holds, never an empty state, while reloading fails and is retried', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-store-'));
+    const file = join(dir, 'mailroom.jsonl');
+    const reloadErrors: unknown[] = [];
+    const refusals: string[] = [];
+    const store = await openStore({
+      dataDir: dir,
+      now: () => NOW,
+      dlqRetentionMs: RETENTION,
+      onCompactionError: () => {},
+      onRefusing: (refusal) => refusals.push(refusal.message),
+      onReloadError: (error) => reloadErrors.push(error),
+      retryMs: 10,
+    });
+    try {
+      await store.commit({ type: 'messages.accepted', at: NOW, messages: [message('kept', 0)] });
+      // Reading the journal again fails while its path is a directory; the next write fails too.
+      await rename(file, `${file}.aside`);
+      await mkdir(file);
+      const handle = await open(join(dir, 'probe'), 'w');
+      await handle.close();
+      vi.spyOn(Object.getPrototypeOf(handle) as { datasync(): Promise<void> }, 'datasync').mockRejectedValueOnce(
+        Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }),
+      );
+      const refused = store.commit({ type: 'messages.accepted', at: NOW, messages: [message('refused', 1)] });
+      await expect(refused).rejects.toMatchObject({ status: 507 });
+      expect(refusals).toEqual([expect.stringContaining('disk is full (ENOSPC)')]);
+      await waitUntil(() => reloadErrors.length >= 3, 'the reload failed and was retried', 10_000);
+      // Not emptied meanwhile: what was accepted before is still shown.
+      expect(store.state.messages.has('kept')).toBe(true);
+      await expect(store.commit({ type: 'messages.accepted', at: NOW, messages: [message('later', 2)] })).rejects.toMatchObject({
+        status: 507,
+      });
+      // The journal readable again: reloaded, the refused change is gone, and changes are taken again.
+      await rm(file, { recursive: true });
+      await rename(`${file}.aside`, file);
+      await expect(store.writable()).resolves.toBe(true);
+      expect([...store.state.messages.keys()]).toEqual(['kept']);
+      await store.commit({ type: 'messages.accepted', at: NOW, messages: [message('after', 3)] });
+      await store.close();
+      const reopened = await openStore({ dataDir: dir, now: () => NOW, dlqRetentionMs: RETENTION, onCompactionError: () => {} });
+      expect([...reopened.state.messages.keys()]).toEqual(['kept', 'after']);
+      await reopened.close();
+    } finally {
+      vi.restoreAllMocks();
+      await store.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

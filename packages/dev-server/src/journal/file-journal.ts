@@ -1,6 +1,6 @@
 import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JournalUnavailableError, type Journal, type JournalStats } from './types';
+import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal } from './types';
 import { releaseLock, type HeldLock } from './lock-file';
 import { encodeRecordLine, JOURNAL_HEADER_LINE } from './record-line';
 import { type BackgroundCompaction, readRange, startBackgroundCompaction, syncDirectory, writeAndRename, writeAt } from './compaction';
@@ -21,6 +21,8 @@ export interface FileJournalInit<R> {
   lock: HeldLock;
   fsync: boolean;
   autoCompaction: AutoCompaction<R> | undefined;
+  /** Opens the file again under `lock`, which this journal hands over. */
+  reopen: () => Promise<OpenedJournal<R>>;
 }
 
 /** Mutable state of one open journal; every write goes through the single drain loop. */
@@ -84,6 +86,22 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
           if (queue.length > 0) draining = startDrain();
         })
     );
+  }
+
+  let closed: Promise<void> | undefined;
+  let lockHandedOver = false;
+  function closeFile(): Promise<void> {
+    closing ??= (async () => {
+      // A background compaction finishes first: its finish takes a turn in the queue once written.
+      while (draining || state.background) {
+        if (draining) await draining;
+        else await state.background?.written.catch(() => undefined);
+        // Let its settlement queue the finish (or clear it) before looking again.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await state.handle.close();
+    })();
+    return closing;
   }
 
   const compactionSettled = () => {
@@ -161,23 +179,22 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
         await rm(state.paths.probe, { force: true });
       }
     },
+    async reopen() {
+      await closeFile();
+      const reopened = await init.reopen();
+      lockHandedOver = true;
+      return reopened;
+    },
     stats: () => ({ ...state.stats }),
     close() {
-      closing ??= (async () => {
-        // A background compaction finishes first: its finish takes a turn in the queue once written.
-        while (draining || state.background) {
-          if (draining) await draining;
-          else await state.background?.written.catch(() => undefined);
-          // Let its settlement queue the finish (or clear it) before looking again.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
+      closed ??= (async () => {
         try {
-          await state.handle.close();
+          await closeFile();
         } finally {
-          await releaseLock(init.lock);
+          if (!lockHandedOver) await releaseLock(init.lock);
         }
       })();
-      return closing;
+      return closed;
     },
   };
 }

@@ -18,7 +18,7 @@ import { appendFile, mkdir, open, readFile, rm, type FileHandle } from 'node:fs/
 import { dirname } from 'node:path';
 import { createFileJournal, journalPaths, type AutoCompaction, type JournalPaths } from './file-journal';
 import { syncDirectory, writeAndRename } from './compaction';
-import { acquireLock, releaseLock } from './lock-file';
+import { acquireLock, type HeldLock, releaseLock } from './lock-file';
 import { decodeJournal, JOURNAL_HEADER_LINE, JOURNAL_VERSION, type DecodedJournal } from './record-line';
 import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal, type OpenJournalOptions } from './types';
 
@@ -37,37 +37,49 @@ import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJo
  * ```
  */
 export async function openJournal<R>(options: OpenJournalOptions<R>): Promise<OpenedJournal<R>> {
-  const fsync = options.fsync ?? true;
+  // Checked before anything is created or locked.
   const autoCompaction = resolveAutoCompaction(options);
   const paths = journalPaths(requireDir(options.dir), options.name ?? 'journal');
-  await makeDirectory(paths.dir, fsync);
+  await makeDirectory(paths.dir, options.fsync ?? true);
   const lock = await acquireLock(paths.lock);
   try {
-    // Only safe under the lock: then a temp file is a crashed compaction's, not a live one's.
-    await rm(paths.tmp, { force: true });
-    const { handle, decoded } = await loadOrCreate<R>(paths, fsync, options.skipDamaged === true, options.isRecord);
-    const journal = createFileJournal<R>({
-      paths,
-      handle,
-      size: decoded.validLength,
-      recordsInFile: decoded.records.length,
-      lock,
-      fsync,
-      autoCompaction,
-    });
-    const damagedBytesSkipped = decoded.damaged.reduce((sum, line) => sum + line.bytes.length, 0);
-    const recovery = {
-      tornBytesDropped: decoded.tornBytes,
-      damagedRecordsSkipped: decoded.damaged.length,
-      damagedBytesSkipped,
-      damagedFile: decoded.damaged.length > 0 ? damagedFileOf(paths) : undefined,
-      file: paths.file,
-    };
-    return { journal, records: decoded.records, recovery, formatVersion: decoded.version };
+    return await openLocked(options, paths, lock, autoCompaction);
   } catch (error) {
     await releaseLock(lock);
     throw error;
   }
+}
+
+/** Opens the journal under a lock already held: the first open, and every `reopen()`. */
+async function openLocked<R>(
+  options: OpenJournalOptions<R>,
+  paths: JournalPaths,
+  lock: HeldLock,
+  autoCompaction: AutoCompaction<R> | undefined,
+): Promise<OpenedJournal<R>> {
+  const fsync = options.fsync ?? true;
+  // Only safe under the lock: then a temp file is a crashed compaction's, not a live one's.
+  await rm(paths.tmp, { force: true });
+  const { handle, decoded } = await loadOrCreate<R>(paths, fsync, options.skipDamaged === true, options.isRecord);
+  const journal = createFileJournal<R>({
+    paths,
+    handle,
+    size: decoded.validLength,
+    recordsInFile: decoded.records.length,
+    lock,
+    fsync,
+    autoCompaction,
+    reopen: () => openLocked(options, paths, lock, autoCompaction),
+  });
+  const damagedBytesSkipped = decoded.damaged.reduce((sum, line) => sum + line.bytes.length, 0);
+  const recovery = {
+    tornBytesDropped: decoded.tornBytes,
+    damagedRecordsSkipped: decoded.damaged.length,
+    damagedBytesSkipped,
+    damagedFile: decoded.damaged.length > 0 ? damagedFileOf(paths) : undefined,
+    file: paths.file,
+  };
+  return { journal, records: decoded.records, recovery, formatVersion: decoded.version };
 }
 
 /** Reads the journal (creating an empty one first if there is none) and opens it for appending. */
@@ -181,6 +193,10 @@ export async function openMemoryJournal<R>(): Promise<OpenedJournal<R>> {
       stats.recordsInFile = snapshot.length;
     },
     async probe() {},
+    async reopen() {
+      closed = true;
+      return openMemoryJournal<R>();
+    },
     stats: () => ({ ...stats }),
     async close() {
       closed = true;

@@ -78,6 +78,13 @@ export interface Journal<R> {
    * removed. For a caller that stopped after a failed append (a full disk), before it reopens and goes on.
    */
   probe(): Promise<void>;
+  /**
+   * After a failed append: waits for what is pending, closes the file and opens it again without
+   * letting go of the lock (no other process can take the directory in between, and nothing is
+   * written but a torn tail cut), returning what is on disk now. Until it resolves this journal
+   * still owns the lock (close it to let go); once it resolves, the returned one does.
+   */
+  reopen(): Promise<OpenedJournal<R>>;
   /** A copy of the counters. */
   stats(): JournalStats;
   /** Waits for pending appends, closes the file and releases the lock. Safe to call twice. */

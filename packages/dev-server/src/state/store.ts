@@ -1,4 +1,4 @@
-import { JOURNAL_VERSION, openJournal, openMemoryJournal, type Journal, type JournalRecovery } from '../journal';
+import { JOURNAL_VERSION, openJournal, openMemoryJournal, type Journal, type JournalRecovery, type OpenedJournal } from '../journal';
 import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { DevRecord, LogRecord, MessageRecord, StatsBucket } from './records';
@@ -85,10 +85,15 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   let writableAgain: Promise<boolean> = Promise.resolve(true);
   const pause = () => new Promise((resolve) => setTimeout(resolve, options.retryMs ?? 1000).unref());
   const reload = async () => {
-    await journal.close();
-    // Emptied in place: every part of the service reads `store.state` when it needs it, and none keeps a piece.
-    Object.assign(state, createEmptyState());
-    journal = await replayJournal(state, options, snapshot);
+    // Under the same lock: no other server can take the directory while this one recovers.
+    const reopened = await journal.reopen();
+    journal = reopened.journal;
+    // Replayed aside, then swapped in at once: no request ever sees a state half rebuilt, or an empty
+    // one while the reload fails and is retried. Every part of the service reads `store.state` when it
+    // needs it, and none keeps a piece.
+    const fresh = createEmptyState();
+    replay(fresh, reopened, options);
+    Object.assign(state, fresh);
   };
   const recover = async (): Promise<boolean> => {
     while (!closed) {
@@ -188,20 +193,25 @@ async function replayJournal(state: DevState, options: OpenStoreOptions, snapsho
           isRecord: isEncodedRecord,
           ...journalOptions,
         });
-  const { recovery, journal } = opened;
-  if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
-  const pendingMessage = (id: string) => state.messages.get(id)?.record;
   try {
-    for (const encoded of opened.records) reduce(state, decodeRecord(encoded, pendingMessage));
+    replay(state, opened, options);
     // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
     // then refuses it by its header (naming both versions) instead of misreading records it never knew.
-    if (opened.formatVersion < JOURNAL_VERSION) await journal.compact(snapshot());
+    if (opened.formatVersion < JOURNAL_VERSION) await opened.journal.compact(snapshot());
   } catch (error) {
     // Whatever a replay meets, the lock must not outlive this failed start.
-    await journal.close();
+    await opened.journal.close();
     throw error;
   }
-  return journal;
+  return opened.journal;
+}
+
+/** Applies what a journal held on opening to `state` (empty), telling what opening it dropped or skipped. */
+function replay(state: DevState, opened: OpenedJournal<EncodedRecord>, options: OpenStoreOptions): void {
+  const { recovery } = opened;
+  if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
+  const pendingMessage = (id: string) => state.messages.get(id)?.record;
+  for (const encoded of opened.records) reduce(state, decodeRecord(encoded, pendingMessage));
 }
 
 /** Messages whose log entries share one `logs.restored` record of a snapshot. */

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, open as openFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open as openFile, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitUntil } from '../helpers/wait';
@@ -31,6 +31,13 @@ async function reopen(journal: Journal<Event>, options: Partial<OpenJournalOptio
 }
 
 const file = () => join(tempDir(), 'journal.jsonl');
+
+/** Node's FileHandle class is not exported; any handle leads to its prototype, to make a call fail. */
+async function fileHandlePrototype(): Promise<{ datasync(): Promise<void>; sync(): Promise<void> }> {
+  const handle = await openFile(join(tempDir(), 'probe'), 'w');
+  await handle.close();
+  return Object.getPrototypeOf(handle) as { datasync(): Promise<void>; sync(): Promise<void> };
+}
 
 describe('append and replay', () => {
   it('replays every appended record, in order, after a reopen', async () => {
@@ -426,13 +433,6 @@ describe('compaction', () => {
 });
 
 describe('I/O failures', () => {
-  /** Node's FileHandle class is not exported; any handle leads to its prototype, to make a call fail. */
-  async function fileHandlePrototype(): Promise<{ datasync(): Promise<void>; sync(): Promise<void> }> {
-    const handle = await openFile(join(tempDir(), 'probe'), 'w');
-    await handle.close();
-    return Object.getPrototypeOf(handle) as { datasync(): Promise<void>; sync(): Promise<void> };
-  }
-
   it('rejects the batch whose sync failed and every later append, keeping what was durable', async () => {
     const { journal } = await open();
     await journal.append({ id: 1 });
@@ -454,6 +454,47 @@ describe('I/O failures', () => {
     await journal.append({ id: 2 });
     expect(await readdir(tempDir())).not.toContain('journal.jsonl.tmp');
     expect((await reopen(journal)).records).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+});
+
+describe('reopen after a failed write', () => {
+  const eio = () => Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+  async function failedJournal() {
+    const { journal } = await open();
+    await journal.append({ id: 1 });
+    vi.spyOn(await fileHandlePrototype(), 'datasync').mockRejectedValueOnce(eio());
+    await expect(journal.append({ id: 2 })).rejects.toBeInstanceOf(JournalUnavailableError);
+    return journal;
+  }
+
+  it('gives what is on disk and a journal that takes appends, never letting another open take the lock', async () => {
+    const journal = await failedJournal();
+    const reopened = await journal.reopen();
+    openHere.push(reopened.journal as Journal<unknown>);
+    expect(reopened.records).toEqual([{ id: 1 }]);
+    await expect(openJournal<Event>({ dir: tempDir() })).rejects.toThrow(/locked/);
+    // The old one handed its lock over: closing it does not let another process in.
+    await journal.close();
+    await expect(openJournal<Event>({ dir: tempDir() })).rejects.toThrow(/locked/);
+    await reopened.journal.append({ id: 3 });
+    await reopened.journal.close();
+    expect((await open()).records).toEqual([{ id: 1 }, { id: 3 }]);
+  });
+
+  it('keeps the lock with the old journal when reopening fails, until that one is closed', async () => {
+    const journal = await failedJournal();
+    // The journal's path taken by a directory: reading it fails, as a failing disk's read would.
+    await rename(file(), `${file()}.aside`);
+    await mkdir(file());
+    await expect(journal.reopen()).rejects.toThrow(/EISDIR/);
+    await expect(openJournal<Event>({ dir: tempDir() })).rejects.toThrow(/locked/);
+    await rm(file(), { recursive: true });
+    await rename(`${file()}.aside`, file());
+    // Tried again, it succeeds.
+    const reopened = await journal.reopen();
+    expect(reopened.records).toEqual([{ id: 1 }]);
+    await reopened.journal.close();
+    expect((await open()).records).toEqual([{ id: 1 }]);
   });
 });
 
