@@ -180,6 +180,8 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
       }
     },
     async reopen() {
+      // Only once, and only while this journal still holds the lock: otherwise two would write one file.
+      if (closed || lockHandedOver) throw new JournalUnavailableError(`The journal ${state.paths.file} was closed or reopened already.`);
       await closeFile();
       const reopened = await init.reopen();
       lockHandedOver = true;

@@ -476,6 +476,8 @@ describe('reopen after a failed write', () => {
     // The old one handed its lock over: closing it does not let another process in.
     await journal.close();
     await expect(openJournal<Event>({ dir: tempDir() })).rejects.toThrow(/locked/);
+    // Handed over: this one cannot open the file a second time beside the new one.
+    await expect(journal.reopen()).rejects.toThrow(/closed or reopened already/);
     await reopened.journal.append({ id: 3 });
     await reopened.journal.close();
     expect((await open()).records).toEqual([{ id: 1 }, { id: 3 }]);
