@@ -1,6 +1,6 @@
 import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal } from './types';
+import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal, type ReopenOptions } from './types';
 import { releaseLock, type HeldLock } from './lock-file';
 import { encodeRecordLine, JOURNAL_HEADER_LINE } from './record-line';
 import { type BackgroundCompaction, readRange, startBackgroundCompaction, syncDirectory, writeAndRename, writeAt } from './compaction';
@@ -22,7 +22,7 @@ export interface FileJournalInit<R> {
   fsync: boolean;
   autoCompaction: AutoCompaction<R> | undefined;
   /** Opens the file again under `lock`, which this journal hands over. */
-  reopen: () => Promise<OpenedJournal<R>>;
+  reopen: (options: ReopenOptions<R> | undefined) => Promise<OpenedJournal<R>>;
 }
 
 /** Mutable state of one open journal; every write goes through the single drain loop. */
@@ -179,11 +179,11 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
         await rm(state.paths.probe, { force: true });
       }
     },
-    async reopen() {
+    async reopen(options) {
       // Only once, and only while this journal still holds the lock: otherwise two would write one file.
       if (closed || lockHandedOver) throw new JournalUnavailableError(`The journal ${state.paths.file} was closed or reopened already.`);
       await closeFile();
-      const reopened = await init.reopen();
+      const reopened = await init.reopen(options);
       lockHandedOver = true;
       return reopened;
     },

@@ -14,12 +14,12 @@
  * appends share one write + fdatasync (group commit), and compaction is atomic (tmp file, fsync,
  * rename, directory fsync).
  */
-import { appendFile, mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { appendFile, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createFileJournal, journalPaths, type AutoCompaction, type JournalPaths } from './file-journal';
 import { syncDirectory, writeAndRename } from './compaction';
 import { acquireLock, type HeldLock, releaseLock } from './lock-file';
-import { decodeJournal, JOURNAL_HEADER_LINE, JOURNAL_VERSION, type DecodedJournal } from './record-line';
+import { JOURNAL_HEADER_LINE, JOURNAL_VERSION, readJournal, type DecodedJournal, type ReadJournalOptions } from './record-line';
 import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal, type OpenJournalOptions } from './types';
 
 /**
@@ -60,16 +60,20 @@ async function openLocked<R>(
   const fsync = options.fsync ?? true;
   // Only safe under the lock: then a temp file is a crashed compaction's, not a live one's.
   await rm(paths.tmp, { force: true });
-  const { handle, decoded } = await loadOrCreate<R>(paths, fsync, options.skipDamaged === true, options.isRecord);
+  const { handle, decoded } = await loadOrCreate<R>(paths, fsync, {
+    skipDamaged: options.skipDamaged === true,
+    isRecord: options.isRecord ?? ((value): value is R => true),
+    onRecord: options.onRecord,
+  });
   const journal = createFileJournal<R>({
     paths,
     handle,
     size: decoded.validLength,
-    recordsInFile: decoded.records.length,
+    recordsInFile: decoded.count,
     lock,
     fsync,
     autoCompaction,
-    reopen: () => openLocked(options, paths, lock, autoCompaction),
+    reopen: (again) => openLocked({ ...options, onRecord: again?.onRecord }, paths, lock, autoCompaction),
   });
   const damagedBytesSkipped = decoded.damaged.reduce((sum, line) => sum + line.bytes.length, 0);
   const recovery = {
@@ -86,45 +90,46 @@ async function openLocked<R>(
 async function loadOrCreate<R>(
   paths: JournalPaths,
   fsync: boolean,
-  skipDamaged: boolean,
-  isRecord: ((value: unknown) => value is R) | undefined,
+  read: ReadJournalOptions<R>,
 ): Promise<{ handle: FileHandle; decoded: DecodedJournal<R> }> {
-  const content = await readIfExists(paths.file);
-  if (content === undefined) {
+  const existing = await openIfExists(paths.file);
+  if (existing === undefined) {
     // Created by rename, like a compaction, so the file is never seen without its header.
     const handle = await writeAndRename(paths.tmp, paths.file, Buffer.from(JOURNAL_HEADER_LINE), fsync);
     if (fsync) await syncDirectory(paths.dir);
-    return { handle, decoded: decodeJournal<R>(Buffer.from(JOURNAL_HEADER_LINE), paths.file) };
+    const empty = { records: [], count: 0, version: JOURNAL_VERSION, validLength: JOURNAL_HEADER_LINE.length, tornBytes: 0, damaged: [] };
+    return { handle, decoded: empty };
   }
-  const decoded = decodeJournal<R>(content, paths.file, skipDamaged, isRecord);
-  if (decoded.repaired) {
-    // The skipped lines are kept beside the journal, then the journal is rewritten without them.
-    if (decoded.damaged.length > 0) await appendFile(damagedFileOf(paths), Buffer.concat(decoded.damaged.map((line) => line.bytes)));
-    const handle = await writeAndRename(paths.tmp, paths.file, decoded.repaired, fsync);
-    if (fsync) await syncDirectory(paths.dir);
-    return { handle, decoded };
-  }
-  const handle = await open(paths.file, 'r+');
+  let handle = existing;
   try {
-    if (decoded.tornBytes > 0) {
+    // Read through the handle appends then go to: the file is opened once.
+    const decoded = await readJournal<R>(handle, paths.file, read);
+    if (decoded.repaired) {
+      // The skipped lines are kept beside the journal, then the journal is rewritten without them.
+      if (decoded.damaged.length > 0) await appendFile(damagedFileOf(paths), Buffer.concat(decoded.damaged.map((line) => line.bytes)));
+      const replaced = handle;
+      handle = await writeAndRename(paths.tmp, paths.file, decoded.repaired, fsync);
+      await replaced.close();
+      if (fsync) await syncDirectory(paths.dir);
+    } else if (decoded.tornBytes > 0) {
       // Cut the torn line now: the next append must start a fresh line, not continue the garbage.
       await handle.truncate(decoded.validLength);
       if (fsync) await handle.sync();
     }
+    return { handle, decoded };
   } catch (error) {
     await handle.close();
     throw error;
   }
-  return { handle, decoded };
 }
 
 function damagedFileOf(paths: JournalPaths): string {
   return `${paths.file}.damaged`;
 }
 
-async function readIfExists(file: string): Promise<Buffer | undefined> {
+async function openIfExists(file: string): Promise<FileHandle | undefined> {
   try {
-    return await readFile(file);
+    return await open(file, 'r+');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { JournalCorruptError } from './types';
 
@@ -93,7 +94,10 @@ const NEWLINE = 0x0a;
 
 /** A journal file's content, read back. */
 export interface DecodedJournal<R> {
+  /** The records, oldest first, unless they went to `onRecord` as they were read. */
   records: R[];
+  /** Records read, wherever they went. */
+  count: number;
   /** The file's format version (its header's). */
   version: number;
   /** Bytes up to and including the last good line: where the next append goes. */
@@ -106,13 +110,27 @@ export interface DecodedJournal<R> {
   repaired?: Buffer;
 }
 
+/** How {@link readJournal} reads. */
+export interface ReadJournalOptions<R> {
+  skipDamaged: boolean;
+  isRecord: (value: unknown) => value is R;
+  /** Given, each record goes to it as soon as its line is read, and none is kept: see `OpenJournalOptions.onRecord`. */
+  onRecord: ((record: R) => void) | undefined;
+}
+
 // Where a record starts inside a line: its checksum, a space, and an object's first key. JSON.stringify
 // writes no space before a `{`, and a `"` inside a string is always escaped, so this can only be the
 // start of another record whose line break was damaged.
 const RECORD_START = /[0-9a-f]{8} \{"/g;
 
 /**
- * Decodes a whole journal file.
+ * Bytes read at a time, into one buffer reused to the end (grown for a longer line): a buffer the size
+ * of a 40 MB journal cost 0.1 s of page faults to fill, and stayed for the collector to free.
+ */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * Reads a whole journal file from `handle`, a line at a time.
  *
  * Only a final line without its `\n` is a crash's doing: appends are written in order and each one
  * resolves only after its sync, and a line's `\n` is written with it. That line is reported as torn,
@@ -121,65 +139,102 @@ const RECORD_START = /[0-9a-f]{8} \{"/g;
  * {@link JournalCorruptError} naming the line and byte rather than silently losing records, unless
  * `skipDamaged` asks to skip it. A damaged line that holds the start of another record (its line
  * break was hit) is split there: an intact record after the damage is kept, and each record lost is
- * counted.
+ * counted. Records read before a damaged line may have gone to `onRecord` already.
  */
-export function decodeJournal<R>(
-  content: Buffer,
-  file: string,
-  skipDamaged = false,
-  isRecord: (value: unknown) => value is R = (value): value is R => true,
-): DecodedJournal<R> {
-  const { end: headerEnd, version } = decodeHeader(content, file);
-  let offset = headerEnd;
+export async function readJournal<R>(handle: FileHandle, file: string, options: ReadJournalOptions<R>): Promise<DecodedJournal<R>> {
+  const { skipDamaged, isRecord, onRecord } = options;
+  // A repair keeps pieces of the file to write it again: the file is then read whole into one buffer
+  // that is never reused, so those pieces stay valid.
+  let buffer = Buffer.allocUnsafeSlow(skipDamaged ? (await handle.stat()).size + 1 : READ_CHUNK);
+  /** The file offset of `buffer[0]`, the bytes of `buffer` read so far, and where the next line starts in it. */
+  let bufferStart = 0;
+  let filled = 0;
+  let offset = 0;
+  let version: number | undefined;
   const records: R[] = [];
+  let count = 0;
   const damaged: DecodedJournal<R>['damaged'] = [];
   // Set once a damaged line is met: the intact lines, for the file to be rewritten from (even when
   // every damaged line was salvaged). Until then the intact lines are simply everything read so far.
   let kept: Buffer[] | undefined;
-  const done = (tornBytes: number): DecodedJournal<R> => {
-    if (!kept) return { records, version, validLength: offset, tornBytes, damaged };
-    const repaired = Buffer.concat(kept);
-    return { records, version, validLength: repaired.length, tornBytes, damaged, repaired };
+  const take = (record: R): void => {
+    count += 1;
+    if (onRecord) onRecord(record);
+    else records.push(record);
   };
   const decode = (bytes: Buffer, start = 0, end = bytes.length): R | typeof INVALID_LINE => {
     const record = decodeRecordLine(bytes, start, end);
     return record !== INVALID_LINE && isRecord(record) ? record : INVALID_LINE;
   };
-  for (let line = 2; offset < content.length; line += 1) {
-    const end = content.indexOf(NEWLINE, offset);
-    if (end === -1) return done(content.length - offset);
-    const record = decode(content, offset, end);
-    if (record !== INVALID_LINE) {
-      records.push(record);
-      kept?.push(content.subarray(offset, end + 1));
+  for (let line = 1; ; ) {
+    const content = buffer.subarray(0, filled);
+    for (let end = content.indexOf(NEWLINE, offset); end !== -1; end = content.indexOf(NEWLINE, offset), line += 1) {
+      if (version === undefined) version = decodeHeader(content.toString('utf8', offset, end), file);
+      else if (!takeLine(content, offset, end)) {
+        kept ??= [content.subarray(0, offset)];
+        salvageLine(content, offset, end, line);
+      }
       offset = end + 1;
+    }
+    if (!skipDamaged) {
+      // What was read is done with, but the line under way: moved to the front, and the buffer grown if
+      // that line fills it.
+      buffer.copy(buffer, 0, offset, filled);
+      bufferStart += offset;
+      filled -= offset;
+      offset = 0;
+      if (filled === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafeSlow(buffer.length)]);
+    } else if (filled === buffer.length) {
+      // The file grew since it was measured, which the lock rules out: read it as it is now.
+      buffer = Buffer.concat([buffer, Buffer.allocUnsafeSlow(buffer.length)]);
+    }
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, bufferStart + filled);
+    if (bytesRead > 0) {
+      filled += bytesRead;
       continue;
     }
+    // The header is written atomically with the file, so a missing or torn header is not a crash.
+    if (version === undefined) decodeHeader(undefined, file);
+    const validLength = bufferStart + offset;
+    const tornBytes = filled - offset;
+    if (!kept) return { records, count, version: version!, validLength, tornBytes, damaged };
+    const repaired = Buffer.concat(kept);
+    return { records, count, version: version!, validLength: repaired.length, tornBytes, damaged, repaired };
+  }
+
+  /** Takes the record of an intact line; false for a damaged one. */
+  function takeLine(content: Buffer, start: number, end: number): boolean {
+    const record = decode(content, start, end);
+    if (record === INVALID_LINE) return false;
+    take(record);
+    kept?.push(content.subarray(start, end + 1));
+    return true;
+  }
+
+  /** Skips a damaged line (refused without `skipDamaged`), keeping the intact records inside it. */
+  function salvageLine(content: Buffer, start: number, end: number, line: number): void {
     if (!skipDamaged) {
       throw new JournalCorruptError({
         file,
         line,
-        offset,
+        offset: bufferStart + start,
         problem: 'the record is damaged (bad checksum, JSON or shape), which a crash cannot cause',
         hint:
           'Start with --repair-journal (startDevServer({ repairJournal: true })) to skip damaged records and keep every ' +
           `intact one (the skipped bytes are saved to ${file}.damaged), or move the file aside to start empty.`,
       });
     }
-    kept ??= [content.subarray(0, offset)];
-    const parts = splitAtRecordStarts(content, offset, end);
+    const parts = splitAtRecordStarts(content, start, end);
     for (const part of parts) {
       const salvaged = parts.length === 1 ? undefined : salvage(content.subarray(part.start, part.end), part.end !== end, decode);
       if (salvaged === undefined) {
         damaged.push({ line, offset: part.start, bytes: content.subarray(part.start, part.end === end ? end + 1 : part.end) });
       } else {
-        records.push(salvaged.record);
-        kept.push(Buffer.concat([salvaged.bytes, Buffer.from([NEWLINE])]));
+        take(salvaged.record);
+        kept!.push(Buffer.concat([salvaged.bytes, Buffer.from([NEWLINE])]));
       }
     }
-    offset = end + 1;
   }
-  return done(0);
 }
 
 /**
@@ -206,19 +261,15 @@ function splitAtRecordStarts(content: Buffer, start: number, end: number): Array
   return starts.map((at, index) => ({ start: start + at, end: index + 1 < starts.length ? start + starts[index + 1]! : end }));
 }
 
-/** Checks the header line and returns the offset of the first record. */
-function decodeHeader(content: Buffer, file: string): { end: number; version: number } {
-  const end = content.indexOf(NEWLINE);
-  // The header is written atomically with the file, so a missing or torn header is not a crash.
+/** Checks the header line (`undefined`: the file has none) and returns its format version. */
+function decodeHeader(line: string | undefined, file: string): number {
   const read =
-    end === -1
-      ? 'the file has no complete header line (it is empty or was cut short outside of a crash)'
-      : readHeader(content.toString('utf8', 0, end));
+    line === undefined ? 'the file has no complete header line (it is empty or was cut short outside of a crash)' : readHeader(line);
   if (typeof read === 'string') {
     const hint = read.includes('format version')
       ? 'Run the Mailroom that wrote it on this data directory (its messages are kept), or start this one with another --data-dir.'
       : 'Move the file aside to start empty.';
     throw new JournalCorruptError({ file, line: 1, offset: 0, problem: read, hint });
   }
-  return { end: end + 1, version: read };
+  return read;
 }

@@ -39,6 +39,18 @@ export interface OpenJournalOptions<R> {
    * this (written by a broken writer, or edited by hand) is damaged like a bad checksum. Default: any.
    */
   isRecord?: (value: unknown) => value is R;
+  /**
+   * Each record on disk, oldest first, as soon as its line is read; `records` is then empty. A large
+   * journal is then never held whole, nor parsed whole: each record is applied and dropped while it is
+   * young, which a collector frees for almost nothing. A damaged line met later still fails the open,
+   * after the records before it went here: apply them to a state you drop when the open fails.
+   */
+  onRecord?: (record: R) => void;
+}
+
+/** Options of {@link Journal.reopen}. */
+export interface ReopenOptions<R> {
+  onRecord?: (record: R) => void;
 }
 
 /** Counters of what a journal really did, for tests, logs and benchmarks. */
@@ -82,9 +94,10 @@ export interface Journal<R> {
    * After a failed append: waits for what is pending, closes the file and opens it again without
    * letting go of the lock (no other process can take the directory in between, and nothing is
    * written but a torn tail cut), returning what is on disk now. Until it resolves this journal
-   * still owns the lock (close it to let go); once it resolves, the returned one does.
+   * still owns the lock (close it to let go); once it resolves, the returned one does. `onRecord`
+   * is as {@link OpenJournalOptions.onRecord}, for this reading (the options' one is not used again).
    */
-  reopen(): Promise<OpenedJournal<R>>;
+  reopen(options?: ReopenOptions<R>): Promise<OpenedJournal<R>>;
   /** A copy of the counters. */
   stats(): JournalStats;
   /** Waits for pending appends, closes the file and releases the lock. Safe to call twice. */
@@ -107,8 +120,8 @@ export interface JournalRecovery {
 export interface OpenedJournal<R> {
   journal: Journal<R>;
   /**
-   * Every record on disk, oldest first. Parsed, not validated: `R` describes what your code wrote,
-   * after a JSON round trip (a `Date` comes back as a string).
+   * Every record on disk, oldest first (none when they went to `onRecord`). Parsed, not validated: `R`
+   * describes what your code wrote, after a JSON round trip (a `Date` comes back as a string).
    */
   records: R[];
   recovery: JournalRecovery;

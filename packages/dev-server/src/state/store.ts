@@ -86,13 +86,13 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const pause = () => new Promise((resolve) => setTimeout(resolve, options.retryMs ?? 1000).unref());
   const reload = async () => {
     // Under the same lock: no other server can take the directory while this one recovers.
-    const reopened = await journal.reopen();
-    journal = reopened.journal;
     // Replayed aside, then swapped in at once: no request ever sees a state half rebuilt, or an empty
     // one while the reload fails and is retried. Every part of the service reads `store.state` when it
     // needs it, and none keeps a piece.
     const fresh = createEmptyState();
-    replay(fresh, reopened, options);
+    const reopened = await journal.reopen({ onRecord: replayer(fresh) });
+    journal = reopened.journal;
+    reportRecovery(reopened, options);
     Object.assign(state, fresh);
   };
   const recover = async (): Promise<boolean> => {
@@ -182,7 +182,12 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
  * the first open can meet one: after it, the file is this format).
  */
 async function replayJournal(state: DevState, options: OpenStoreOptions, snapshot: () => EncodedRecord[]): Promise<Journal<EncodedRecord>> {
-  const journalOptions = { compactAfterBytes: COMPACT_AFTER_BYTES, snapshot, onCompactionError: options.onCompactionError };
+  const journalOptions = {
+    compactAfterBytes: COMPACT_AFTER_BYTES,
+    snapshot,
+    onCompactionError: options.onCompactionError,
+    onRecord: replayer(state),
+  };
   const opened =
     options.dataDir === undefined
       ? await openMemoryJournal<EncodedRecord>()
@@ -194,7 +199,7 @@ async function replayJournal(state: DevState, options: OpenStoreOptions, snapsho
           ...journalOptions,
         });
   try {
-    replay(state, opened, options);
+    reportRecovery(opened, options);
     // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
     // then refuses it by its header (naming both versions) instead of misreading records it never knew.
     if (opened.formatVersion < JOURNAL_VERSION) await opened.journal.compact(snapshot());
@@ -206,12 +211,19 @@ async function replayJournal(state: DevState, options: OpenStoreOptions, snapsho
   return opened.journal;
 }
 
-/** Applies what a journal held on opening to `state` (empty), telling what opening it dropped or skipped. */
-function replay(state: DevState, opened: OpenedJournal<EncodedRecord>, options: OpenStoreOptions): void {
+/**
+ * Applies each record of a journal being read to `state` (empty) as it is read: none is kept parsed,
+ * so a replay leaves little for the collector (docs/benchmarks.md, the scale section).
+ */
+function replayer(state: DevState): (encoded: EncodedRecord) => void {
+  const pendingMessage = (id: string) => state.messages.get(id)?.record;
+  return (encoded) => reduce(state, decodeRecord(encoded, pendingMessage));
+}
+
+/** Tells what opening the journal dropped or skipped, when it did. */
+function reportRecovery(opened: OpenedJournal<EncodedRecord>, options: OpenStoreOptions): void {
   const { recovery } = opened;
   if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
-  const pendingMessage = (id: string) => state.messages.get(id)?.record;
-  for (const encoded of opened.records) reduce(state, decodeRecord(encoded, pendingMessage));
 }
 
 /** Messages whose log entries share one `logs.restored` record of a snapshot. */

@@ -281,6 +281,80 @@ describe('recovery', () => {
   });
 });
 
+describe('reading a file larger than one read', () => {
+  // The file is read a megabyte at a time into one buffer: lines cross reads, and one can be longer than a read.
+  const MEGABYTE = 1 << 20;
+  /** A file of `count` records of about `size` bytes each, written as lines directly (fast), and the records. */
+  async function largeJournal(count: number, size: number): Promise<Event[]> {
+    const events = Array.from({ length: count }, (_, index) => ({ id: index, text: `${index}:${'é'.repeat(size / 2)}` }));
+    const header = (await readFile((await open()).recovery.file!)).toString();
+    await Promise.all(openHere.splice(0).map((journal) => journal.close()));
+    await writeFile(file(), header + events.map(encodeRecordLine).join(''));
+    return events;
+  }
+
+  it('replays every record in order across reads, and a record longer than a read', async () => {
+    const events = await largeJournal(3000, 1000);
+    const long = { id: -1, text: 'x'.repeat(3 * MEGABYTE) };
+    await appendFile(file(), encodeRecordLine(long) + encodeRecordLine({ id: -2 }));
+    expect((await readFile(file())).length).toBeGreaterThan(5 * MEGABYTE);
+    const { journal, records, recovery } = await open();
+    expect(records).toEqual([...events, long, { id: -2 }]);
+    expect(recovery.tornBytesDropped).toBe(0);
+    expect(journal.stats().recordsInFile).toBe(events.length + 2);
+  });
+
+  it('gives each record to onRecord as it is read, in order, and keeps none', async () => {
+    const events = await largeJournal(3000, 1000);
+    const seen: Event[] = [];
+    const { journal, records } = await open({ onRecord: (record) => seen.push(record) });
+    expect(records).toEqual([]);
+    expect(seen).toEqual(events);
+    expect(journal.stats().recordsInFile).toBe(events.length);
+    // reopen() reads again, to the reader it is given this time.
+    const again: Event[] = [];
+    const reopened = await journal.reopen({ onRecord: (record) => again.push(record) });
+    openHere.push(reopened.journal as Journal<unknown>);
+    expect(again).toEqual(events);
+    expect(seen).toHaveLength(events.length);
+  });
+
+  it('drops a torn final line that starts in an earlier read, and appends after the last good one', async () => {
+    const events = await largeJournal(3000, 1000);
+    const intactSize = (await readFile(file())).length;
+    const torn = encodeRecordLine({ id: -1, text: 'y'.repeat(2 * MEGABYTE) }).slice(0, -100);
+    await appendFile(file(), torn);
+    const { journal, records, recovery } = await open();
+    expect(records).toEqual(events);
+    expect(recovery.tornBytesDropped).toBe(Buffer.byteLength(torn));
+    expect((await readFile(file())).length).toBe(intactSize);
+    await journal.append({ id: -3 });
+    expect((await reopen(journal)).records).toEqual([...events, { id: -3 }]);
+  });
+
+  it('names the line and byte of damage past the first read', async () => {
+    await largeJournal(3000, 1000);
+    const content = await readFile(file());
+    const lines = content.toString('utf8').split('\n');
+    const line = 2500;
+    const offset = Buffer.byteLength(lines.slice(0, line - 1).join('\n')) + 1;
+    expect(offset).toBeGreaterThan(2 * MEGABYTE);
+    // One byte of the record's JSON changed: its checksum no longer matches.
+    content[offset + 20] = content[offset + 20] === 0x31 ? 0x32 : 0x31;
+    await writeFile(file(), content);
+    const seen: Event[] = [];
+    const error = await open({ onRecord: (record) => seen.push(record) }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'JOURNAL_CORRUPT', line, offset });
+    // What came before went to onRecord: the caller drops the state it built (the store does).
+    expect(seen).toHaveLength(line - 2);
+    // Repaired, every other record is kept, and the damaged one is saved aside.
+    const repaired = await open({ skipDamaged: true });
+    expect(repaired.records).toHaveLength(2999);
+    expect(repaired.recovery).toMatchObject({ damagedRecordsSkipped: 1 });
+    expect((await reopen(repaired.journal)).records).toHaveLength(2999);
+  });
+});
+
 describe('compaction', () => {
   it('replaces the records with the snapshot and keeps appending after it', async () => {
     const { journal } = await open();
