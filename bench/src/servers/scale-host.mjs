@@ -1,5 +1,5 @@
 // Runs @mailroom/dev-server in its own process, as `mailroom dev` runs, for the scale and console
-// measurements (--expose-gc), and reports its memory after a full collection on request.
+// measurements, and reports its memory on request (as it is: no collection forced).
 // env: BENCH_DATA_DIR (optional) -> --data-dir
 import { startDevServer } from '@mailroom/dev-server';
 
@@ -22,13 +22,9 @@ process.send({
 });
 process.on('message', (message) => {
   if (message.cmd === 'memory') {
-    // Twice: the second collection gives back the pages the first one's sweeping emptied. (An idle
-    // process collects nothing by itself: without a collection RSS stays at the burst's high-water mark.)
-    global.gc();
-    global.gc();
+    // As `ps` shows it: no collection is forced, so this is what V8 chose to keep at this moment.
     const { rss, heapUsed, external } = process.memoryUsage();
-    const cpu = process.cpuUsage();
-    process.send({ id: message.id, ok: true, result: { rss, heapUsed, external, cpuMs: (cpu.user + cpu.system) / 1000 } });
+    process.send({ id: message.id, ok: true, result: { rss, heapUsed, external } });
   }
 });
 process.on('SIGTERM', async () => {
