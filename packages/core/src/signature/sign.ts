@@ -1,4 +1,4 @@
-import { SignJWT } from 'jose';
+import { SignJWT } from 'jose/jwt/sign';
 import { expectObject, ValidationError } from '../errors';
 import { bodyHash, readClockSeconds, MAX_TOKEN_LENGTH } from './token';
 import { DEFAULT_ISSUER } from './claims';

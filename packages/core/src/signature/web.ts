@@ -17,7 +17,8 @@ import {
   type VerifierConfig,
   type VerifyInput,
 } from './claims';
-import { jwtVerify } from 'jose';
+// The subpath, not the root: the root loads all of jose (JWE, JWK sets...), 60 ms where this is 25.
+import { jwtVerify } from 'jose/jwt/verify';
 
 /**
  * Types taken from the `crypto` global rather than the DOM lib, which this package does not load.
