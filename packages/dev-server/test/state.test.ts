@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -358,9 +359,9 @@ describe('a failed write', () => {
     });
     try {
       await store.commit({ type: 'messages.accepted', at: NOW, messages: [message('kept', 0)] });
-      // Reading the journal again fails while its path is a directory; the next write fails too.
+      // The journal moved away, then its path taken by a directory: reloading fails both ways; the
+      // next write fails too.
       await rename(file, `${file}.aside`);
-      await mkdir(file);
       const handle = await open(join(dir, 'probe'), 'w');
       await handle.close();
       vi.spyOn(Object.getPrototypeOf(handle) as { datasync(): Promise<void> }, 'datasync').mockRejectedValueOnce(
@@ -370,6 +371,13 @@ describe('a failed write', () => {
       await expect(refused).rejects.toMatchObject({ status: 507 });
       expect(refusals).toEqual([expect.stringContaining('disk is full (ENOSPC)')]);
       await waitUntil(() => reloadErrors.length >= 3, 'the reload failed and was retried', 10_000);
+      // A journal that is gone is not started again empty: that would show (and keep) nothing.
+      expect(reloadErrors[0]).toMatchObject({ message: expect.stringMatching(/is gone/) });
+      expect(store.state.messages.has('kept')).toBe(true);
+      expect(existsSync(file)).toBe(false);
+      await mkdir(file);
+      const failedBefore = reloadErrors.length;
+      await waitUntil(() => reloadErrors.length >= failedBefore + 3, 'reading a directory failed and was retried', 10_000);
       // Not emptied meanwhile: what was accepted before is still shown.
       expect(store.state.messages.has('kept')).toBe(true);
       await expect(store.commit({ type: 'messages.accepted', at: NOW, messages: [message('later', 2)] })).rejects.toMatchObject({

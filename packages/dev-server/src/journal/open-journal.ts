@@ -43,24 +43,28 @@ export async function openJournal<R>(options: OpenJournalOptions<R>): Promise<Op
   await makeDirectory(paths.dir, options.fsync ?? true);
   const lock = await acquireLock(paths.lock);
   try {
-    return await openLocked(options, paths, lock, autoCompaction);
+    return await openLocked(options, paths, lock, autoCompaction, 'create');
   } catch (error) {
     await releaseLock(lock);
     throw error;
   }
 }
 
-/** Opens the journal under a lock already held: the first open, and every `reopen()`. */
+/**
+ * Opens the journal under a lock already held: the first open (which creates a missing file), and
+ * every `reopen()` (which never does: the file was there, and an empty one would drop all it held).
+ */
 async function openLocked<R>(
   options: OpenJournalOptions<R>,
   paths: JournalPaths,
   lock: HeldLock,
   autoCompaction: AutoCompaction<R> | undefined,
+  missing: 'create' | 'refuse',
 ): Promise<OpenedJournal<R>> {
   const fsync = options.fsync ?? true;
   // Only safe under the lock: then a temp file is a crashed compaction's, not a live one's.
   await rm(paths.tmp, { force: true });
-  const { handle, decoded } = await loadOrCreate<R>(paths, fsync, {
+  const { handle, decoded } = await loadOrCreate<R>(paths, fsync, missing, {
     skipDamaged: options.skipDamaged === true,
     isRecord: options.isRecord ?? ((value): value is R => true),
     onRecord: options.onRecord,
@@ -73,7 +77,7 @@ async function openLocked<R>(
     lock,
     fsync,
     autoCompaction,
-    reopen: (again) => openLocked({ ...options, onRecord: again?.onRecord }, paths, lock, autoCompaction),
+    reopen: (again) => openLocked({ ...options, onRecord: again?.onRecord }, paths, lock, autoCompaction, 'refuse'),
   });
   const damagedBytesSkipped = decoded.damaged.reduce((sum, line) => sum + line.bytes.length, 0);
   const recovery = {
@@ -90,9 +94,15 @@ async function openLocked<R>(
 async function loadOrCreate<R>(
   paths: JournalPaths,
   fsync: boolean,
+  missing: 'create' | 'refuse',
   read: ReadJournalOptions<R>,
 ): Promise<{ handle: FileHandle; decoded: DecodedJournal<R> }> {
   const existing = await openIfExists(paths.file);
+  if (existing === undefined && missing === 'refuse') {
+    throw new JournalUnavailableError(
+      `The journal ${paths.file} is gone (it was there when it was opened). It is not made again empty, which would drop all it held: put the file back, then reopen.`,
+    );
+  }
   if (existing === undefined) {
     // Created by rename, like a compaction, so the file is never seen without its header.
     const handle = await writeAndRename(paths.tmp, paths.file, Buffer.from(JOURNAL_HEADER_LINE), fsync);

@@ -94,7 +94,8 @@ export interface Journal<R> {
    * After a failed append: waits for what is pending, closes the file and opens it again without
    * letting go of the lock (no other process can take the directory in between, and nothing is
    * written but a torn tail cut), returning what is on disk now. Until it resolves this journal
-   * still owns the lock (close it to let go); once it resolves, the returned one does. `onRecord`
+   * still owns the lock (close it to let go); once it resolves, the returned one does. A file that is
+   * gone is refused with a `JournalUnavailableError`, never made again empty. `onRecord`
    * is as {@link OpenJournalOptions.onRecord}, for this reading (the options' one is not used again).
    */
   reopen(options?: ReopenOptions<R>): Promise<OpenedJournal<R>>;

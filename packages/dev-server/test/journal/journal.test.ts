@@ -572,6 +572,19 @@ describe('reopen after a failed write', () => {
     await reopened.journal.close();
     expect((await open()).records).toEqual([{ id: 1 }]);
   });
+
+  it('refuses a file that is gone instead of starting an empty one, and reopens once it is back', async () => {
+    const journal = await failedJournal();
+    await rename(file(), `${file()}.aside`);
+    await expect(journal.reopen()).rejects.toThrow(/is gone .*put the file back/);
+    await expect(journal.reopen()).rejects.toBeInstanceOf(JournalUnavailableError);
+    // Nothing was made in its place: putting the file back loses nothing.
+    expect(await readdir(tempDir())).not.toContain('journal.jsonl');
+    await rename(`${file()}.aside`, file());
+    const reopened = await journal.reopen();
+    expect(reopened.records).toEqual([{ id: 1 }]);
+    await reopened.journal.close();
+  });
 });
 
 describe('close', () => {
