@@ -5,6 +5,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cutLockfile, repositoryLockfile } from './app-lockfile';
 
 /*
  * What a user does with the packages, outside the monorepo: install the tarballs `npm publish` would
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const APPS = fileURLToPath(new URL('../apps/', import.meta.url));
-export const PUBLISHED = ['core', 'adapters', 'nestjs', 'dev-server', 'testing'] as const;
+const PUBLISHED = ['core', 'adapters', 'nestjs', 'dev-server', 'testing'] as const;
 
 /** `npm pack` of every published package into `dir`. */
 export async function packPublished(dir: string): Promise<void> {
@@ -24,21 +25,10 @@ export async function packPublished(dir: string): Promise<void> {
 }
 
 /** The tarball of `@mailroom/<name>` in the packed folder. */
-export async function tarball(dir: string, name: (typeof PUBLISHED)[number]): Promise<string> {
+async function tarball(dir: string, name: (typeof PUBLISHED)[number]): Promise<string> {
   const file = (await readdir(dir)).find((entry) => entry.startsWith(`mailroom-${name}-`) && entry.endsWith('.tgz'));
   if (!file) throw new Error(`no tarball for @mailroom/${name} in ${dir}`);
   return join(dir, file);
-}
-
-/**
- * The version the repository's lockfile installed, so the app's install hits the npm cache that
- * `npm ci` filled. `where` is the lockfile key when it is not the hoisted copy.
- */
-export async function lockedVersion(name: string, where = `node_modules/${name}`): Promise<string> {
-  const lock = JSON.parse(await readFile(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
-  const version = lock.packages[where]?.version;
-  if (!version) throw new Error(`${where} is not in the root package-lock.json`);
-  return version;
 }
 
 export interface App {
@@ -46,19 +36,48 @@ export interface App {
   remove(): Promise<void>;
 }
 
+/** What an app installs. */
+export interface AppDependencies {
+  /** The folder of packed tarballs (`inject('tarballs')`). */
+  packed: string;
+  /** The Mailroom packages, installed from their tarballs. */
+  mailroom: Array<(typeof PUBLISHED)[number]>;
+  /** Packages at the version the repository's lockfile installed: the name, or `[name, lockfile key]` when that is not the hoisted copy. */
+  locked: Array<string | [name: string, lockKey: string]>;
+  /** Specs npm resolves itself, as a user adding them would get them. */
+  resolved?: string[];
+}
+
 /**
- * A fresh app from `apps/<template>` with `dependencies` installed, from npm's cache where it holds
- * them (`--prefer-offline`: the root `npm ci` filled it with every tarball), from the registry for
- * what it lacks (package metadata, which `npm ci` does not fetch).
+ * A fresh app from `apps/<template>`, installed by `npm install` as a project with a lockfile is:
+ * the lockfile is cut from the repository's (./app-lockfile.ts), so every package comes from the
+ * cache the root `npm ci` filled. `resolved` specs are left to npm.
  */
-export async function createApp(template: string, dependencies: string[]): Promise<App> {
+export async function createApp(template: string, dependencies: AppDependencies): Promise<App> {
   const dir = await mkdtemp(join(tmpdir(), `mailroom-consumer-${template}-`));
   await cp(join(APPS, template), dir, { recursive: true });
+  const name = `consumer-${template}`;
+  const locked = dependencies.locked.map((entry): [string, string] =>
+    typeof entry === 'string' ? [entry, `node_modules/${entry}`] : entry,
+  );
+  const packed = await Promise.all(
+    dependencies.mailroom.map(async (entry) => ({
+      name: `@mailroom/${entry}`,
+      workspace: `packages/${entry}`,
+      tarball: await tarball(dependencies.packed, entry),
+    })),
+  );
+  const lockfile = await cutLockfile(await repositoryLockfile(REPO), dir, name, { locked, packed });
+  await writeFile(join(dir, 'package-lock.json'), JSON.stringify(lockfile, null, 2));
   await writeFile(
     join(dir, 'package.json'),
-    JSON.stringify({ name: `consumer-${template}`, private: true, ...(await templateManifest(template)) }, null, 2),
+    JSON.stringify(
+      { name, private: true, ...(await templateManifest(template)), dependencies: lockfile.packages['']!.dependencies },
+      null,
+      2,
+    ),
   );
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...dependencies], {
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...(dependencies.resolved ?? [])], {
     cwd: dir,
     timeoutMs: 300_000,
   });

@@ -2,18 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@upstash/qstash';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  cleanEnv,
-  createApp,
-  LISTENING,
-  lockedVersion,
-  publicAddress,
-  run,
-  start,
-  startDevServer,
-  tarball,
-  type App,
-} from '../src/harness';
+import { cleanEnv, createApp, LISTENING, publicAddress, run, start, startDevServer, type App } from '../src/harness';
 
 // Fresh SvelteKit, Astro, React Router, SolidStart, TanStack Start and Nuxt apps, laid out as each framework's docs lay out a new
 // project (their scaffolders fetch templates from GitHub or need Node 22) and written as Mailroom's
@@ -102,19 +91,11 @@ describe.each(FRAMEWORKS)('a fresh $template app', (framework) => {
   const running: Array<{ stop(): Promise<void> }> = [];
 
   beforeAll(async () => {
-    const packed = inject('tarballs');
-    app = await createApp(framework.template, [
-      await tarball(packed, 'core'),
-      await tarball(packed, 'adapters'),
-      await tarball(packed, 'dev-server'),
-      ...(framework.inProcessTest ? [await tarball(packed, 'testing'), `vitest@${await lockedVersion('vitest')}`] : []),
-      ...(await Promise.all(
-        framework.dependencies.map(async (entry) => {
-          const [name, lockKey] = typeof entry === 'string' ? [entry, undefined] : entry;
-          return `${name}@${await lockedVersion(name, lockKey)}`;
-        }),
-      )),
-    ]);
+    app = await createApp(framework.template, {
+      packed: inject('tarballs'),
+      mailroom: ['core', 'adapters', 'dev-server', ...(framework.inProcessTest ? (['testing'] as const) : [])],
+      locked: [...framework.dependencies, ...(framework.inProcessTest ? ['vitest'] : [])],
+    });
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, createApp, lockedVersion, publicAddress, run, runBehind, startDevServer, tarball, type App } from '../src/harness';
+import { cleanEnv, createApp, publicAddress, run, runBehind, startDevServer, type App } from '../src/harness';
 
 // Fresh Hono (on @hono/node-server), Fastify 5, Koa 3, AWS Lambda (behind a local HTTP API
 // stand-in), bare h3 2, Elysia (on Bun), plain Cloudflare Worker (bundled by esbuild, on workerd),
@@ -18,32 +18,28 @@ let compiled: { code: number | null; output: string };
 const running: Array<{ stop(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  const packed = inject('tarballs');
-  app = await createApp('frameworks', [
-    await tarball(packed, 'core'),
-    await tarball(packed, 'adapters'),
-    await tarball(packed, 'dev-server'),
+  app = await createApp('frameworks', {
+    packed: inject('tarballs'),
+    mailroom: ['core', 'adapters', 'dev-server'],
     // Held at Koa's own version, as docs/frameworks/koa.md says (see above).
-    'content-disposition@1.0.1',
-    ...(await Promise.all(
-      [
-        'hono',
-        '@hono/node-server',
-        'h3',
-        'elysia',
-        'crossws',
-        'fastify',
-        'koa',
-        '@types/koa',
-        '@koa/router',
-        '@koa/bodyparser',
-        'zod',
-        'esbuild',
-        'typescript',
-        '@types/node',
-      ].map(async (name) => `${name}@${await lockedVersion(name)}`),
-    )),
-  ]);
+    resolved: ['content-disposition@1.0.1'],
+    locked: [
+      'hono',
+      '@hono/node-server',
+      'h3',
+      'elysia',
+      'crossws',
+      'fastify',
+      'koa',
+      '@types/koa',
+      '@koa/router',
+      '@koa/bodyparser',
+      'zod',
+      'esbuild',
+      'typescript',
+      '@types/node',
+    ],
+  });
   // Elysia's app compiles as \`bun create elysia\` sets one up, with skipLibCheck (Elysia's own
   // declarations do not check under strict tsc); Mailroom's are checked by tsconfig.json, the others'.
   compiled = { code: 0, output: '' };

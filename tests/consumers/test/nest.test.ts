@@ -3,12 +3,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   cleanEnv,
   createApp,
-  lockedVersion,
   publicAddress,
   run,
   runBehind,
   startDevServer,
-  tarball,
   type App,
   type AppAddress,
   type DevServerProcess,
@@ -21,35 +19,28 @@ let dev: DevServerProcess | undefined;
 let address: AppAddress | undefined;
 
 beforeAll(async () => {
-  const packed = inject('tarballs');
-  const previousMajor = (name: string) => lockedVersion(name, `tests/nestjs-previous-major/node_modules/${name}`);
-  app = await createApp('nest', [
-    await tarball(packed, 'core'),
-    await tarball(packed, 'nestjs'),
-    await tarball(packed, 'dev-server'),
-    await tarball(packed, 'testing'),
-    ...(await Promise.all(
-      ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/testing'].map(
-        async (name) => `${name}@${await previousMajor(name)}`,
-      ),
-    )),
-    ...(await Promise.all(
-      [
-        'reflect-metadata',
-        'rxjs',
-        'zod',
-        'typescript',
-        '@types/node',
-        '@types/express',
-        // What `nest new` adds for its tests: Jest with ts-jest, supertest.
-        'jest',
-        'ts-jest',
-        '@types/jest',
-        'supertest',
-        '@types/supertest',
-      ].map(async (name) => `${name}@${await lockedVersion(name)}`),
-    )),
-  ]);
+  app = await createApp('nest', {
+    packed: inject('tarballs'),
+    mailroom: ['core', 'nestjs', 'dev-server', 'testing'],
+    locked: [
+      ...['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/testing'].map((name): [string, string] => [
+        name,
+        `tests/nestjs-previous-major/node_modules/${name}`,
+      ]),
+      'reflect-metadata',
+      'rxjs',
+      'zod',
+      'typescript',
+      '@types/node',
+      '@types/express',
+      // What `nest new` adds for its tests: Jest with ts-jest, supertest.
+      'jest',
+      'ts-jest',
+      '@types/jest',
+      'supertest',
+      '@types/supertest',
+    ],
+  });
 });
 
 afterAll(async () => {

@@ -1,17 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  cleanEnv,
-  createApp,
-  LISTENING,
-  lockedVersion,
-  publicAddress,
-  run,
-  start,
-  startDevServer,
-  tarball,
-  type App,
-} from '../src/harness';
+import { cleanEnv, createApp, LISTENING, publicAddress, run, start, startDevServer, type App } from '../src/harness';
 
 // A Next.js 16 App Router app through `next build` (its own type check, a minifying production
 // bundle) and `next start`, receiving a message that mailroom dev delivers.
@@ -20,17 +9,11 @@ const running: Array<{ stop(): Promise<void> }> = [];
 const next = () => join(app.dir, 'node_modules/next/dist/bin/next');
 
 beforeAll(async () => {
-  const packed = inject('tarballs');
-  app = await createApp('next', [
-    await tarball(packed, 'core'),
-    await tarball(packed, 'adapters'),
-    await tarball(packed, 'dev-server'),
-    ...(await Promise.all(
-      ['next', 'react', 'react-dom', 'zod', 'typescript', '@types/react', '@types/react-dom', '@types/node'].map(
-        async (name) => `${name}@${await lockedVersion(name)}`,
-      ),
-    )),
-  ]);
+  app = await createApp('next', {
+    packed: inject('tarballs'),
+    mailroom: ['core', 'adapters', 'dev-server'],
+    locked: ['next', 'react', 'react-dom', 'zod', 'typescript', '@types/react', '@types/react-dom', '@types/node'],
+  });
 });
 
 afterAll(async () => {

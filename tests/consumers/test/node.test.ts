@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, createApp, lockedVersion, publicAddress, run, runBehind, startDevServer, tarball, type App } from '../src/harness';
+import { cleanEnv, createApp, publicAddress, run, runBehind, startDevServer, type App } from '../src/harness';
 
 // Express 5 (ESM, nodenext), a CommonJS consumer, the three moduleResolution modes, and a minified
 // bundle, all from one fresh install of the packed packages.
@@ -21,17 +21,11 @@ const report = (stdout: string) =>
   );
 
 beforeAll(async () => {
-  const packed = inject('tarballs');
-  app = await createApp('node', [
-    await tarball(packed, 'core'),
-    await tarball(packed, 'adapters'),
-    await tarball(packed, 'dev-server'),
-    ...(await Promise.all(
-      ['express', 'zod', 'typescript', 'esbuild', 'undici', '@types/node', '@types/express'].map(
-        async (name) => `${name}@${await lockedVersion(name)}`,
-      ),
-    )),
-  ]);
+  app = await createApp('node', {
+    packed: inject('tarballs'),
+    mailroom: ['core', 'adapters', 'dev-server'],
+    locked: ['express', 'zod', 'typescript', 'esbuild', 'undici', '@types/node', '@types/express'],
+  });
   // The app's own build (nodenext): the runs below start its output.
   const result = await tsc('tsconfig.json');
   compiled = { code: result.code, output: result.stdout + result.stderr };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { cleanEnv, createApp, lockedVersion, run, tarball, type App } from '../src/harness';
+import { cleanEnv, createApp, run, type App } from '../src/harness';
 
 /** The repository's bun (a dev dependency), as a project would run `bun test`. */
 const BUN = fileURLToPath(new URL('../../../node_modules/.bin/bun', import.meta.url));
@@ -12,14 +12,11 @@ const BUN = fileURLToPath(new URL('../../../node_modules/.bin/bun', import.meta.
 let app: App;
 
 beforeAll(async () => {
-  const packed = inject('tarballs');
-  app = await createApp('testing-vitest', [
-    await tarball(packed, 'core'),
-    await tarball(packed, 'adapters'),
-    await tarball(packed, 'dev-server'),
-    await tarball(packed, 'testing'),
-    ...(await Promise.all(['hono', 'zod', 'vitest'].map(async (name) => `${name}@${await lockedVersion(name)}`))),
-  ]);
+  app = await createApp('testing-vitest', {
+    packed: inject('tarballs'),
+    mailroom: ['core', 'adapters', 'dev-server', 'testing'],
+    locked: ['hono', 'zod', 'vitest'],
+  });
 });
 
 afterAll(async () => {
@@ -43,13 +40,11 @@ describe('@mailroom/testing in a fresh vitest project', () => {
 describe('@mailroom/testing under node:test and bun test', () => {
   let runners: App;
   beforeAll(async () => {
-    const packed = inject('tarballs');
-    runners = await createApp('testing-runners', [
-      await tarball(packed, 'core'),
-      await tarball(packed, 'dev-server'),
-      await tarball(packed, 'testing'),
-      `zod@${await lockedVersion('zod')}`,
-    ]);
+    runners = await createApp('testing-runners', {
+      packed: inject('tarballs'),
+      mailroom: ['core', 'dev-server', 'testing'],
+      locked: ['zod'],
+    });
   });
   afterAll(async () => {
     await runners?.remove();
@@ -82,13 +77,11 @@ describe('@mailroom/testing under node:test and bun test', () => {
 describe('@mailroom/testing under Jest', () => {
   let jestApp: App;
   beforeAll(async () => {
-    const packed = inject('tarballs');
-    jestApp = await createApp('testing-jest', [
-      await tarball(packed, 'core'),
-      await tarball(packed, 'dev-server'),
-      await tarball(packed, 'testing'),
-      ...(await Promise.all(['zod', 'jest'].map(async (name) => `${name}@${await lockedVersion(name)}`))),
-    ]);
+    jestApp = await createApp('testing-jest', {
+      packed: inject('tarballs'),
+      mailroom: ['core', 'dev-server', 'testing'],
+      locked: ['zod', 'jest'],
+    });
   });
   afterAll(async () => {
     await jestApp?.remove();
