@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import { cutLockfile, repositoryLockfile } from './app-lockfile';
 
 /*
  * What a user does with the packages, outside the monorepo: install the tarballs `npm publish` would
- * upload into a fresh folder under the system temp dir (so nothing resolves from the repo's
+ * upload into a fresh folder outside the repository (so nothing resolves from the repo's
  * node_modules), compile with the app's own tsconfig, start the app and the dev server as processes.
  */
 
@@ -54,7 +54,7 @@ export interface AppDependencies {
  * cache the root `npm ci` filled. `resolved` specs are left to npm.
  */
 export async function createApp(template: string, dependencies: AppDependencies): Promise<App> {
-  const dir = await mkdtemp(join(tmpdir(), `mailroom-consumer-${template}-`));
+  const dir = await mkdtemp(join(await appsFolder(), `mailroom-consumer-${template}-`));
   await cp(join(APPS, template), dir, { recursive: true });
   const name = `consumer-${template}`;
   const locked = dependencies.locked.map((entry): [string, string] =>
@@ -82,6 +82,20 @@ export async function createApp(template: string, dependencies: AppDependencies)
     timeoutMs: 300_000,
   });
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Where fresh apps go: /dev/shm when the machine has one with room, else the system temp folder.
+ * Each app writes 200-300 MB in its install and build, and on tmpfs that costs a fifth less CPU.
+ */
+async function appsFolder(): Promise<string> {
+  try {
+    const shm = await statfs('/dev/shm');
+    if (shm.bavail * shm.bsize >= 2 * 1024 ** 3) return '/dev/shm';
+  } catch {
+    // No /dev/shm (macOS, Windows).
+  }
+  return tmpdir();
 }
 
 async function templateManifest(template: string): Promise<Record<string, unknown>> {
