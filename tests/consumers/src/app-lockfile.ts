@@ -118,7 +118,6 @@ export async function cutLockfile(
     placed.set(target, key);
     queue.push([target, key]);
   };
-  const free = (target: string) => !placed.has(target);
   for (const [dependency, key] of dependencies.locked) place(`node_modules/${dependency}`, key);
   for (const entry of dependencies.packed) place(`node_modules/${entry.name}`, entry.workspace);
 
@@ -146,7 +145,7 @@ export async function cutLockfile(
         candidate = base ? `${base}/node_modules/${dependency}` : `node_modules/${dependency}`;
       }
       candidate ??= nested;
-      if (!free(candidate)) throw new LayoutConflict(`${placed.get(candidate)} and ${wanted} would both be ${candidate}`);
+      if (placed.has(candidate)) throw new LayoutConflict(`${placed.get(candidate)} and ${wanted} would both be ${candidate}`);
       place(candidate, wanted);
     }
   }

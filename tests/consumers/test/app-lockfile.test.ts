@@ -110,7 +110,7 @@ describe('cutLockfile', () => {
     );
   });
 
-  it("moves a workspace's copy to the top and nests what would take another copy's place", async () => {
+  it("moves a workspace's copy, and the copies it needs beside it, to the top", async () => {
     const lock = await cutLockfile(repository, app(), 'app', {
       locked: [
         ['framework', 'tests/old/node_modules/framework'],
