@@ -33,9 +33,12 @@ export { parseRetryAfter } from './http/failures';
 export { PLAN_LIMITS } from './plans';
 export { destinationLabel } from './tracing/hooks';
 export { dispatchOnce, type DispatchRequest, type DispatchResult } from './http/dispatch';
-export { parseCron, type ParsedCron } from './messaging/schedules';
-export { formatServiceTimestamp, parseServiceTimestamp } from './schemas/management';
-export { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED, STATS_PERIODS } from './schemas';
+export { parseCron, type ParsedCron } from './messaging/cron';
+export { formatServiceTimestamp, parseServiceTimestamp } from './service-timestamp';
+export { checkSearchIndexInput, SEARCH_INDEX_UNLIMITED, STATS_PERIODS } from './management-vocabulary';
+
+// The errors' base class, for the dev server's own errors: the root would load the client's schemas.
+export { MailroomError } from './errors';
 
 // Dev mode: the dev server's documented credentials, shared with it, and its start in this process.
 export { closeStartedDevServers, DEV_CREDENTIALS, DEV_SERVER_URL, serviceToken } from './dev-mode';

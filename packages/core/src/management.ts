@@ -4,17 +4,14 @@ import { DEV_CREDENTIALS, devServerUrl, type DevOption } from './dev-mode';
 import { expectObject, ValidationError } from './errors';
 import { createRequesterWhenConfigured, type HttpTransport, type Requester } from './http';
 import { transportOption } from './messaging/client';
+import { checkSearchIndexInput, STATS_PERIODS, type CreateSearchIndexInput, type StatsPeriod } from './management-vocabulary';
 import {
-  STATS_PERIODS,
-  createSearchIndexInputSchema,
   messagingStatsSchema,
   messagingUsersSchema,
   searchIndexSchema,
-  type CreateSearchIndexInput,
   type MessagingStats,
   type MessagingUser,
   type SearchIndex,
-  type StatsPeriod,
 } from './schemas';
 import { parseResponse } from './schemas/primitives';
 
@@ -123,14 +120,11 @@ async function createSearchIndex(
   input: CreateSearchIndexInput,
   options: { signal?: AbortSignal },
 ): Promise<SearchIndex> {
-  const checked = createSearchIndexInputSchema.safeParse(input);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    throw new ValidationError(issue?.path.join('.') || 'input', issue?.message ?? 'invalid search index input');
-  }
+  const checked = checkSearchIndexInput(input);
+  if (!checked.ok) throw new ValidationError(checked.field || 'input', checked.message);
   // Creating is not idempotent: a retry after a lost answer would create a second index.
   return requester.requestJson(
-    { method: 'POST', path: ['search'], json: checked.data, retrySafe: false, ...signalOf(options) },
+    { method: 'POST', path: ['search'], json: checked.input, retrySafe: false, ...signalOf(options) },
     (value, url) => parseResponse(searchIndexSchema, value, url),
   );
 }

@@ -3,7 +3,7 @@ export {
   parseServiceTimestamp,
   parseServiceTimestampParts,
   safeParseServiceTimestamp,
-} from './management';
+} from '../service-timestamp';
 export { describeFirstIssue, parseResponse } from './primitives';
 export type { HeaderMap, KnownString } from './primitives';
 export {
@@ -13,8 +13,8 @@ export {
   type MessagingReservedType,
   type MessagingUser,
 } from './management';
+export { STATS_PERIODS, type StatsPeriod } from '../management-vocabulary';
 export {
-  STATS_PERIODS,
   messagingStatsSchema,
   pointSchema,
   requestPointSchema,
@@ -23,19 +23,17 @@ export {
   type Point,
   type RequestPoint,
   type Series,
-  type StatsPeriod,
 } from './management';
 export {
   SEARCH_INDEX_REGIONS,
   SEARCH_INDEX_TYPES,
   SEARCH_INDEX_UNLIMITED,
-  createSearchIndexInputSchema,
-  searchIndexSchema,
+  checkSearchIndexInput,
   type CreateSearchIndexInput,
-  type SearchIndex,
   type SearchIndexRegion,
   type SearchIndexType,
-} from './management';
+} from '../management-vocabulary';
+export { searchIndexSchema, type SearchIndex } from './management';
 export { urlGroupListSchema, urlGroupSchema, type UrlGroup, type UrlGroupEndpoint } from './messaging';
 export { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult, type UrlGroupEnqueueResult } from './messaging';
 export {

@@ -6,7 +6,7 @@ import { ValidationError } from '../../src/errors';
 import { buildEnqueueHeaders } from '../../src/enqueue-headers';
 import { forwardedHeaders } from '../../src/receive/delivery-headers';
 import { MAX_RETRY_DELAY_EXPRESSION_LENGTH, parseRetryDelay } from '../../src/retry-delay';
-import { formatServiceTimestamp, parseServiceTimestampParts, safeParseServiceTimestamp } from '../../src/schemas/management';
+import { formatServiceTimestamp, parseServiceTimestampParts, safeParseServiceTimestamp } from '../../src/service-timestamp';
 import { enqueueOptionsInput, enqueueOptionsWithUnknown, headerRecord } from './arbitraries';
 import { fcParams, timeoutFor } from './fc-settings';
 

@@ -7,10 +7,10 @@
  * statistics timestamps are built here by hand, not with the formatter under test.
  */
 import type { z } from 'zod';
+import type { CreateSearchIndexInput } from '../../src/management-vocabulary';
 import { PLAN_LIMITS } from '../../src/plans';
 import type {
   callbackBodySchema,
-  createSearchIndexInputSchema,
   dlqListResponseSchema,
   dlqWorkflowMessageSchema,
   enqueueResultSchema,
@@ -205,9 +205,7 @@ export const messagingStatsEmpty = {
 // ---------------------------------------------------------------------------------------------
 
 /** The body of `POST /search`. */
-export const createSearchIndexInput = { name: 'products', region: 'us-central1', type: 'payg' } satisfies In<
-  typeof createSearchIndexInputSchema
->;
+export const createSearchIndexInput = { name: 'products', region: 'us-central1', type: 'payg' } satisfies CreateSearchIndexInput;
 
 /** A pay-as-you-go index: `-1` (unlimited) on the daily and monthly limits, a short throughput vector. */
 export const searchIndexPayg = {

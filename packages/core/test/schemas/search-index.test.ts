@@ -3,8 +3,7 @@ import {
   SEARCH_INDEX_REGIONS,
   SEARCH_INDEX_TYPES,
   SEARCH_INDEX_UNLIMITED,
-  createSearchIndexInputSchema,
-  describeFirstIssue,
+  checkSearchIndexInput,
   parseResponse,
   searchIndexSchema,
   type CreateSearchIndexInput,
@@ -68,33 +67,33 @@ describe('searchIndexSchema', () => {
   });
 });
 
-describe('createSearchIndexInputSchema', () => {
+describe('checkSearchIndexInput', () => {
   it('accepts every documented region and type', () => {
     for (const region of SEARCH_INDEX_REGIONS) {
       for (const type of SEARCH_INDEX_TYPES) {
-        expect(createSearchIndexInputSchema.parse({ name: 'products', region, type })).toEqual({ name: 'products', region, type });
+        expect(checkSearchIndexInput({ name: 'products', region, type })).toEqual({ ok: true, input: { name: 'products', region, type } });
       }
     }
-    expect(createSearchIndexInputSchema.parse(createSearchIndexInput)).toEqual(createSearchIndexInput);
+    expect(checkSearchIndexInput(createSearchIndexInput)).toEqual({ ok: true, input: createSearchIndexInput });
   });
 
   it.each([
-    ['an unknown region', { ...createSearchIndexInput, region: 'us-east-1' }, 'region'],
-    ['an unknown type', { ...createSearchIndexInput, type: 'paid' }, 'type'],
-    ['an empty name', { ...createSearchIndexInput, name: '' }, 'name'],
-    ['a blank name', { ...createSearchIndexInput, name: '   ' }, 'name'],
-    ['a missing name', { region: 'eu-west-1', type: 'free' }, 'name'],
-    ['a number as name', { ...createSearchIndexInput, name: 42 }, 'name'],
-    ['an extra key', { ...createSearchIndexInput, dimensions: 1536 }, ''],
-  ])('rejects %s', (_label, input, field) => {
-    const result = createSearchIndexInputSchema.safeParse(input, { reportInput: true });
-    expect(result.success).toBe(false);
-    expect(describeFirstIssue(result.error!.issues).field).toBe(field);
-  });
-
-  it('says what a blank name should be', () => {
-    const result = createSearchIndexInputSchema.safeParse({ ...createSearchIndexInput, name: ' ' });
-    expect(describeFirstIssue(result.error!.issues)).toEqual({ field: 'name', reason: 'must not be empty' });
+    [
+      'an unknown region',
+      { ...createSearchIndexInput, region: 'us-east-1' },
+      'region',
+      'expected one of eu-west-1, us-central1, got "us-east-1"',
+    ],
+    ['an unknown type', { ...createSearchIndexInput, type: 'paid' }, 'type', 'expected one of free, payg, fixed, got "paid"'],
+    ['an empty name', { ...createSearchIndexInput, name: '' }, 'name', 'expected a name that is not blank, got ""'],
+    ['a blank name', { ...createSearchIndexInput, name: '   ' }, 'name', 'expected a name that is not blank, got "   "'],
+    ['a missing name', { region: 'eu-west-1', type: 'free' }, 'name', 'expected a name that is not blank, got undefined'],
+    ['a number as name', { ...createSearchIndexInput, name: 42 }, 'name', 'expected a name that is not blank, got 42'],
+    ['an extra key', { ...createSearchIndexInput, dimensions: 1536 }, '', 'unknown key "dimensions": only name, region and type'],
+    ['a list', [], '', 'expected { name, region, type }, got an array'],
+    ['null', null, '', 'expected { name, region, type }, got null'],
+  ])('rejects %s, naming the field', (_label, input, field, message) => {
+    expect(checkSearchIndexInput(input)).toEqual({ ok: false, field, message });
   });
 
   it('types region and type strictly', () => {

@@ -1,4 +1,4 @@
-import { MailroomError } from '@mailroom/core';
+import { MailroomError } from '@mailroom/core/internal-protocol';
 /** Options of {@link openJournal}. */
 export interface OpenJournalOptions<R> {
   /** Directory that holds the journal; created (with parents) when missing. */

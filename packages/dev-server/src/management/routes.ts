@@ -7,7 +7,7 @@ import type { DevCredentials } from '../credentials';
 import type { PlanLimits } from '../settings';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { CreateSearchIndexInput, MessagingUser, SearchIndexType } from '@mailroom/core';
-import { createSearchIndexInputSchema, SEARCH_INDEX_UNLIMITED } from '@mailroom/core/internal-protocol';
+import { checkSearchIndexInput, SEARCH_INDEX_UNLIMITED } from '@mailroom/core/internal-protocol';
 import type { SearchIndexRecord } from '../state/records';
 
 /** The path every management route sits under; `managementUrl` ends here. */
@@ -27,8 +27,9 @@ export function managementRoutes(service: Service): Route[] {
     route('GET', '/messaging/users', () => json([messagingUser(service.credentials, service.plan)])),
     route('GET', '/messaging/stats/:id', (request) => stats(service, request.params.id ?? '', request.query.get('period')), ['period']),
     route('POST', '/search', async (request) => {
-      const checked = readSearchIndexInput(await readJson(request));
-      if (!checked.ok) throw badRequest(checked.message);
+      // The client's own check: both give the same verdict on the same body.
+      const checked = checkSearchIndexInput(await readJson(request));
+      if (!checked.ok) throw badRequest(`invalid search index: ${checked.field || 'body'}: ${checked.message}`);
       const index = newSearchIndex(checked.input, service.credentials.managementUser, service.config.now());
       await service.store.commit({ type: 'index.created', index });
       return json(index);
@@ -131,17 +132,6 @@ const LIMITS: Readonly<Record<SearchIndexType, IndexLimits>> = {
 const ADJECTIVES = ['glowing', 'quiet', 'brave', 'sunny', 'swift', 'clever', 'gentle', 'bold'];
 const ANIMALS = ['baboon', 'otter', 'falcon', 'lynx', 'heron', 'panda', 'marten', 'ibex'];
 const REGION_SUFFIX: Record<string, string> = { 'eu-west-1': 'eu1', 'us-central1': 'us1' };
-
-/** Checks a `POST /search` body: `name`, `region` and `type`, all required, nothing else. */
-function readSearchIndexInput(body: unknown): { ok: true; input: CreateSearchIndexInput } | { ok: false; message: string } {
-  const checked = createSearchIndexInputSchema.safeParse(body);
-  if (checked.success) return { ok: true, input: checked.data };
-  const issue = checked.error.issues[0];
-  return {
-    ok: false,
-    message: `invalid search index: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'expected { name, region, type }'}`,
-  };
-}
 
 /**
  * A new index record with the limits of its plan: `endpoint` is a host label like the service's
