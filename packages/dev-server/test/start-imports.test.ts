@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // What a start of the dev server loads, read off its build: the modules `import` statements reach
 // from the package's entry and from `mailroom dev`'s own chunk (loaded later with `import()` are the
-// MCP endpoint, tracing, and the commands that call a service). zod and the client half of core took
-// 100 of the 150 ms its import took (docs/benchmarks.md, the scale section), on every start.
+// MCP endpoint, tracing, and the commands that call a service). zod and the client half of core, which
+// a start never needs, were most of the time its import took, on every start and restart.
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const CORE_MANIFEST = createRequire(import.meta.url).resolve('@mailroom/core/package.json');
@@ -33,7 +33,7 @@ function staticallyLoaded(entries: string[]): { files: Set<string>; packages: Se
       else if (specifier!.startsWith('@mailroom/core')) {
         packages.add(specifier!);
         visit(coreEntry(specifier!));
-      } else if (!specifier!.startsWith('node:') && !/^[a-z_]+$/.test(specifier!) && !specifier!.includes('/promises')) {
+      } else if (!specifier!.startsWith('node:') && !builtinModules.includes(specifier!)) {
         packages.add(specifier!);
       }
     }
