@@ -28,7 +28,6 @@ export {
   SEARCH_INDEX_REGIONS,
   SEARCH_INDEX_TYPES,
   SEARCH_INDEX_UNLIMITED,
-  checkSearchIndexInput,
   type CreateSearchIndexInput,
   type SearchIndexRegion,
   type SearchIndexType,

@@ -3,11 +3,11 @@ import {
   SEARCH_INDEX_REGIONS,
   SEARCH_INDEX_TYPES,
   SEARCH_INDEX_UNLIMITED,
-  checkSearchIndexInput,
   parseResponse,
   searchIndexSchema,
   type CreateSearchIndexInput,
 } from '../../src/schemas';
+import { checkSearchIndexInput } from '../../src/management-vocabulary';
 import { createSearchIndexInput, searchIndexFree, searchIndexPayg } from './fixtures';
 import { URL, copy, responseError } from './helpers';
 
