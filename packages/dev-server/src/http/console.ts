@@ -135,8 +135,9 @@ function consoleDirectory(): string | undefined {
  * interface's routes handle it.
  */
 export async function serveConsole(req: IncomingMessage, res: ServerResponse, settings: () => ConsoleSettings): Promise<boolean> {
-  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  // Every request passes here first: a send (a POST) leaves before its path is split.
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
   if (path === '/') {
     res.writeHead(302, { Location: CONSOLE_PATH, 'Content-Length': '0' });
     res.end();
