@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeRecordLine } from '../src/journal/record-line';
-import { decodeRecord, type EncodedRecord, encodeRecord, sharedHeaders } from '../src/state/message-codec';
+import {
+  decodeRecord,
+  type EncodedRecord,
+  encodeRecord,
+  sharedAnswerHeaders,
+  sharedForwardHeaders,
+  sharedSourceHeaders,
+} from '../src/state/message-codec';
 import { isEncodedRecord } from '../src/state/record-shapes';
 import type { DevRecord, MessageRecord } from '../src/state/records';
 
@@ -151,19 +158,23 @@ describe('a message in the journal', () => {
     expect(decoded.messages[0]).not.toHaveProperty('bodyBase64');
   });
 
-  it('shares one copy of each header set, whatever order the sets come in', () => {
+  it('shares one copy of each header set, whatever order the sets come in and whichever kind takes them', () => {
+    const sharers = [sharedForwardHeaders, sharedSourceHeaders, sharedAnswerHeaders];
     fc.assert(
       fc.property(
         fc.array(
-          fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.array(fc.constantFrom('1', '2', ''), { minLength: 1, maxLength: 2 }), {
-            maxKeys: 3,
-          }),
+          fc.tuple(
+            fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.array(fc.constantFrom('1', '2', ''), { minLength: 1, maxLength: 2 }), {
+              maxKeys: 3,
+            }),
+            fc.constantFrom(0, 1, 2),
+          ),
           { maxLength: 20 },
         ),
         (sets) => {
           const seen = new Map<string, Readonly<Record<string, unknown>>>();
-          for (const set of sets) {
-            const shared = sharedHeaders(structuredClone(set));
+          for (const [set, sharer] of sets) {
+            const shared = sharers[sharer]!(structuredClone(set));
             // The same names, order and values as given: never another set's.
             expect(JSON.stringify(shared)).toBe(JSON.stringify(set));
             const key = JSON.stringify(set);

@@ -8,6 +8,7 @@ import type { EngineConfig } from '../settings';
 import type { EventBus } from '../events';
 import type { RetryDelayExpression } from '@mailroom/core';
 import type { HeaderValues } from '../state/header-values';
+import { sharedAnswerHeaders } from '../state/message-codec';
 
 // One delivery attempt, from its answer to what it changes: the outcome (delivered, retry, failed),
 // the journal record that commits it, the events it reports, and the wait before the next attempt.
@@ -137,7 +138,9 @@ export function attemptRecord(input: AttemptRecordInput, config: EngineConfig): 
 }
 
 function responseRecord(result: Extract<RequestResult, { ok: true }>): ResponseRecord {
-  return { status: result.status, headers: result.headers, bodyBase64: result.body.toString('base64') };
+  // Kept with the log entry of each attempt: one destination's answers share a header set (within a
+  // second: `Date` changes), so 10,000 logged attempts do not hold 10,000 copies of it.
+  return { status: result.status, headers: sharedAnswerHeaders(result.headers), bodyBase64: result.body.toString('base64') };
 }
 
 export interface AttemptReport {

@@ -3,7 +3,7 @@
 import { RESOURCE_NAME, unsignableUrl } from '@mailroom/core/internal-protocol';
 import { badRequest } from '../errors';
 import { newMessageId } from '../ids';
-import { isSharedString, sharedHeaders, sharedString } from '../state/message-codec';
+import { isSharedString, sharedForwardHeaders, sharedSourceHeaders, sharedString } from '../state/message-codec';
 import type { MessageRecord } from '../state/records';
 import type { EnqueueSettings } from './enqueue-settings';
 
@@ -91,8 +91,8 @@ export function enqueueMessage(input: EnqueueMessageInput): MessageRecord {
     url: target.url,
     method: settings.method,
     body: input.body.toString('latin1'),
-    forwardHeaders: sharedHeaders(settings.forwardHeaders),
-    sourceHeader: sharedHeaders(settings.sourceHeader),
+    forwardHeaders: sharedForwardHeaders(settings.forwardHeaders),
+    sourceHeader: sharedSourceHeaders(settings.sourceHeader),
     maxRetries: settings.maxRetries,
     timeoutSeconds: settings.timeoutSeconds,
     notBefore: settings.notBefore,

@@ -37,19 +37,31 @@ export const sharedString = (value: string): string => strings.get(value, value)
 /** Whether `value` was shared before (a destination URL already validated once). */
 export const isSharedString = (value: string): boolean => strings.has(value);
 
-// The set shared last: messages come in runs with the same headers (one client's sends, a replayed
-// journal), and comparing with it costs less than the key (a JSON text) a lookup needs.
-let lastShared: Readonly<Record<string, unknown>> = NO_HEADERS;
-
-/** A header set (forwarded headers, source headers) shared with every message that has the same one. */
-export function sharedHeaders<T extends Readonly<Record<string, unknown>>>(headers: T): T {
-  for (const _ in headers) {
-    if (sameHeaders(lastShared, headers)) return lastShared as T;
-    lastShared = headerSets.get(JSON.stringify(headers), headers);
-    return lastShared as T;
-  }
-  return NO_HEADERS as T;
+/**
+ * Shares header sets (forwarded headers, source headers, a destination's answers): each set is one
+ * copy every message (or logged attempt) with the same one holds.
+ */
+function headerSharer(): <T extends Readonly<Record<string, unknown>>>(headers: T) => T {
+  // The set shared last: messages come in runs with the same headers (one client's sends, a replayed
+  // journal), and comparing with it costs less than the key (a JSON text) a lookup needs. One per kind
+  // of set, so that kinds taken in turn do not each push the other out.
+  let lastShared: Readonly<Record<string, unknown>> = NO_HEADERS;
+  return <T extends Readonly<Record<string, unknown>>>(headers: T): T => {
+    for (const _ in headers) {
+      if (sameHeaders(lastShared, headers)) return lastShared as T;
+      lastShared = headerSets.get(JSON.stringify(headers), headers);
+      return lastShared as T;
+    }
+    return NO_HEADERS as T;
+  };
 }
+
+/** A message's forwarded headers, shared with every message that has the same ones. */
+export const sharedForwardHeaders = headerSharer();
+/** A message's source headers (its enqueue request's), shared likewise. */
+export const sharedSourceHeaders = headerSharer();
+/** The headers of a destination's answer, kept with the attempt's log entry, shared likewise. */
+export const sharedAnswerHeaders = headerSharer();
 
 /** Whether two header sets are the same names, in the same order, with the same values (a string or a list). */
 function sameHeaders(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
@@ -138,7 +150,7 @@ function decodeMessage(encoded: EncodedMessage | LegacyMessage, at = 0): Message
     method: DEFAULTS.method,
     body,
     forwardHeaders: NO_HEADERS,
-    sourceHeader: sharedHeaders(sourceHeader),
+    sourceHeader: sharedSourceHeaders(sourceHeader),
     maxRetries,
     timeoutSeconds,
     notBefore,
@@ -148,7 +160,7 @@ function decodeMessage(encoded: EncodedMessage | LegacyMessage, at = 0): Message
   };
   if (rest) {
     Object.assign(message, rest);
-    message.forwardHeaders = sharedHeaders(message.forwardHeaders);
+    message.forwardHeaders = sharedForwardHeaders(message.forwardHeaders);
     if (message.contentType !== undefined) message.contentType = sharedString(message.contentType);
   }
   return message;
