@@ -1,4 +1,5 @@
 import type { EventBus } from '../events';
+import type { PendingMessage } from '../state/dev-state';
 import type { Store } from '../state/store';
 import type { FlowControlSettings, MessageRecord } from '../state/records';
 import { type AttemptSpan, type AttemptSpans, attemptRecord, classifyAttempt, reportAttempt, retryWait } from './attempt';
@@ -253,14 +254,18 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
 
   return {
     start() {
-      const pending = [...store.state.messages.values()].sort((a, b) => a.record.seq - b.record.seq);
-      for (const message of pending) {
+      // In acceptance order, which queues deliver in: the map's own unless an older message was put
+      // back. Walked as it is with forEach, 100,000 messages after a restart cost no copy, no sort
+      // and no iterator result per message (this runs once, before any of it is optimised).
+      const { messages, messagesInOrder } = store.state;
+      const pending = messagesInOrder ? messages : [...messages.values()].sort((a, b) => a.record.seq - b.record.seq);
+      pending.forEach((message: PendingMessage) => {
         if (message.started && message.record.queue !== undefined) dispatcher.hold(message.record.queue, message.record.id);
-      }
-      for (const message of pending) {
+      });
+      pending.forEach((message: PendingMessage) => {
         remember(message.record);
         schedule(message.record.id, message.dueAt);
-      }
+      });
     },
     admit(messages) {
       for (const message of messages) {

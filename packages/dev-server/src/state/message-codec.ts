@@ -46,10 +46,12 @@ function headerSharer(): <T extends Readonly<Record<string, unknown>>>(headers: 
   // journal), and comparing with it costs less than the key (a JSON text) a lookup needs. One per kind
   // of set, so that kinds taken in turn do not each push the other out.
   let lastShared: Readonly<Record<string, unknown>> = NO_HEADERS;
+  let lastNames: readonly string[] = [];
   return <T extends Readonly<Record<string, unknown>>>(headers: T): T => {
     for (const _ in headers) {
-      if (sameHeaders(lastShared, headers)) return lastShared as T;
+      if (sameHeaders(lastShared, lastNames, headers)) return lastShared as T;
       lastShared = headerSets.get(JSON.stringify(headers), headers);
+      lastNames = Object.keys(lastShared);
       return lastShared as T;
     }
     return NO_HEADERS as T;
@@ -63,9 +65,8 @@ export const sharedSourceHeaders = headerSharer();
 /** The headers of a destination's answer, kept with the attempt's log entry, shared likewise. */
 export const sharedAnswerHeaders = headerSharer();
 
-/** Whether two header sets are the same names, in the same order, with the same values (a string or a list). */
-function sameHeaders(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
-  const names = Object.keys(a);
+/** Whether two header sets (`names`: the first's, listed once) are the same names, in the same order, with the same values (a string or a list). */
+function sameHeaders(a: Readonly<Record<string, unknown>>, names: readonly string[], b: Readonly<Record<string, unknown>>): boolean {
   const others = Object.keys(b);
   if (names.length !== others.length) return false;
   for (let index = 0; index < names.length; index++) {
