@@ -118,6 +118,37 @@ describe('plan limits', () => {
     expect((batch.body as { error: string }).error).toMatch(/1001 messages exceeds the 1000 messages per day of the free plan/);
   });
 
+  it('refuses a batch whose new queues would pass the plan, keeping none of it, and takes one that fits', async () => {
+    const free = (await t.management.users())[0]!;
+    for (let index = 0; index < free.max_queues! - 1; index += 1) {
+      await t.messaging.enqueue({ queue: `q${index}`, destination: `${destination.url}/q`, body: 'x' });
+    }
+    const item = (queue: string) => ({ destination: `${destination.url}/b`, queue, body: queue });
+    const refused = await raw(t, 'POST', '/v2/batch', { body: JSON.stringify([item('q0'), item('new-1'), item('new-2')]) });
+    expect(refused.status).toBe(412);
+    expect((refused.body as { error: string }).error).toMatch(/allows 10 queues/);
+    expect((await t.messaging.queues.list()).map((queue) => queue.name)).not.toContain('new-1');
+    expect(t.events.filter((event) => event.type === 'accepted')).toHaveLength(free.max_queues! - 1);
+
+    const taken = await raw(t, 'POST', '/v2/batch', { body: JSON.stringify([item('new-1'), item('new-1'), item('q0')]) });
+    expect(taken.status).toBe(200);
+    expect(taken.body).toHaveLength(3);
+    await destination.waitFor('/b', 3);
+  });
+
+  it('answers a deduplication id repeated within one batch with the message of its first item', async () => {
+    const item = (body: string) => ({ destination: `${destination.url}/d`, headers: { 'Service-Deduplication-Id': 'once' }, body });
+    const answer = await raw(t, 'POST', '/v2/batch', { body: JSON.stringify([item('first'), item('second')]) });
+    expect(answer.status).toBe(200);
+    const [first, second] = answer.body as Array<{ messageId: string; deduplicated?: boolean }>;
+    expect(second!.messageId).toBe(first!.messageId);
+    expect(second!.deduplicated).toBe(true);
+    const [received] = await destination.waitFor('/d', 1);
+    expect(received!.body.toString()).toBe('first');
+    expect(t.events.filter((event) => event.type === 'accepted')).toHaveLength(1);
+    expect(t.events.filter((event) => event.type === 'deduplicated')).toHaveLength(1);
+  });
+
   it('keeps answering other requests while a large batch is accepted', async () => {
     const paid = await startTestServer({ plan: 'paid', timeScale: 1 });
     try {

@@ -1,4 +1,4 @@
-import { type AcceptRequest, type Accepted, deliverable, queueLimit } from '../engine/acceptance';
+import { type AcceptRequest, type Accepted, deliverable } from '../engine/acceptance';
 import { badRequest, CANCELLED_RUN_REFUSAL, planLimit, resourceName, ServiceError } from '../errors';
 import { readEnqueueSettings } from '../engine/enqueue-settings';
 import { type Destination, parseDestination } from '../engine/enqueue-target';
@@ -91,18 +91,8 @@ async function batch(service: Service, request: RouteRequest): Promise<Reply> {
     if (index % BATCH_SLICE === BATCH_SLICE - 1) await yieldToOtherWork();
   }
   if (cancelledSteps.length > 0) return { status: 400, json: cancelledSteps };
-  // All or none: every item accepted in one synchronous pass, written as one journal record, so a
-  // crash keeps the whole batch or none of it, and answered once that record is durable. The checks
-  // run again inside it: the state may have moved while the reading above yielded.
-  const accepted = service.store.transaction(() => {
-    for (const input of prepared) service.acceptance.check(input);
-    const newQueues = new Set(
-      prepared.map((input) => input.queue).filter((queue) => queue !== undefined && !service.store.state.queues.has(queue)),
-    );
-    if (service.store.state.queues.size + newQueues.size > plan.max_queues) throw queueLimit(plan);
-    return prepared.map((input) => service.acceptance.accept(input));
-  });
-  const results = await Promise.all(accepted);
+  // The state may have moved while the reading above yielded: acceptAll checks every item again.
+  const results = await service.acceptance.acceptAll(prepared);
   return json(results.map((result, index) => answer(prepared[index]!.destination, result)));
 }
 
