@@ -136,6 +136,20 @@ describe('plan limits', () => {
     await destination.waitFor('/b', 3);
   });
 
+  it('keeps none of a batch whose last item is a workflow invoke trigger without its JSON request', async () => {
+    const plain = { destination: `${destination.url}/i`, body: 'plain' };
+    const invoke = {
+      destination: `${destination.url}/i`,
+      headers: { 'Service-Workflow-RunId': 'wfr_invoked', 'Service-Workflow-Init': 'true', 'Service-Workflow-Invoke': 'true' },
+      body: 'not the invoking request',
+    };
+    const answer = await raw(t, 'POST', '/v2/batch', { body: JSON.stringify([plain, plain, invoke]) });
+    expect(answer.status).toBe(400);
+    expect((answer.body as { error: string }).error).toMatch(/an invoke trigger must carry/);
+    expect(t.events.filter((event) => event.type === 'accepted')).toEqual([]);
+    expect((await t.messaging.logs.list()).events).toEqual([]);
+  });
+
   it('answers a deduplication id repeated within one batch with the message of its first item', async () => {
     const item = (body: string) => ({ destination: `${destination.url}/d`, headers: { 'Service-Deduplication-Id': 'once' }, body });
     const answer = await raw(t, 'POST', '/v2/batch', { body: JSON.stringify([item('first'), item('second')]) });

@@ -86,7 +86,9 @@ export function createAcceptance(parts: AcceptanceParts): Acceptance {
     }));
   };
 
+  // Everything `stage` can refuse, so a batch checked item by item is never refused half applied.
   const check = (request: AcceptRequest): void => {
+    takeInvocation(request.settings, request.body);
     targetsOf(request.destination);
     refuseStepOfCancelledRun(store.state, request.settings);
   };
