@@ -161,7 +161,7 @@ export function reduce(state: DevState, record: DevRecord): void {
       const messages = new Map(record.messages.map((message) => [message.id, message]));
       for (const entry of record.logs) {
         const message = messages.get(entry.messageId);
-        if (message) keepLog(state, message, entry);
+        if (message) keepLog(state, message, logEntry(entry.order, entry.messageId, entry.time, entry));
       }
       return;
     }
@@ -191,33 +191,28 @@ function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attem
   bucket.bandwidth += record.bytes;
   pending.started = true;
   log(state, message, { time: record.startedAt ?? record.at, state: 'ACTIVE' });
-  const status = record.response ? { responseStatus: record.response.status } : {};
+  const responseStatus = record.response?.status;
   const attempt = attemptDetail(record);
   if (record.outcome !== 'delivered') {
     // An HTTP failure reads as its status line, as the service writes it: `400 Bad Request`.
     const error = record.error ?? (record.response ? statusLine(record.response.status) : 'no answer');
-    log(state, message, { time: record.at, state: 'ERROR', error, ...status, attempt });
+    log(state, message, { time: record.at, state: 'ERROR', error, responseStatus, attempt });
   }
   if (record.outcome === 'retry') {
     pending.retried = record.retried + 1;
     pending.dueAt = record.dueAt ?? record.at;
-    log(state, message, {
-      time: record.at,
-      state: 'RETRY',
-      nextDeliveryTime: pending.dueAt,
-      ...(record.delaySource ? { delaySource: record.delaySource } : {}),
-    });
+    log(state, message, { time: record.at, state: 'RETRY', nextDeliveryTime: pending.dueAt, delaySource: record.delaySource || undefined });
   } else {
     state.messages.delete(record.id);
     const workflow = message.workflow !== undefined;
     if (record.outcome === 'delivered') {
       bucket.delivered += 1;
       if (workflow) bucket.workflowDelivered += 1;
-      log(state, message, { time: record.at, state: 'DELIVERED', ...status, attempt });
+      log(state, message, { time: record.at, state: 'DELIVERED', responseStatus, attempt });
     } else {
       bucket.failed += 1;
       if (workflow) bucket.workflowFailed += 1;
-      log(state, message, { time: record.at, state: 'FAILED', ...status });
+      log(state, message, { time: record.at, state: 'FAILED', responseStatus });
     }
     settleFailureCallback(state, message, record);
     settleSchedule(state, message, record.outcome === 'delivered' ? 'SUCCESS' : 'FAIL');
@@ -285,14 +280,15 @@ function attemptDetail(record: Extract<DevRecord, { type: 'attempt' }>): Attempt
       truncated: body ? body.length > LOGGED_BODY_BYTES : false,
     };
   }
+  // One shape for every attempt, absent fields undefined, as for log entries.
   return {
     retried: record.retried,
     startedAt,
     durationMs: record.at - startedAt,
     signature: record.signature,
-    ...(record.spanId !== undefined ? { spanId: record.spanId } : {}),
-    ...(response ? { response } : {}),
-    ...(record.error !== undefined ? { error: record.error } : {}),
+    spanId: record.spanId,
+    response,
+    error: record.error,
   };
 }
 
@@ -312,14 +308,35 @@ function addDlqEntry(state: DevState, entry: DlqEntry): void {
 /** The order of the first log entry the record being applied adds (`reduce` is synchronous). */
 let changeLogStart = 0;
 
-function log(state: DevState, message: MessageRecord, entry: Omit<LogRecord, 'order' | 'messageId'>): void {
+/** What a state change logs, beside its order and message. */
+type LogFields = Omit<LogRecord, 'order' | 'messageId'>;
+
+function log(state: DevState, message: MessageRecord, entry: LogFields): void {
   // Two entries of one change (ERROR then RETRY, CANCEL_REQUESTED then CANCELED) are a millisecond
   // apart: the SDKs page the log by the times in cursors, and their suites expect each page's to be
   // older. Entries of separate changes keep their own times (an attempt's ACTIVE is when it started).
   const last = state.logs.at(-1);
   const sameChange = last !== undefined && last.order >= changeLogStart && last.messageId === message.id;
   const time = sameChange && last.time >= entry.time ? last.time + 1 : entry.time;
-  keepLog(state, message, { order: state.nextLogOrder, messageId: message.id, ...entry, time });
+  keepLog(state, message, logEntry(state.nextLogOrder, message.id, time, entry));
+}
+
+/**
+ * A log entry with every field in one order, absent ones undefined: three are made per delivered
+ * message, and a spread of each state's own fields gave them several shapes and a runtime copy each.
+ */
+function logEntry(order: number, messageId: string, time: number, fields: LogFields): LogRecord {
+  return {
+    order,
+    time,
+    state: fields.state,
+    messageId,
+    nextDeliveryTime: fields.nextDeliveryTime,
+    error: fields.error,
+    responseStatus: fields.responseStatus,
+    delaySource: fields.delaySource,
+    attempt: fields.attempt,
+  };
 }
 
 /**
