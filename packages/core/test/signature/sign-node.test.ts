@@ -20,6 +20,13 @@ const cases: Array<{ name: string; url: string; body: Uint8Array; issuer: string
     body: Uint8Array.from({ length: 300 }, (_, i) => (i * 37) % 256),
     issuer: 'Iss "quoted"',
   },
+  {
+    // Longer than the claims buffer the signer starts with: it grows, and the token is still sign()'s.
+    name: 'a long non-ASCII URL',
+    url: `https://app.test/hook?q=${'é世'.repeat(400)}`,
+    body: Buffer.from('{}'),
+    issuer: 'Service',
+  },
 ];
 
 describe('the synchronous node:crypto signer', () => {
@@ -41,5 +48,15 @@ describe('the synchronous node:crypto signer', () => {
     const verifier = createVerifier({ currentSigningKey: KEY, nextSigningKey: 'sig_next', now: () => NOW });
     const verified = await verifier.verify({ signature: first, rawBody: body, url: 'https://app.test/hook' });
     expect(verified.claims.jti).toMatch(/^jwt_[0-9a-f]{32}$/);
+  });
+
+  it('keeps writing distinct, well-formed ids after its pool of random bytes is drawn again', () => {
+    const signer = createTokenSigner({ key: KEY, issuer: 'Service', now: () => NOW });
+    const ids = Array.from({ length: 600 }, () => {
+      const payload = signer('https://app.test/hook', new Uint8Array(0)).split('.')[1]!;
+      return (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { jti: string }).jti;
+    });
+    expect(ids.every((id) => /^jwt_[0-9a-f]{32}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(600);
   });
 });
