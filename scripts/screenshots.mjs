@@ -1,21 +1,18 @@
 // `npm run screenshots`: the console's main views with a little real traffic, saved under
-// docs/console/ for the README. Needs the built dev server and Chromium (the console's browser tests
-// install it; or set CHROMIUM_PATH).
-import { existsSync } from 'node:fs';
+// docs/console/ for the README. Needs the built dev server; Debian's Chromium is installed when
+// missing, as for the console's browser tests (or set CHROMIUM_PATH).
 import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import { createMessagingClient } from '@mailroom/core';
 import { startDevServer } from '@mailroom/dev-server';
+import { ensureChromium } from '@mailroom/test-machine/apt';
 import { Client as QStashClient, Receiver } from '@upstash/qstash';
 import { Client as WorkflowClient, serve } from '@upstash/workflow';
 import { chromium } from 'playwright-core';
 
 const out = new URL('../docs/console/', import.meta.url);
 await mkdir(out, { recursive: true });
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path) => path && existsSync(path),
-);
-if (!executablePath) throw new Error('no Chromium: install the Debian package "chromium" or set CHROMIUM_PATH');
+const executablePath = ensureChromium('npm run screenshots');
 
 const dev = await startDevServer({ port: 0, log: 'silent', timeScale: 0.01 });
 let calls = 0;
