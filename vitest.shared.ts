@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { defineConfig, mergeConfig } from 'vitest/config';
+import { BaseSequencer, type InlineConfig, type TestSpecification } from 'vitest/node';
 
 /**
  * The test settings every workspace shares; each `vitest.config.ts` starts from these.
@@ -33,3 +36,26 @@ export const sharedTestConfig = defineConfig({
  * `vi.resetModules()` cannot reload).
  */
 export const isolatedTestConfig = mergeConfig(sharedTestConfig, defineConfig({ test: { isolate: true } }));
+
+/**
+ * Runs `files` (paths from the package's root) before the rest, in that order. Without a cache of
+ * earlier durations (a fresh clone, CI) vitest starts the largest files first, and a small file that
+ * spends a minute waiting on real clocks (a lease in Redis lapsing) started last and held the whole
+ * run open while the other worker sat idle.
+ */
+export function startingWith(root: string, files: readonly string[]): NonNullable<InlineConfig['sequence']> {
+  const first = files.map((file) => resolve(root, file));
+  for (const file of first) if (!existsSync(file)) throw new Error(`startingWith: ${file} does not exist; update the list.`);
+  const rank = (spec: TestSpecification) => {
+    const index = first.indexOf(resolve(spec.moduleId));
+    return index === -1 ? first.length : index;
+  };
+  return {
+    sequencer: class extends BaseSequencer {
+      override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
+        // A stable sort: the rest keep vitest's order (longest known first, else largest).
+        return (await super.sort(specs)).sort((a, b) => rank(a) - rank(b));
+      }
+    },
+  };
+}

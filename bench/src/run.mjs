@@ -1,7 +1,7 @@
 // `npm run bench` (and `npm run bench -- --smoke`): runs every measurement in its own process,
 // prints one table, writes bench/results/latest.json and docs/benchmarks.md.
-//   --smoke             a second or so per case, correctness checks included, targets not enforced;
-//                       writes bench/results/smoke.json only. `npm test` runs this.
+//   --smoke             a second or so per case, correctness checks included, targets not enforced,
+//                       two sections at a time; writes bench/results/smoke.json only. `npm test` runs this.
 //   --only=a,b          run some measurements (verification, express, fastify, hono, next, sending, receiving-options, idempotency-stores, dev-server, workflow, testing, console, scale)
 //   --enforce-targets   exit 2 when a target is missed (full runs only)
 // Exit 1 when a correctness check fails or a measurement breaks: a broken path never reports a speed.
@@ -89,38 +89,61 @@ function pendingDevServerRow(note) {
 const started = performance.now();
 const startLoad = loadAverage();
 process.stderr.write(`mailroom bench${smoke ? ' (smoke)' : ''}: Node ${process.version}, load average ${startLoad.join(' ')}\n`);
-const rows = [];
-const checks = [];
-const failures = [];
-const notes = [];
-let correctnessFailed = false;
 
-for (const m of MEASUREMENTS) {
-  if (only && !only.includes(m.id)) continue;
-  process.stderr.write(`- ${m.id}\n`);
+/** Runs one measurement; what it adds to the report, in MEASUREMENTS order once all are done. */
+async function measure(m) {
+  const out = { rows: [], checks: [], notes: [], failures: [], correctnessFailed: false, log: [] };
+  const say = (line) => (smoke ? out.log.push(line) : process.stderr.write(line));
+  say(`- ${m.id}\n`);
   if (m.needsDevServer) {
     const pending = await devServerStatus();
     if (pending) {
-      process.stderr.write(`  ${pending}\n`);
-      rows.push(pendingDevServerRow(pending));
-      notes.push(`Dev server end to end: ${pending}.`);
-      continue;
+      say(`  ${pending}\n`);
+      out.rows.push(pendingDevServerRow(pending));
+      out.notes.push(`Dev server end to end: ${pending}.`);
+      return out;
     }
   }
   try {
     const result = await runChild(here(m.file).pathname, [...(smoke ? ['--smoke'] : []), ...(m.args ?? [])], {
       timeoutMs: smoke ? 90_000 : (m.timeoutMs ?? 420_000),
       execArgv: m.execArgv ?? [],
+      // Smoke sections run side by side: each one's progress is printed whole once it ends.
+      onLog: smoke ? (chunk) => out.log.push(chunk) : undefined,
     });
-    rows.push(...result.rows);
-    checks.push(...result.checks);
-    notes.push(...(result.notes ?? []));
+    out.rows.push(...result.rows);
+    out.checks.push(...result.checks);
+    out.notes.push(...(result.notes ?? []));
   } catch (error) {
-    failures.push({ id: m.id, correctness: Boolean(error.correctness), error: String(error.message) });
-    if (error.correctness) correctnessFailed = true;
-    process.stderr.write(`  FAILED: ${String(error.message).split('\n').slice(0, 3).join(' | ')}\n`);
+    out.failures.push({ id: m.id, correctness: Boolean(error.correctness), error: String(error.message) });
+    if (error.correctness) out.correctnessFailed = true;
+    say(`  FAILED: ${String(error.message).split('\n').slice(0, 3).join(' | ')}\n`);
   }
+  if (smoke) process.stderr.write(out.log.join(''));
+  return out;
 }
+
+/**
+ * A full run measures one section at a time, so none colours another's figures. A smoke run checks
+ * paths, not speeds: two sections at a time, as most of a section's time is spent starting
+ * processes and waiting on sockets (inside `npm test` it was a minute on one of turbo's two slots).
+ */
+const selected = MEASUREMENTS.filter((m) => !only || only.includes(m.id));
+const outcomes = new Array(selected.length);
+let next = 0;
+await Promise.all(
+  Array.from({ length: smoke ? 2 : 1 }, async () => {
+    while (next < selected.length) {
+      const index = next++;
+      outcomes[index] = await measure(selected[index]);
+    }
+  }),
+);
+const rows = outcomes.flatMap((o) => o.rows);
+const checks = outcomes.flatMap((o) => o.checks);
+const failures = outcomes.flatMap((o) => o.failures);
+const notes = outcomes.flatMap((o) => o.notes);
+const correctnessFailed = outcomes.some((o) => o.correctnessFailed);
 
 const run = {
   mode: smoke ? 'smoke' : 'full',

@@ -1,4 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared';
+import { sharedTestConfig, startingWith } from '../../vitest.shared';
 
-export default mergeConfig(sharedTestConfig, defineConfig({ test: { globalSetup: ['test/setup/built-artefacts.ts'] } }));
+// First the files that wait on real time (an app's lease, kills and restarts); a third worker, so two
+// run the rest on the two cores while the lease test sleeps for a minute.
+const sequence = startingWith(fileURLToPath(new URL('.', import.meta.url)), [
+  'test/crash-mid-handler.test.ts',
+  'test/batch-all-or-none.test.ts',
+  'test/crash-under-load.test.ts',
+  'test/failure-injection.test.ts',
+]);
+
+export default mergeConfig(
+  sharedTestConfig,
+  defineConfig({ test: { globalSetup: ['test/setup/built-artefacts.ts'], sequence, maxWorkers: 3 } }),
+);

@@ -25,10 +25,14 @@ export async function report(produce) {
   if (process.channel) process.disconnect?.();
 }
 
-/** In the parent: run `file` with `args`, resolve with its result, reject after `timeoutMs`. */
-export function runChild(file, args, { timeoutMs, execArgv = [] }) {
+/**
+ * In the parent: run `file` with `args`, resolve with its result, reject after `timeoutMs`. Its
+ * progress (stderr) goes to `onLog` when given, else straight to this process's stderr.
+ */
+export function runChild(file, args, { timeoutMs, execArgv = [], onLog }) {
   return new Promise((resolve, reject) => {
-    const child = fork(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+    const child = fork(file, args, { stdio: ['ignore', 'inherit', onLog ? 'pipe' : 'inherit', 'ipc'], execArgv });
+    child.stderr?.setEncoding('utf8').on('data', onLog);
     let message;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
