@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { runChild } from './lib/child.mjs';
 import { loadAverage, machine, writeMarkdown, writeResults } from './lib/report.mjs';
+import { inLanes } from './lib/rounds.mjs';
 import { textTable } from './lib/table.mjs';
 
 const args = process.argv.slice(2);
@@ -109,7 +110,7 @@ async function measure(m) {
       timeoutMs: smoke ? 90_000 : (m.timeoutMs ?? 420_000),
       execArgv: m.execArgv ?? [],
       // Smoke sections run side by side: each one's progress is printed whole once it ends.
-      onLog: smoke ? (chunk) => out.log.push(chunk) : undefined,
+      onLog: smoke ? say : undefined,
     });
     out.rows.push(...result.rows);
     out.checks.push(...result.checks);
@@ -129,16 +130,7 @@ async function measure(m) {
  * processes and waiting on sockets (inside `npm test` it was a minute on one of turbo's two slots).
  */
 const selected = MEASUREMENTS.filter((m) => !only || only.includes(m.id));
-const outcomes = new Array(selected.length);
-let next = 0;
-await Promise.all(
-  Array.from({ length: smoke ? 2 : 1 }, async () => {
-    while (next < selected.length) {
-      const index = next++;
-      outcomes[index] = await measure(selected[index]);
-    }
-  }),
-);
+const outcomes = await inLanes(selected.length, smoke ? 2 : 1, (index) => measure(selected[index]));
 const rows = outcomes.flatMap((o) => o.rows);
 const checks = outcomes.flatMap((o) => o.checks);
 const failures = outcomes.flatMap((o) => o.failures);

@@ -14,6 +14,7 @@ import { createMessagingClient } from '@mailroom/core';
 import { createUndiciTransport } from '@mailroom/core/undici';
 import { check, log, report } from './lib/child.mjs';
 import { startProcess } from './lib/processes.mjs';
+import { inLanes } from './lib/rounds.mjs';
 import { percentile, summarise } from './lib/stats.mjs';
 
 const HOST = new URL('./servers/scale-host.mjs', import.meta.url).pathname;
@@ -40,18 +41,8 @@ function clientOf(host, connections = 64) {
 }
 
 /** Enqueues `count` publishes, `inFlight` at once; resolves with their message ids in order. */
-async function publishMany(client, count, inFlight) {
-  const ids = new Array(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < count) {
-        const index = next++;
-        ids[index] = (await client.publish({ destination: NEVER, body: BODY, delay: '1h' })).messageId;
-      }
-    }),
-  );
-  return ids;
+function publishMany(client, count, inFlight) {
+  return inLanes(count, inFlight, async () => (await client.publish({ destination: NEVER, body: BODY, delay: '1h' })).messageId);
 }
 
 const idle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -93,6 +93,21 @@ export function microsPerSyncOp(op, sliceMs) {
   return (elapsed * 1000) / calls;
 }
 
+/** `work(index)` for every index below `count`, at most `lanes` at once; resolves with the results in index order. */
+export async function inLanes(count, lanes, work) {
+  const results = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < count) {
+        const index = next++;
+        results[index] = await work(index);
+      }
+    }),
+  );
+  return results;
+}
+
 /**
  * Completed calls per second with `concurrency` calls of `op` in flight, for `durationMs`.
  * Returns `{ rate, errors }`; the first error is rethrown after the run when `strict`.
