@@ -256,6 +256,19 @@ describe('queues', () => {
     await destination.waitFor('/held', 1);
   });
 
+  it("lists each queue with its own waiting messages as its lag, not another queue's or a queueless one's", async () => {
+    await t.messaging.queues.upsert({ name: 'lag-two', paused: true });
+    await t.messaging.queues.upsert({ name: 'lag-one', paused: true });
+    await t.messaging.queues.upsert({ name: 'lag-none', paused: true });
+    for (const queue of ['lag-two', 'lag-two', 'lag-one'])
+      await t.messaging.enqueue({ queue, destination: `${destination.url}/lag`, body: queue });
+    await t.messaging.publish({ destination: `${destination.url}/lag`, body: 'no queue', delay: '1h' });
+    const lags = Object.fromEntries((await t.messaging.queues.list()).map((queue) => [queue.name, queue.lag]));
+    expect(lags).toMatchObject({ 'lag-two': 2, 'lag-one': 1, 'lag-none': 0 });
+    expect(await t.messaging.queues.get('lag-two')).toMatchObject({ lag: 2 });
+    for (const queue of ['lag-two', 'lag-one', 'lag-none']) await t.messaging.queues.delete(queue);
+  });
+
   it('cancels the waiting messages of a deleted queue', async () => {
     await t.messaging.queues.upsert({ name: 'gone', paused: true });
     const { messageId } = await t.messaging.enqueue({ queue: 'gone', destination: `${destination.url}/gone`, body: 'x' });

@@ -24,7 +24,11 @@ export function queueRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'answer',
       query: [],
-      handler: () => json([...service.store.state.queues.values()].map((queue) => queueView(service, queue))),
+      handler: () => {
+        const queues = [...service.store.state.queues.values()];
+        const lags = queues.length === 0 ? new Map<string, number>() : pendingPerQueue(service);
+        return json(queues.map((queue) => queueView(queue, lags.get(queue.name) ?? 0)));
+      },
     },
     {
       method: 'GET',
@@ -32,7 +36,10 @@ export function queueRoutes(service: Service): Route[] {
       auth: 'messaging',
       readOnly: 'answer',
       query: [],
-      handler: (request) => json(queueView(service, existingQueue(service, request.params.name))),
+      handler: (request) => {
+        const queue = existingQueue(service, request.params.name);
+        return json(queueView(queue, pendingPerQueue(service).get(queue.name) ?? 0));
+      },
     },
     {
       method: 'DELETE',
@@ -146,9 +153,16 @@ function existingQueue(service: Service, name: string | undefined): QueueRecord 
   return queue;
 }
 
-function queueView(service: Service, queue: QueueRecord): Record<string, unknown> {
-  let lag = 0;
-  for (const { record } of service.store.state.messages.values()) if (record.queue === queue.name) lag += 1;
+/** Pending messages per queue, in one pass over them (a pass per queue cost queues times messages). */
+function pendingPerQueue(service: Service): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { record } of service.store.state.messages.values()) {
+    if (record.queue !== undefined) counts.set(record.queue, (counts.get(record.queue) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function queueView(queue: QueueRecord, lag: number): Record<string, unknown> {
   return {
     name: queue.name,
     parallelism: queue.parallelism,
