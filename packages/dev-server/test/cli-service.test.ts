@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -382,8 +382,11 @@ describe('schedules sync: schedules kept as code', () => {
       ts,
       `interface Spec { scheduleId: string; destination: string; cron: string }\nconst daily: Spec = { scheduleId: 'daily', destination: '${destination.url}/daily', cron: '0 9 * * 1-5' };\nexport default [daily];\n`,
     );
-    expect((await mailroomProcess(['schedules', 'sync', ts, '--apply'])).code).toBe(0);
+    const tmp = await folder();
+    expect((await mailroomProcess(['schedules', 'sync', ts, '--apply'], { env: { TMPDIR: tmp } })).code).toBe(0);
     expect((await t.messaging.schedules.get('daily')).cron).toBe('0 9 * * 1-5');
+    // Nothing is left behind in the temporary folder (a transpiled copy of the file, once).
+    expect(await readdir(tmp)).toEqual([]);
 
     const bad = join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify([{ scheduleId: 'x', destination: `${destination.url}/x`, cron: '61 * * * *' }]));

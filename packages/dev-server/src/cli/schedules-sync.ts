@@ -40,9 +40,10 @@ export async function readScheduleFile(file: string): Promise<ScheduleSpec[]> {
   let loaded: unknown;
   if (extension === '.json') loaded = JSON.parse(await readFile(path, 'utf8'));
   else if (extension === '.ts' || extension === '.mts' || extension === '.cts') {
-    // TypeScript through jiti: Node 20 cannot import .ts itself.
+    // TypeScript through jiti: Node 20 cannot import .ts itself. Without its disk cache: each run read
+    // one small file, and left a transpiled copy of it in the temporary folder for good.
     const { createJiti } = await import('jiti');
-    loaded = await createJiti(import.meta.url).import(path);
+    loaded = await createJiti(import.meta.url, { fsCache: false }).import(path);
   } else loaded = await import(pathToFileURL(path).href);
   const module = loaded as { default?: unknown; schedules?: unknown };
   const list = Array.isArray(loaded) ? loaded : (module.schedules ?? module.default);
