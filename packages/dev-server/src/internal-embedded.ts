@@ -207,7 +207,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
       }
     },
     settled: () => requestsInFlight === 0 && service.engine.settled(),
-    messageKind: (id) => store.state.messages.get(id)?.record.kind,
+    messageKind: (id) => store.state.pending.get(id)?.kind,
     faults: service.faults,
     close() {
       closing ??= (async () => {

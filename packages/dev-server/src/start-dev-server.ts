@@ -154,7 +154,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const managementUrl = `${url}${MANAGEMENT_BASE_PATH}`;
   startService(service);
   const releaseWhenIdle = resolved.exitWhenIdle ? holdWhilePending(server, store, events) : undefined;
-  events.emit({ type: 'listening', url, managementUrl, dataDir: resolved.dataDir, recovered: store.state.messages.size });
+  events.emit({ type: 'listening', url, managementUrl, dataDir: resolved.dataDir, recovered: store.state.pending.size });
 
   let closing: Promise<void> | undefined;
   return {
@@ -201,7 +201,7 @@ function holdWhilePending(server: Server, store: Store, events: EventBus): () =>
   server.on('connection', (socket) => socket.unref());
   const hold = setInterval(() => {}, 1 << 30);
   const update = (): void => {
-    if (store.state.messages.size > 0) hold.ref();
+    if (store.state.pending.size > 0) hold.ref();
     else hold.unref();
   };
   update();

@@ -35,14 +35,41 @@ function message(id: string, seq: number, extra: Partial<MessageRecord> = {}): M
   };
 }
 
+/** The pending messages in the order they were put in, each with its progress (and its record, when asked). */
+function pendingOf(state: DevState, withRecords = false) {
+  return [...state.pending.values()].map((record) => ({
+    id: record.id,
+    retried: state.pending.retried(record.id),
+    dueAt: state.pending.dueAt(record.id),
+    started: state.pending.started(record.id),
+    ...(withRecords ? { record } : {}),
+  }));
+}
+
+const idsOf = (state: DevState): string[] => [...state.pending.values()].map((record) => record.id);
+
+/** The id of the `index`-th pending message, in the order they were put in. */
+function nthPending(state: DevState, index: number): string {
+  let left = index;
+  for (const record of state.pending.values()) if (left-- === 0) return record.id;
+  throw new Error(`no pending message at ${index}`);
+}
+
+/** The pending messages' `seq`s in the order they were put in, and in acceptance order. */
+function seqs(state: DevState): { put: number[]; accepted: number[] } {
+  const accepted: number[] = [];
+  state.pending.forEachInAcceptanceOrder((record) => accepted.push(record.seq));
+  return { put: [...state.pending.values()].map((record) => record.seq), accepted };
+}
+
 /** Replays records as a restart does: through their journal form, JSON and back. */
 function replay(records: DevRecord[], pending: DevState | undefined = undefined): DevState {
   const state = createEmptyState();
-  const encoded = records.map((record) => encodeRecord(record, (id) => pending?.messages.has(id) ?? false));
+  const encoded = records.map((record) => encodeRecord(record, (id) => pending?.pending.has(id) ?? false));
   for (const line of JSON.parse(JSON.stringify(encoded)) as EncodedRecord[]) {
     reduce(
       state,
-      decodeRecord(line, (id) => state.messages.get(id)?.record),
+      decodeRecord(line, (id) => state.pending.get(id)),
     );
   }
   return state;
@@ -102,8 +129,7 @@ const history: DevRecord[] = [
 describe('state', () => {
   it('replays the history into the expected state', () => {
     const state = replay(history);
-    expect([...state.messages.keys()]).toEqual(['msg_a']);
-    expect(state.messages.get('msg_a')).toMatchObject({ retried: 1, dueAt: NOW + 1000, started: true });
+    expect(pendingOf(state)).toEqual([{ id: 'msg_a', retried: 1, dueAt: NOW + 1000, started: true }]);
     expect(state.dlq.get(`${NOW + 2}-1`)?.failureCallbackInfo).toEqual({
       state: 'CALLBACK_SUCCESS',
       responseStatus: 200,
@@ -120,7 +146,7 @@ describe('state', () => {
   it('rebuilds the same state from its snapshot', () => {
     const state = replay(history);
     const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }), state);
-    expect(again.messages).toEqual(state.messages);
+    expect(pendingOf(again, true)).toEqual(pendingOf(state, true));
     expect(again.dlq).toEqual(state.dlq);
     expect(again.groups).toEqual(state.groups);
     expect(again.indexes).toEqual(state.indexes);
@@ -138,14 +164,15 @@ describe('state', () => {
       dedupKeys: [],
     });
     const state = replay([accepted(1), accepted(2), accepted(3)]);
-    expect([...state.messages.values()].map((pending) => pending.record.seq)).toEqual([1, 2, 3]);
-    expect(state.messagesInOrder).toBe(true);
-    expect(replay(snapshotRecords(state, { now: NOW, dlqRetentionMs: RETENTION }), state).messagesInOrder).toBe(true);
+    expect(seqs(state)).toEqual({ put: [1, 2, 3], accepted: [1, 2, 3] });
+    expect(seqs(replay(snapshotRecords(state, { now: NOW, dlqRetentionMs: RETENTION }), state))).toEqual({
+      put: [1, 2, 3],
+      accepted: [1, 2, 3],
+    });
     // Delivered, then put back (as a restore of an older snapshot line would): it now sits after 3.
     reduce(state, { type: 'messages.cancelled', at: NOW, ids: ['msg_1'] });
     reduce(state, { type: 'message.restored', message: message('msg_1', 1), retried: 0, dueAt: NOW, started: false });
-    expect([...state.messages.values()].map((pending) => pending.record.seq)).toEqual([2, 3, 1]);
-    expect(state.messagesInOrder).toBe(false);
+    expect(seqs(state)).toEqual({ put: [2, 3, 1], accepted: [1, 2, 3] });
   });
 
   it('leaves expired keys and DLQ entries out of snapshots and prunes them', () => {
@@ -156,7 +183,7 @@ describe('state', () => {
     pruneExpired(state, later);
     expect(state.dedup.size).toBe(0);
     expect(state.dlq.size).toBe(0);
-    expect(state.messages.size).toBe(1);
+    expect(state.pending.size).toBe(1);
   });
 
   it('keeps the log in order, each entry with its message, and restores it from a snapshot', () => {
@@ -216,9 +243,9 @@ describe('state', () => {
     };
     const ids: string[] = [];
     for (let step = 0, at = NOW; state.nextLogOrder < LOG_LIMIT * 4; step += 1, at += 1) {
-      const pending = [...state.messages.keys()];
+      const pending = state.pending.size;
       const choice = random();
-      if (choice < 0.5 || pending.length === 0) {
+      if (choice < 0.5 || pending === 0) {
         const origin = ids.length > 0 && random() < 0.3 ? ids[Math.floor(random() * ids.length)] : undefined;
         const id = `msg_${step}`;
         ids.push(id);
@@ -228,17 +255,17 @@ describe('state', () => {
           messages: [message(id, state.nextSeq, origin === undefined ? {} : { resentFrom: origin })],
         });
       } else if (choice < 0.9) {
-        const id = pending[Math.floor(random() * pending.length)]!;
+        const id = nthPending(state, Math.floor(random() * pending));
         const outcome = random() < 0.7 ? 'delivered' : 'retry';
         const spawned =
           outcome === 'delivered' && random() < 0.5
             ? [message(`msg_${step}`, state.nextSeq, { kind: 'callback', sourceMessageId: id })]
             : [];
         ids.push(...spawned.map((callback) => callback.id));
-        const retried = state.messages.get(id)!.retried;
+        const retried = state.pending.retried(id);
         apply({ type: 'attempt', id, at, retried, outcome, startedAt: at - 5, dueAt: at + 10, bytes: 1, spawned });
       } else {
-        apply({ type: 'messages.cancelled', at, ids: [pending[Math.floor(random() * pending.length)]!] });
+        apply({ type: 'messages.cancelled', at, ids: [nthPending(state, Math.floor(random() * pending))] });
       }
     }
     const expected = (of: DevState) => {
@@ -249,7 +276,7 @@ describe('state', () => {
       });
       const known = new Map([
         ...of.logMessages.map((kept) => [kept.id, kept] as const),
-        ...[...of.messages].map(([id, kept]) => [id, kept.record] as const),
+        ...[...of.pending.values()].map((kept) => [kept.id, kept] as const),
       ]);
       const offspring = new Map<string, string[]>();
       for (const kept of known.values())
@@ -279,7 +306,7 @@ describe('state', () => {
       ...history,
       { type: 'attempt', id: 'msg_b', at: NOW + 5, retried: 1, outcome: 'delivered', bytes: 1, spawned: [] },
     ]);
-    expect(state.messages.has('msg_b')).toBe(false);
+    expect(state.pending.has('msg_b')).toBe(false);
     expect([...state.stats.values()][0]?.delivered).toBe(1);
   });
 
@@ -291,8 +318,8 @@ describe('state', () => {
       { type: 'message.released', id: 'msg_d', at: NOW + 9 },
       { type: 'message.released', id: 'msg_gone', at: NOW + 9 },
     ]);
-    expect(state.messages.get('msg_d')).toMatchObject({ dueAt: NOW + 5, retried: 0, started: false });
-    expect(state.messages.has('msg_gone')).toBe(false);
+    expect(pendingOf(state).find((kept) => kept.id === 'msg_d')).toEqual({ id: 'msg_d', dueAt: NOW + 5, retried: 0, started: false });
+    expect(state.pending.has('msg_gone')).toBe(false);
   });
 });
 
@@ -309,7 +336,7 @@ describe('one action, one record', () => {
       },
     ];
     const state = replay(records);
-    expect([...state.messages.keys()]).toEqual(['a', 'b']);
+    expect(idsOf(state)).toEqual(['a', 'b']);
     expect(state.dedup.get('k:a')?.results).toEqual([{ messageId: 'a', url: 'https://app.test/hook' }]);
   });
 
@@ -323,7 +350,7 @@ describe('one action, one record', () => {
         store.commit({ type: 'messages.accepted', at: NOW, messages: [message('b', 1)] }),
       ]);
       // Applied at once, as every commit is.
-      expect([...store.state.messages.keys()]).toEqual(['a', 'b']);
+      expect(idsOf(store.state)).toEqual(['a', 'b']);
       await Promise.all(durable);
       const lines = (await readFile(join(dir, 'mailroom.jsonl'), 'utf8')).trim().split('\n');
       expect(lines).toHaveLength(2);
@@ -333,7 +360,7 @@ describe('one action, one record', () => {
       const file = join(dir, 'mailroom.jsonl');
       await writeFile(file, (await readFile(file, 'utf8')).replace('"version":2', '"version":1'));
       const reopened = await openStore(options);
-      expect([...reopened.state.messages.keys()]).toEqual(['a', 'b']);
+      expect(idsOf(reopened.state)).toEqual(['a', 'b']);
       expect((await readFile(file, 'utf8')).split('\n')[0]).toBe('{"format":"mailroom-journal","version":2}');
       await reopened.close();
     } finally {
@@ -373,13 +400,13 @@ describe('a failed write', () => {
       await waitUntil(() => reloadErrors.length >= 3, 'the reload failed and was retried', 10_000);
       // A journal that is gone is not started again empty: that would show (and keep) nothing.
       expect(reloadErrors[0]).toMatchObject({ message: expect.stringMatching(/is gone/) });
-      expect(store.state.messages.has('kept')).toBe(true);
+      expect(store.state.pending.has('kept')).toBe(true);
       expect(existsSync(file)).toBe(false);
       await mkdir(file);
       const failedBefore = reloadErrors.length;
       await waitUntil(() => reloadErrors.length >= failedBefore + 3, 'reading a directory failed and was retried', 10_000);
       // Not emptied meanwhile: what was accepted before is still shown.
-      expect(store.state.messages.has('kept')).toBe(true);
+      expect(store.state.pending.has('kept')).toBe(true);
       await expect(store.commit({ type: 'messages.accepted', at: NOW, messages: [message('later', 2)] })).rejects.toMatchObject({
         status: 507,
       });
@@ -387,11 +414,11 @@ describe('a failed write', () => {
       await rm(file, { recursive: true });
       await rename(`${file}.aside`, file);
       await expect(store.writable()).resolves.toBe(true);
-      expect([...store.state.messages.keys()]).toEqual(['kept']);
+      expect(idsOf(store.state)).toEqual(['kept']);
       await store.commit({ type: 'messages.accepted', at: NOW, messages: [message('after', 3)] });
       await store.close();
       const reopened = await openStore({ dataDir: dir, now: () => NOW, dlqRetentionMs: RETENTION, onCompactionError: () => {} });
-      expect([...reopened.state.messages.keys()]).toEqual(['kept', 'after']);
+      expect(idsOf(reopened.state)).toEqual(['kept', 'after']);
       await reopened.close();
     } finally {
       vi.restoreAllMocks();

@@ -102,7 +102,7 @@ export function createActions(parts: ActionsParts): Actions {
     for (let start = 0; start < ids.length; start += BULK_SLICE) {
       await yieldToOtherWork();
       // A message delivered or cancelled meanwhile is no longer pending: only the rest are cancelled.
-      const slice = ids.slice(start, start + BULK_SLICE).filter((id) => store.state.messages.has(id));
+      const slice = ids.slice(start, start + BULK_SLICE).filter((id) => store.state.pending.has(id));
       await cancelMessages(slice);
       cancelled += slice.length;
       progress?.(Math.min(ids.length, start + BULK_SLICE));
@@ -228,9 +228,10 @@ export function createActions(parts: ActionsParts): Actions {
     },
     async cancelRun(runId) {
       if (store.state.runs.get(runId)?.state !== 'RUN_STARTED') return false;
-      const pending = [...store.state.messages.values()]
-        .filter(({ record }) => record.workflow?.runId === runId)
-        .map(({ record }) => record.id);
+      const pending: string[] = [];
+      store.state.pending.forEach((record) => {
+        if (record.workflow?.runId === runId) pending.push(record.id);
+      });
       await cancelMessages(pending);
       await waits.drop(runId);
       await store.commit({ type: 'run.ended', runId, at: config.now(), state: 'RUN_CANCELED' });
@@ -270,16 +271,16 @@ export function createActions(parts: ActionsParts): Actions {
       return message;
     },
     async releaseMessage(messageId) {
-      const pending = store.state.messages.get(messageId);
+      const pending = store.state.pending.get(messageId);
       if (!pending) throw notFound(`message ${messageId} is not pending: it was delivered, cancelled or never sent`);
-      if (pending.record.queue !== undefined) {
+      if (pending.queue !== undefined) {
         throw badRequest(
-          `message ${messageId} is in queue ${pending.record.queue}, and a queued message cannot be released early (the service refuses it too); it is delivered in the queue's order`,
+          `message ${messageId} is in queue ${pending.queue}, and a queued message cannot be released early (the service refuses it too); it is delivered in the queue's order`,
         );
       }
       const now = config.now();
       // A message being attempted, or due and waiting for its turn, has a due time already past.
-      if (pending.dueAt <= now) {
+      if (store.state.pending.dueAt(messageId)! <= now) {
         throw notFound(`message ${messageId} is not waiting: it is being delivered or waits for its turn to be`);
       }
       await store.commit({ type: 'message.released', id: messageId, at: now });
@@ -304,7 +305,7 @@ export const newRunId = (): string => `wfr_${randomHex(12)}`;
 
 /** A message the server still knows: pending, in the DLQ, or in the logs it keeps. */
 function findMessage(state: DevState, messageId: string): MessageRecord | undefined {
-  const pending = state.messages.get(messageId)?.record;
+  const pending = state.pending.get(messageId);
   if (pending) return pending;
   for (const entry of state.dlq.values()) if (entry.message.id === messageId) return entry.message;
   return knownMessage(state, messageId);

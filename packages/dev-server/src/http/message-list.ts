@@ -217,12 +217,12 @@ function pendingState(last: LogRecord | undefined, retried: number): string {
 
 /** A message the server knows (pending, or in the kept logs) as the list shows it. */
 function knownAsFound(state: DevState, id: string, logged: ReturnType<typeof loggedEntries>): Found | undefined {
-  const pending = state.messages.get(id);
+  const pending = state.pending.get(id);
   const kept = logged.get(id);
   const last = kept?.entries.at(-1);
   if (pending) {
-    const { retried } = pending;
-    return { record: pending.record, pending: true, retried, last, state: pendingState(last, retried) };
+    const retried = state.pending.retried(id);
+    return { record: pending, pending: true, retried, last, state: pendingState(last, retried) };
   }
   const record = kept?.messages.at(-1);
   return record && last ? { record, pending: false, retried: 0, last, state: last.state } : undefined;
@@ -240,9 +240,10 @@ async function pendingMatching(state: DevState, filter: ListFilter): Promise<str
   for (const entry of state.logs) lastEntry.set(entry.messageId, entry);
   const found: Found = { record: undefined as never, state: '', pending: true, retried: 0, last: undefined };
   const turns = turnTaker();
-  for (const { record, retried } of state.messages.values()) {
+  for (const record of state.pending.values()) {
     if (turns.due()) await turns.yield();
     if (record.seq >= newest) continue;
+    const retried = state.pending.retried(record.id);
     found.record = record;
     found.retried = retried;
     found.last = lastEntry.get(record.id);
@@ -264,12 +265,9 @@ function scan(state: DevState, visit: (found: Found) => void, withState = true):
   for (let index = 0; index < logs.length; index += 1) lastEntry.set(logs[index]!.messageId, index);
   const finished: Array<{ record: MessageRecord; last: LogRecord }> = [];
   for (const [id, index] of lastEntry) {
-    if (!state.messages.has(id)) finished.push({ record: state.logMessages[index]!, last: logs[index]! });
+    if (!state.pending.has(id)) finished.push({ record: state.logMessages[index]!, last: logs[index]! });
   }
   finished.sort((a, b) => a.record.seq - b.record.seq);
-  const waiting = state.messagesInOrder
-    ? state.messages.values()
-    : [...state.messages.values()].sort((a, b) => a.record.seq - b.record.seq);
   const settle = (each: Found) => {
     if (!each.pending) return;
     const at = lastEntry.get(each.record.id);
@@ -286,16 +284,16 @@ function scan(state: DevState, visit: (found: Found) => void, withState = true):
     visit(found);
   };
   let next = 0;
-  for (const pending of waiting) {
-    while (next < finished.length && finished[next]!.record.seq < pending.record.seq) visitFinished(finished[next++]!);
-    found.record = pending.record;
+  state.pending.forEachInAcceptanceOrder((record, retried) => {
+    while (next < finished.length && finished[next]!.record.seq < record.seq) visitFinished(finished[next++]!);
+    found.record = record;
     found.pending = true;
-    found.retried = pending.retried;
+    found.retried = retried;
     found.last = undefined;
     found.state = '';
     if (withState) settle(found);
     visit(found);
-  }
+  });
   while (next < finished.length) visitFinished(finished[next++]!);
   return { settle };
 }

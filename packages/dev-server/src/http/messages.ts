@@ -79,9 +79,9 @@ export function messageRoutes(service: Service): Route[] {
 }
 
 function pending(service: Service, id: string | undefined): MessageRecord {
-  const found = service.store.state.messages.get(id ?? '');
-  if (found?.record.kind !== 'message') throw notFound(`message ${id ?? ''} not found`);
-  return found.record;
+  const found = service.store.state.pending.get(id ?? '');
+  if (found?.kind !== 'message') throw notFound(`message ${id ?? ''} not found`);
+  return found;
 }
 
 /** `DELETE /v2/messages`: by `messageIds` and filters, or (with no filter at all) every pending message. */
@@ -95,7 +95,7 @@ async function cancelMany(service: Service, query: Filters, shown: Shown): Promi
   const newest = state.nextSeq;
   // The scan and the cancels give other requests a turn: at 100,000 pending either alone is a stall.
   const turns = turnTaker();
-  for (const { record } of state.messages.values()) {
+  for (const record of state.pending.values()) {
     if (turns.due()) await turns.yield();
     if (chosen.length >= count) break;
     if (record.kind !== 'message' || record.seq >= newest) continue;

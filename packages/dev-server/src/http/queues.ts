@@ -26,7 +26,7 @@ export function queueRoutes(service: Service): Route[] {
       query: [],
       handler: () => {
         const queues = [...service.store.state.queues.values()];
-        const lags = queues.length === 0 ? new Map<string, number>() : pendingPerQueue(service);
+        const lags = queues.length === 0 ? new Map<string, number>() : service.store.state.pending.countPerQueue();
         return json(queues.map((queue) => queueView(queue, lags.get(queue.name) ?? 0)));
       },
     },
@@ -38,7 +38,7 @@ export function queueRoutes(service: Service): Route[] {
       query: [],
       handler: (request) => {
         const queue = existingQueue(service, request.params.name);
-        return json(queueView(queue, pendingPerQueue(service).get(queue.name) ?? 0));
+        return json(queueView(queue, service.store.state.pending.countPerQueue().get(queue.name) ?? 0));
       },
     },
     {
@@ -139,9 +139,10 @@ async function setPaused(service: Service, name: string | undefined, paused: boo
 /** Deleting a queue cancels the messages still waiting on it (logged `CANCELED`), as the service does. */
 async function deleteQueue(service: Service, name: string | undefined): Promise<Reply> {
   const current = existingQueue(service, name);
-  const waiting = [...service.store.state.messages.values()]
-    .filter(({ record }) => record.queue === current.name)
-    .map(({ record }) => record.id);
+  const waiting: string[] = [];
+  service.store.state.pending.forEach((record) => {
+    if (record.queue === current.name) waiting.push(record.id);
+  });
   await service.actions.cancelMessages(waiting);
   await service.store.commit({ type: 'queue.updated', name: current.name, queue: null });
   return empty();
@@ -151,15 +152,6 @@ function existingQueue(service: Service, name: string | undefined): QueueRecord 
   const queue = service.store.state.queues.get(name ?? '');
   if (!queue) throw notFound(`queue ${name ?? ''} not found`);
   return queue;
-}
-
-/** Pending messages per queue, in one pass over them (a pass per queue cost queues times messages). */
-function pendingPerQueue(service: Service): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const { record } of service.store.state.messages.values()) {
-    if (record.queue !== undefined) counts.set(record.queue, (counts.get(record.queue) ?? 0) + 1);
-  }
-  return counts;
 }
 
 function queueView(queue: QueueRecord, lag: number): Record<string, unknown> {

@@ -13,17 +13,7 @@ import type {
   WorkflowRunRecord,
   FaultRecord,
 } from './records';
-
-/** A message not yet delivered or failed for good. */
-export interface PendingMessage {
-  record: MessageRecord;
-  /** Attempts made so far: the `<P>-Retried` value of the next attempt. */
-  retried: number;
-  /** Real-clock Unix milliseconds of the next attempt. */
-  dueAt: number;
-  /** Whether an attempt was made: a started queue message keeps its queue until it settles. */
-  started: boolean;
-}
+import { PendingMessages } from './pending-messages';
 
 /** A deduplication key still inside its window. */
 export interface DedupEntry {
@@ -33,14 +23,8 @@ export interface DedupEntry {
 
 /** Everything the dev server knows, rebuilt from the journal on start. */
 export interface DevState {
-  messages: Map<string, PendingMessage>;
-  /**
-   * Whether `messages` is in acceptance (`seq`) order, as it is unless an older message was put back:
-   * the console's list then walks it as it is instead of sorting 100,000 entries per page.
-   */
-  messagesInOrder: boolean;
-  /** The highest `seq` ever put in `messages`. */
-  newestPendingSeq: number;
+  /** The messages not yet delivered or failed for good. */
+  pending: PendingMessages;
   nextSeq: number;
   dedup: Map<string, DedupEntry>;
   groups: Map<string, UrlGroupRecord>;
@@ -76,9 +60,7 @@ export const LOG_LIMIT = 10_000;
 /** The state of a dev server that has done nothing yet. */
 export function createEmptyState(): DevState {
   return {
-    messages: new Map(),
-    messagesInOrder: true,
-    newestPendingSeq: 0,
+    pending: new PendingMessages(),
     nextSeq: 1,
     dedup: new Map(),
     groups: new Map(),

@@ -23,7 +23,7 @@ export function noteOrigin(state: DevState, message: MessageRecord): void {
  */
 export function forgetDroppedOffspring(state: DevState, droppedMessages: readonly MessageRecord[]): void {
   const candidates = droppedMessages.filter(
-    (message) => (message.sourceMessageId !== undefined || message.resentFrom !== undefined) && !state.messages.has(message.id),
+    (message) => (message.sourceMessageId !== undefined || message.resentFrom !== undefined) && !state.pending.has(message.id),
   );
   if (candidates.length === 0) return;
   const kept = new Set<string>();
@@ -54,7 +54,7 @@ export function loggedEntries(state: DevState, ids: ReadonlySet<string>): Map<st
 
 /** The message `id` as the server still knows it: pending, or as last logged. */
 export function knownMessage(state: DevState, id: string): MessageRecord | undefined {
-  const pending = state.messages.get(id)?.record;
+  const pending = state.pending.get(id);
   if (pending) return pending;
   for (let index = state.logs.length - 1; index >= 0; index -= 1) if (state.logs[index]!.messageId === id) return state.logMessages[index];
   return undefined;

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { noteRunEvent, noteWorkflowMessage, resumeRunStep } from './runs';
-import { LOG_LIMIT, statsBucket, type DevState, type PendingMessage } from './dev-state';
+import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
 import { forgetDroppedOffspring, noteOrigin } from './message-index';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 
@@ -51,16 +51,15 @@ export function reduce(state: DevState, record: DevRecord): void {
       return;
     case 'messages.cancelled':
       for (const id of record.ids) {
-        const pending = state.messages.get(id);
-        if (!pending) continue;
-        state.messages.delete(id);
-        log(state, pending.record, { time: record.at, state: 'CANCEL_REQUESTED' });
-        log(state, pending.record, { time: record.at, state: 'CANCELED' });
-        if (pending.record.workflow) {
+        const message = state.pending.delete(id);
+        if (!message) continue;
+        log(state, message, { time: record.at, state: 'CANCEL_REQUESTED' });
+        log(state, message, { time: record.at, state: 'CANCELED' });
+        if (message.workflow) {
           const bucket = statsBucket(state, record.at);
           bucket.workflowCanceled = (bucket.workflowCanceled ?? 0) + 1;
         }
-        settleSchedule(state, pending.record, 'FAIL');
+        settleSchedule(state, message, 'FAIL');
       }
       return;
     case 'fault.set':
@@ -75,12 +74,10 @@ export function reduce(state: DevState, record: DevRecord): void {
       if (record.id === '*') state.faults.clear();
       else state.faults.delete(record.id);
       return;
-    case 'message.released': {
+    case 'message.released':
       // The attempt it waited for comes now: its retry count stays, no attempt is added.
-      const pending = state.messages.get(record.id);
-      if (pending && pending.dueAt > record.at) pending.dueAt = record.at;
+      state.pending.bringForward(record.id, record.at);
       return;
-    }
     case 'dlq.deleted':
       for (const id of record.ids) {
         if (record.at !== undefined)
@@ -112,7 +109,8 @@ export function reduce(state: DevState, record: DevRecord): void {
       state.signingKeys = { current: record.current, next: record.next };
       return;
     case 'message.restored':
-      putPending(state, { record: record.message, retried: record.retried, dueAt: record.dueAt, started: record.started });
+      state.pending.put(record.message, record.retried, record.dueAt, record.started);
+      noteOrigin(state, record.message);
       state.nextSeq = Math.max(state.nextSeq, record.message.seq + 1);
       return;
     case 'dlq.restored':
@@ -174,7 +172,8 @@ export function reduce(state: DevState, record: DevRecord): void {
 }
 
 function addMessage(state: DevState, message: MessageRecord, at: number): void {
-  putPending(state, { record: message, retried: 0, dueAt: message.dueAt, started: false });
+  state.pending.put(message);
+  noteOrigin(state, message);
   state.nextSeq = Math.max(state.nextSeq, message.seq + 1);
   const bucket = statsBucket(state, at);
   bucket.requests += 1;
@@ -184,12 +183,11 @@ function addMessage(state: DevState, message: MessageRecord, at: number): void {
 }
 
 function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attempt' }>): void {
-  const pending = state.messages.get(record.id);
-  if (!pending) return;
-  const message = pending.record;
+  const message = state.pending.get(record.id);
+  if (!message) return;
   const bucket = statsBucket(state, record.at);
   bucket.bandwidth += record.bytes;
-  pending.started = true;
+  state.pending.markStarted(record.id);
   log(state, message, { time: record.startedAt ?? record.at, state: 'ACTIVE' });
   const responseStatus = record.response?.status;
   const attempt = attemptDetail(record);
@@ -199,11 +197,11 @@ function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attem
     log(state, message, { time: record.at, state: 'ERROR', error, responseStatus, attempt });
   }
   if (record.outcome === 'retry') {
-    pending.retried = record.retried + 1;
-    pending.dueAt = record.dueAt ?? record.at;
-    log(state, message, { time: record.at, state: 'RETRY', nextDeliveryTime: pending.dueAt, delaySource: record.delaySource || undefined });
+    const dueAt = record.dueAt ?? record.at;
+    state.pending.retryAt(record.id, record.retried + 1, dueAt);
+    log(state, message, { time: record.at, state: 'RETRY', nextDeliveryTime: dueAt, delaySource: record.delaySource || undefined });
   } else {
-    state.messages.delete(record.id);
+    state.pending.delete(record.id);
     const workflow = message.workflow !== undefined;
     if (record.outcome === 'delivered') {
       bucket.delivered += 1;
@@ -290,14 +288,6 @@ function attemptDetail(record: Extract<DevRecord, { type: 'attempt' }>): Attempt
     response,
     error: record.error,
   };
-}
-
-function putPending(state: DevState, pending: PendingMessage): void {
-  const { seq } = pending.record;
-  if (seq < state.newestPendingSeq && !state.messages.has(pending.record.id)) state.messagesInOrder = false;
-  state.newestPendingSeq = Math.max(state.newestPendingSeq, seq);
-  state.messages.set(pending.record.id, pending);
-  noteOrigin(state, pending.record);
 }
 
 function addDlqEntry(state: DevState, entry: DlqEntry): void {

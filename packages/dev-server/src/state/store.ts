@@ -66,7 +66,7 @@ const PRUNE_EVERY_MS = 60_000;
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const state = createEmptyState();
   const expiry = (): Expiry => ({ now: options.now(), dlqRetentionMs: options.dlqRetentionMs });
-  const isPending = (id: string) => state.messages.has(id);
+  const isPending = (id: string) => state.pending.has(id);
   const snapshot = () => snapshotRecords(state, expiry()).map((record) => encodeRecord(record, isPending));
   const inMemory = options.dataDir === undefined;
   let journal = await replayJournal(state, options, snapshot);
@@ -216,7 +216,7 @@ async function replayJournal(state: DevState, options: OpenStoreOptions, snapsho
  * so a replay leaves little for the collector (docs/benchmarks.md, the scale section).
  */
 function replayer(state: DevState): (encoded: EncodedRecord) => void {
-  const pendingMessage = (id: string) => state.messages.get(id)?.record;
+  const pendingMessage = (id: string) => state.pending.get(id);
   return (encoded) => reduce(state, decodeRecord(encoded, pendingMessage));
 }
 
@@ -261,15 +261,9 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
     if (dedupLive(entry.at, expiry.now)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
   }
   // Pending messages before the logs: a log entry of a pending message then names it instead of copying it.
-  for (const pending of state.messages.values()) {
-    records.push({
-      type: 'message.restored',
-      message: pending.record,
-      retried: pending.retried,
-      dueAt: pending.dueAt,
-      started: pending.started,
-    });
-  }
+  state.pending.forEachInAcceptanceOrder((message, retried, dueAt, started) => {
+    records.push({ type: 'message.restored', message, retried, dueAt, started });
+  });
   // Up to LOG_GROUP messages per record, with their entries: a line stays small enough to decode on
   // its own, and a pending message's CREATED entry costs its entry, not a line.
   const byMessage = new Map<string, { logs: LogRecord[]; message: MessageRecord }>();

@@ -221,8 +221,9 @@ function stepLog(
       published = { out: text };
     }
   }
-  const pending = index.state.messages.get(step.messageId);
-  const waitingForItsTime = pending !== undefined && !pending.started && pending.dueAt > index.now;
+  const { pending } = index.state;
+  const dueAt = pending.dueAt(step.messageId);
+  const waitingForItsTime = dueAt !== undefined && !pending.started(step.messageId) && dueAt > index.now;
   return {
     callType: 'step',
     concurrent: 1,
@@ -236,7 +237,7 @@ function stepLog(
     ...retryDelayField(step.retries, step.retryDelay),
     ...(step.headers ? { headers: step.headers } : {}),
     // Not in the service's answer: when a step still pending is due (a sleep's end), for the console.
-    ...(pending ? { dueAt: Math.round(pending.dueAt) } : {}),
+    ...(dueAt !== undefined ? { dueAt: Math.round(dueAt) } : {}),
   };
 }
 
@@ -246,18 +247,19 @@ function stepLog(
  * The message that failed delivered `step`'s result; the step that threw is the one after it.
  */
 function nextStep(index: RunIndex, step: RunStepRecord): Record<string, unknown>[] {
-  const pending = index.state.messages.get(step.messageId);
+  const { pending } = index.state;
+  const message = pending.get(step.messageId);
   const failed = index.failedMessages.has(step.messageId);
-  if (!failed && (!pending || (!pending.started && pending.dueAt > index.now))) return [];
+  if (!failed && (!message || (!pending.started(step.messageId) && pending.dueAt(step.messageId)! > index.now))) return [];
   const errors = index.errorsByMessage.get(step.messageId) ?? [];
   const stepName = errors.at(-1)?.headers[canonicalHeaderName(index.errorStepHeader)]?.[0];
   return [
     {
       messageId: step.messageId,
       ...(stepName ? { stepName } : {}),
-      state: failed ? 'STEP_FAILED' : pending && pending.retried > 0 ? 'STEP_RETRY' : 'STEP_PROGRESS',
-      retries: step.retries ?? pending?.record.maxRetries ?? 0,
-      ...retryDelayField(step.retries ?? pending?.record.maxRetries ?? 0, step.retryDelay),
+      state: failed ? 'STEP_FAILED' : pending.retried(step.messageId) > 0 ? 'STEP_RETRY' : 'STEP_PROGRESS',
+      retries: step.retries ?? message?.maxRetries ?? 0,
+      ...retryDelayField(step.retries ?? message?.maxRetries ?? 0, step.retryDelay),
       ...(errors.length > 0 ? { errors } : {}),
     },
   ];
