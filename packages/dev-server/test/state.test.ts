@@ -173,6 +173,11 @@ describe('state', () => {
     reduce(state, { type: 'messages.cancelled', at: NOW, ids: ['msg_1'] });
     reduce(state, { type: 'message.restored', message: message('msg_1', 1), retried: 0, dueAt: NOW, started: false });
     expect(seqs(state)).toEqual({ put: [2, 3, 1], accepted: [1, 2, 3] });
+    // A snapshot writes them in acceptance order, so the state it rebuilds is in order again.
+    expect(seqs(replay(snapshotRecords(state, { now: NOW, dlqRetentionMs: RETENTION }), state))).toEqual({
+      put: [1, 2, 3],
+      accepted: [1, 2, 3],
+    });
   });
 
   it('leaves expired keys and DLQ entries out of snapshots and prunes them', () => {
