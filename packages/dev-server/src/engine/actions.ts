@@ -228,10 +228,7 @@ export function createActions(parts: ActionsParts): Actions {
     },
     async cancelRun(runId) {
       if (store.state.runs.get(runId)?.state !== 'RUN_STARTED') return false;
-      const pending: string[] = [];
-      store.state.pending.forEach((record) => {
-        if (record.workflow?.runId === runId) pending.push(record.id);
-      });
+      const pending = store.state.pending.idsWhere((record) => record.workflow?.runId === runId);
       await cancelMessages(pending);
       await waits.drop(runId);
       await store.commit({ type: 'run.ended', runId, at: config.now(), state: 'RUN_CANCELED' });

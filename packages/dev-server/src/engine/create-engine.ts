@@ -253,12 +253,10 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
 
   return {
     start() {
-      // In acceptance order, which queues deliver in.
-      const { pending } = store.state;
-      pending.forEachInAcceptanceOrder((message, _retried, _dueAt, started) => {
+      // In acceptance order, which queues deliver in, in one walk: no timer fires before this task
+      // ends, so every started queue message holds its queue before any message is dispatched.
+      store.state.pending.forEachInAcceptanceOrder((message, _retried, dueAt, started) => {
         if (started && message.queue !== undefined) dispatcher.hold(message.queue, message.id);
-      });
-      pending.forEachInAcceptanceOrder((message, _retried, dueAt) => {
         remember(message);
         schedule(message.id, dueAt);
       });

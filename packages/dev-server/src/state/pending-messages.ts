@@ -134,6 +134,15 @@ export class PendingMessages {
     else [...this.slots.values()].sort((a, b) => records[a]!.seq - records[b]!.seq).forEach(each);
   }
 
+  /** The ids of the pending messages `test` accepts, in the order they were put in. */
+  idsWhere(test: (record: MessageRecord) => boolean): string[] {
+    const ids: string[] = [];
+    this.forEach((record) => {
+      if (test(record)) ids.push(record.id);
+    });
+    return ids;
+  }
+
   /** How many messages wait in each queue, in one pass. */
   countPerQueue(): Map<string, number> {
     const counts = new Map<string, number>();
