@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PendingMessages } from '../src/state/pending-messages';
 import type { MessageRecord } from '../src/state/records';
+import { messageRecord, NOW } from './helpers/message-record';
 
-const NOW = 1_800_000_000_000;
-
-function message(id: string, seq: number, queue?: string): MessageRecord {
-  return {
-    id,
-    seq,
-    kind: 'message',
-    ...(queue === undefined ? {} : { queue }),
-    url: 'https://app.test/hook',
-    method: 'POST',
-    body: 'x',
-    forwardHeaders: {},
-    sourceHeader: {},
-    maxRetries: 3,
-    timeoutSeconds: 900,
-    notBefore: NOW + seq,
-    dueAt: NOW + seq,
-    createdAt: NOW,
-    callerIp: '127.0.0.1',
-  };
-}
+/** A message due `seq` ms after `NOW`, in `queue` or in none. */
+const message = (id: string, seq: number, queue?: string): MessageRecord =>
+  messageRecord(id, seq, { queue, notBefore: NOW + seq, dueAt: NOW + seq });
 
 interface Modelled {
   record: MessageRecord;

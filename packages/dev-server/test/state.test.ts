@@ -4,36 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { waitUntil } from './helpers/wait';
+import { messageRecord as message, NOW } from './helpers/message-record';
 import { createEmptyState, type DevState, LOG_LIMIT, pruneExpired } from '../src/state/dev-state';
-import type { DevRecord, MessageRecord } from '../src/state/records';
+import type { DevRecord } from '../src/state/records';
 import { loggedEntries } from '../src/state/message-index';
 import { reduce } from '../src/state/reduce';
 import { openStore, snapshotRecords } from '../src/state/store';
 import { decodeRecord, type EncodedRecord, encodeRecord } from '../src/state/message-codec';
 
-const NOW = 1_800_000_000_000;
 const RETENTION = 259_200_000;
-
-function message(id: string, seq: number, extra: Partial<MessageRecord> = {}): MessageRecord {
-  return {
-    id,
-    seq,
-    kind: 'message',
-    queue: 'q',
-    url: 'https://app.test/hook',
-    method: 'POST',
-    body: 'x',
-    forwardHeaders: {},
-    sourceHeader: {},
-    maxRetries: 3,
-    timeoutSeconds: 900,
-    notBefore: NOW,
-    dueAt: NOW,
-    createdAt: NOW,
-    callerIp: '127.0.0.1',
-    ...extra,
-  };
-}
 
 /** The pending messages in the order they were put in, each with its progress (and its record, when asked). */
 function pendingOf(state: DevState, withRecords = false) {
