@@ -7,8 +7,12 @@ import { encodeRecordLine, JOURNAL_HEADER_LINE } from './record-line';
 // journal. Appends wait only for that last step: encoding and writing a snapshot of a few megabytes at
 // once held every enqueue for a tenth of a second (docs/benchmarks.md, the scale section).
 
-/** Records encoded and written per slice, between which the event loop runs. */
-const SLICE_RECORDS = 512;
+/**
+ * Encoded bytes written per slice, between which the event loop runs. Counted in bytes, not records:
+ * a `logs.restored` line can hold a hundred kilobytes, so 512 records could be the whole log in one
+ * slice, holding every enqueue meanwhile (docs/benchmarks.md, the scale section's steady rows).
+ */
+const SLICE_BYTES = 256 * 1024;
 
 /** A snapshot being written next to the journal. */
 export interface BackgroundCompaction {
@@ -41,12 +45,16 @@ export function startBackgroundCompaction(
   const written = (async () => {
     handle = await open(tmp, 'w');
     size = await writeAt(handle, Buffer.from(JOURNAL_HEADER_LINE), 0);
-    for (let start = 0; start < records.length && !cancelled; start += SLICE_RECORDS) {
-      const lines = records
-        .slice(start, start + SLICE_RECORDS)
-        .map(encodeRecordLine)
-        .join('');
-      size += await writeAt(handle, Buffer.from(lines, 'utf8'), size);
+    let next = 0;
+    while (next < records.length && !cancelled) {
+      const lines: string[] = [];
+      // Length in UTF-16 units: close enough to bytes to size a slice.
+      for (let length = 0; next < records.length && length < SLICE_BYTES; next++) {
+        const line = encodeRecordLine(records[next]);
+        lines.push(line);
+        length += line.length;
+      }
+      size += await writeAt(handle, Buffer.from(lines.join(''), 'utf8'), size);
     }
     if (cancelled) throw new Error('compaction cancelled');
   })();

@@ -488,6 +488,37 @@ describe('compaction', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('writes a snapshot of a few large records a slice of bytes at a time, not all in one turn of the event loop', async () => {
+    // As a server's log lines are: 16 records of 300 KB, 4.8 MB in all, encoded as the snapshot is written.
+    let encodedSinceTurn = 0;
+    let mostInOneTurn = 0;
+    const big = Array.from({ length: 16 }, (_, id) => ({
+      toJSON: () => {
+        encodedSinceTurn += 1;
+        mostInOneTurn = Math.max(mostInOneTurn, encodedSinceTurn);
+        return { id, text: 'x'.repeat(300_000) };
+      },
+    }));
+    let turning = true;
+    const turn = () => {
+      encodedSinceTurn = 0;
+      if (turning) setImmediate(turn);
+    };
+    turn();
+    let takeSnapshot = false;
+    const { journal } = await open({ compactAfterBytes: 1, snapshot: () => (takeSnapshot ? big : []) });
+    await journal.append({ id: -1 });
+    takeSnapshot = true;
+    await journal.append({ id: -2 });
+    takeSnapshot = false;
+    await waitUntil(() => journal.stats().compactions >= 1, 'the background compaction', 20_000);
+    turning = false;
+    // A slice is about 256 KB: one of these records each. Counted in records, all 16 went in one turn.
+    expect(mostInOneTurn).toBe(1);
+    const { records } = await reopen(journal);
+    expect(records.map((record) => (record as Event).id)).toEqual([...big.keys()]);
+  });
+
   it('reports a failing automatic snapshot instead of throwing it at an append', async () => {
     const errors: unknown[] = [];
     const { journal } = await open({
