@@ -195,6 +195,26 @@ describe('state', () => {
     expect(again.nextLogOrder).toBe(state.nextLogOrder);
   });
 
+  it('snapshots a long log as runs of entries in its order, each with the messages it is about, even one whose entries span two runs', () => {
+    // 300 CREATED entries, then 600 of the cancels: each message's entries lie in two runs.
+    const messages = Array.from({ length: 300 }, (_, index) => message(`msg_${index}`, index + 1));
+    const state = replay([
+      { type: 'messages.accepted', at: NOW, messages },
+      { type: 'messages.cancelled', at: NOW + 1, ids: messages.map((cancelled) => cancelled.id) },
+    ]);
+    expect(state.logs).toHaveLength(900);
+    const records = snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION });
+    const runs = records.flatMap((record) => (record.type === 'logs.restored' ? [record] : []));
+    expect(runs.map((run) => run.logs.length)).toEqual([256, 256, 256, 132]);
+    expect(runs.flatMap((run) => run.logs)).toEqual(state.logs);
+    for (const run of runs) {
+      expect(new Set(run.messages.map((about) => about.id))).toEqual(new Set(run.logs.map((entry) => entry.messageId)));
+    }
+    const again = replay(records, state);
+    expect(again.logs).toEqual(state.logs);
+    expect(again.logMessages).toEqual(state.logMessages);
+  });
+
   it('drops the oldest log entries beyond the limit, with their messages', () => {
     const count = LOG_LIMIT; // a CREATED entry each, and two more for the cancelled last one
     const messages = Array.from({ length: count }, (_, index) => message(`msg_${index}`, index + 1));

@@ -1,7 +1,7 @@
 import { JOURNAL_VERSION, openJournal, openMemoryJournal, type Journal, type JournalRecovery, type OpenedJournal } from '../journal';
 import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
-import type { DevRecord, LogRecord, MessageRecord, StatsBucket } from './records';
+import type { DevRecord, MessageRecord, StatsBucket } from './records';
 import { reduce } from './reduce';
 import { isEncodedRecord } from './record-shapes';
 import { decodeRecord, type EncodedRecord, encodeRecord } from './message-codec';
@@ -226,8 +226,8 @@ function reportRecovery(opened: OpenedJournal<EncodedRecord>, options: OpenStore
   if (recovery.tornBytesDropped > 0 || recovery.damagedRecordsSkipped > 0) options.onRecovered?.(recovery);
 }
 
-/** Messages whose log entries share one `logs.restored` record of a snapshot. */
-const LOG_GROUP = 64;
+/** Log entries per `logs.restored` record of a snapshot: a line stays small enough to decode on its own. */
+const LOG_CHUNK = 256;
 
 /**
  * The state as the fewest records that rebuild it, for journal compaction. Expired deduplication
@@ -264,18 +264,14 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   state.pending.forEachInAcceptanceOrder((message, retried, dueAt, started) => {
     records.push({ type: 'message.restored', message, retried, dueAt, started });
   });
-  // Up to LOG_GROUP messages per record, with their entries: a line stays small enough to decode on
-  // its own, and a pending message's CREATED entry costs its entry, not a line.
-  const byMessage = new Map<string, { logs: LogRecord[]; message: MessageRecord }>();
-  state.logs.forEach((entry, index) => {
-    const group = byMessage.get(entry.messageId);
-    if (group) group.logs.push(entry);
-    else byMessage.set(entry.messageId, { logs: [entry], message: state.logMessages[index]! });
-  });
-  const groups = [...byMessage.values()];
-  for (let start = 0; start < groups.length; start += LOG_GROUP) {
-    const slice = groups.slice(start, start + LOG_GROUP);
-    records.push({ type: 'logs.restored', logs: slice.flatMap((group) => group.logs), messages: slice.map((group) => group.message) });
+  // The log in its order, a run of entries per record: restoring appends each entry (no search for
+  // its place), and building the records is a walk. Each record copies the messages its entries are
+  // about (a pending one is only named), so one whose entries span two records is copied twice.
+  for (let start = 0; start < state.logs.length; start += LOG_CHUNK) {
+    const end = Math.min(start + LOG_CHUNK, state.logs.length);
+    const messages = new Set<MessageRecord>();
+    for (let index = start; index < end; index++) messages.add(state.logMessages[index]!);
+    records.push({ type: 'logs.restored', logs: state.logs.slice(start, end), messages: [...messages] });
   }
   return records;
 }
