@@ -42,9 +42,9 @@ function seqs(state: DevState): { put: number[]; accepted: number[] } {
 }
 
 /** Replays records as a restart does: through their journal form, JSON and back. */
-function replay(records: DevRecord[], pending: DevState | undefined = undefined): DevState {
+function replay(records: Iterable<DevRecord>, pending: DevState | undefined = undefined): DevState {
   const state = createEmptyState();
-  const encoded = records.map((record) => encodeRecord(record, (id) => pending?.pending.has(id) ?? false));
+  const encoded = Array.from(records, (record) => encodeRecord(record, (id) => pending?.pending.has(id) ?? false));
   for (const line of JSON.parse(JSON.stringify(encoded)) as EncodedRecord[]) {
     reduce(
       state,
@@ -162,7 +162,7 @@ describe('state', () => {
   it('leaves expired keys and DLQ entries out of snapshots and prunes them', () => {
     const state = replay(history);
     const later = { now: NOW + RETENTION + 1000, dlqRetentionMs: RETENTION };
-    const records = snapshotRecords(state, later);
+    const records = [...snapshotRecords(state, later)];
     expect(records.some((record) => record.type === 'dedup.restored' || record.type === 'dlq.restored')).toBe(false);
     pruneExpired(state, later);
     expect(state.dedup.size).toBe(0);
@@ -195,6 +195,24 @@ describe('state', () => {
     expect(again.nextLogOrder).toBe(state.nextLogOrder);
   });
 
+  it('gives, read after the state moved on, the state as it was when the snapshot was taken', () => {
+    const expiry = { now: NOW + 10, dlqRetentionMs: RETENTION };
+    const state = replay(history);
+    const asTaken = replay(snapshotRecords(state, expiry), state);
+    const taken = snapshotRecords(state, expiry);
+    // Read in the background while the state moves on: a message goes, one comes, one's progress changes, the log grows.
+    const cancelled = nthPending(state, 0);
+    reduce(state, { type: 'messages.cancelled', at: NOW + 20, ids: [cancelled] });
+    reduce(state, { type: 'messages.accepted', at: NOW + 20, messages: [message('msg_late', 99)] });
+    state.pending.retryAt(nthPending(state, 0), 7, NOW + 99);
+    expect(state.pending.has(cancelled)).toBe(false);
+    const read = replay(taken, state);
+    expect(pendingOf(read, true)).toEqual(pendingOf(asTaken, true));
+    expect(read.pending.has(cancelled)).toBe(true);
+    expect(read.logs).toEqual(asTaken.logs);
+    expect(read.logMessages).toEqual(asTaken.logMessages);
+  });
+
   it('snapshots a long log as runs of entries in its order, each with the messages it is about, even one whose entries span two runs', () => {
     // 300 CREATED entries, then 600 of the cancels: each message's entries lie in two runs.
     const messages = Array.from({ length: 300 }, (_, index) => message(`msg_${index}`, index + 1));
@@ -203,7 +221,7 @@ describe('state', () => {
       { type: 'messages.cancelled', at: NOW + 1, ids: messages.map((cancelled) => cancelled.id) },
     ]);
     expect(state.logs).toHaveLength(900);
-    const records = snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION });
+    const records = [...snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION })];
     const runs = records.flatMap((record) => (record.type === 'logs.restored' ? [record] : []));
     expect(runs.map((run) => run.logs.length)).toEqual([256, 256, 256, 132]);
     expect(runs.flatMap((run) => run.logs)).toEqual(state.logs);

@@ -18,7 +18,7 @@ const SLICE_BYTES = 256 * 1024;
 export interface BackgroundCompaction {
   /** Where the journal ended when the snapshot was taken: the tail starts here. */
   readonly tailStart: number;
-  /** Appends made before the snapshot was taken, and the records it holds: the file's count afterwards. */
+  /** Appends made before the snapshot was taken, and the records it holds once written: the file's count afterwards. */
   readonly appendsAtStart: number;
   readonly records: number;
   /** Resolves once the snapshot is written (not synced); rejects when it could not be. */
@@ -30,31 +30,39 @@ export interface BackgroundCompaction {
 }
 
 /**
- * Starts writing `records` to `tmp`. The records must not change while they are written: the store
- * hands over copies of whatever it changes in place.
+ * Starts writing `records` to `tmp`, read as they are written. They must give the state as it was
+ * when the snapshot was taken: the store captures whatever it changes in place.
  */
 export function startBackgroundCompaction(
   tmp: string,
-  records: readonly unknown[],
+  records: Iterable<unknown>,
   tailStart: number,
   appendsAtStart: number,
 ): BackgroundCompaction {
   let handle: FileHandle | undefined;
   let cancelled = false;
   let size = 0;
+  let count = 0;
   const written = (async () => {
     handle = await open(tmp, 'w');
     size = await writeAt(handle, Buffer.from(JOURNAL_HEADER_LINE), 0);
-    let next = 0;
-    while (next < records.length && !cancelled) {
+    const reader = records[Symbol.iterator]();
+    let read = false;
+    while (!read && !cancelled) {
       const lines: string[] = [];
       // Length in UTF-16 units: close enough to bytes to size a slice.
-      for (let length = 0; next < records.length && length < SLICE_BYTES; next++) {
-        const line = encodeRecordLine(records[next]);
+      for (let length = 0; length < SLICE_BYTES; ) {
+        const next = reader.next();
+        if (next.done) {
+          read = true;
+          break;
+        }
+        const line = encodeRecordLine(next.value);
         lines.push(line);
         length += line.length;
+        count += 1;
       }
-      size += await writeAt(handle, Buffer.from(lines.join(''), 'utf8'), size);
+      if (lines.length > 0) size += await writeAt(handle, Buffer.from(lines.join(''), 'utf8'), size);
     }
     if (cancelled) throw new Error('compaction cancelled');
   })();
@@ -67,7 +75,9 @@ export function startBackgroundCompaction(
   return {
     tailStart,
     appendsAtStart,
-    records: records.length,
+    get records() {
+      return count;
+    },
     written,
     async cancel() {
       cancelled = true;

@@ -8,7 +8,7 @@ import { type BackgroundCompaction, readRange, startBackgroundCompaction, syncDi
 /** Automatic compaction settings, both present or neither. */
 export interface AutoCompaction<R> {
   afterBytes: number;
-  snapshot: () => readonly R[];
+  snapshot: () => Iterable<R>;
   onError: (error: unknown) => void;
 }
 
@@ -120,10 +120,10 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
   function queueAutoCompaction(): void {
     const auto = init.autoCompaction;
     if (!auto || autoCompactionQueued || closing || state.failure || !compactionDue(state, auto.afterBytes)) return;
-    let records: readonly R[];
+    let records: Iterable<R>;
     try {
-      // The list copied: a caller that keeps adding to its own array must not add to the snapshot.
-      records = [...auto.snapshot()];
+      // Read while it is written, in the background: the snapshot contract keeps it the state of now.
+      records = auto.snapshot();
     } catch (error) {
       return auto.onError(error);
     }
@@ -132,7 +132,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
   }
 
   /** Starts the background write; once it is written, its finish takes a turn among the appends. */
-  function startCompaction(records: readonly unknown[]): void {
+  function startCompaction(records: Iterable<unknown>): void {
     const job = startBackgroundCompaction(state.paths.tmp, records, state.size, state.stats.appends);
     state.background = job;
     job.written.then(
@@ -166,7 +166,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     compact(snapshot) {
       return new Promise<void>((resolve, reject) => {
         // Encoded now: the caller's objects may change while earlier appends are still being written.
-        enqueue({ kind: 'compact', lines: snapshot.map(encodeRecordLine), resolve, reject });
+        enqueue({ kind: 'compact', lines: Array.from(snapshot, encodeRecordLine), resolve, reject });
       });
     },
     async probe() {
@@ -206,7 +206,7 @@ async function drain(
   state: FileState,
   queue: JournalOperation[],
   afterBatch: () => void,
-  startCompaction: (records: readonly unknown[]) => void,
+  startCompaction: (records: Iterable<unknown>) => void,
 ): Promise<void> {
   while (queue.length > 0 && !state.failure) {
     const next = queue[0];
@@ -408,7 +408,7 @@ export function journalPaths(dir: string, name: string): JournalPaths {
 type JournalOperation = (
   | { kind: 'append'; line: string }
   | { kind: 'compact'; lines: string[] }
-  | { kind: 'start-compaction'; records: readonly unknown[] }
+  | { kind: 'start-compaction'; records: Iterable<unknown> }
   | { kind: 'finish-compaction' }
 ) & {
   resolve: () => void;

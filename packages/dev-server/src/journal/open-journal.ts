@@ -205,7 +205,8 @@ export async function openMemoryJournal<R>(): Promise<OpenedJournal<R>> {
     async compact(snapshot) {
       guard();
       stats.compactions += 1;
-      stats.recordsInFile = snapshot.length;
+      stats.recordsInFile = 0;
+      for (const _ of snapshot) stats.recordsInFile += 1;
     },
     async probe() {},
     async reopen() {

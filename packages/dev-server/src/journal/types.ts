@@ -23,10 +23,11 @@ export interface OpenJournalOptions<R> {
    * The caller's current minimal state as records, for automatic compaction; called right after a
    * batch was committed. Like a `compact()` argument it must reflect every record passed to `append`
    * so far, resolved or not: apply a record to your state before (or as) you append it, not when the
-   * append resolves, or a compaction could drop it. The records are written in the background, so
-   * nothing in them may change afterwards: hand over copies of what you change in place.
+   * append resolves, or a compaction could drop it. The records are read and written in the
+   * background, a slice at a time, so the iterable must give the state as it was when `snapshot` was
+   * called: capture what you change in place (a copy), and build the rest as it is read.
    */
-  snapshot?: () => readonly R[];
+  snapshot?: () => Iterable<R>;
   /** Where a failed automatic compaction is reported. Default: a process warning. */
   onCompactionError?: (error: unknown) => void;
   /**
@@ -82,9 +83,9 @@ export interface Journal<R> {
    * (resolves once the new file and its directory entry are synced). `snapshot` must reflect every
    * record passed to `append` before this call, resolved or not: appends made earlier are written to
    * the old file, which the snapshot then replaces; appends made later follow the snapshot. It is
-   * encoded at once, so changing the array or its objects afterwards changes nothing.
+   * read and encoded at once, so changing its objects afterwards changes nothing.
    */
-  compact(snapshot: readonly R[]): Promise<void>;
+  compact(snapshot: Iterable<R>): Promise<void>;
   /**
    * Resolves once the disk takes writes again: a probe file beside the journal is written, synced and
    * removed. For a caller that stopped after a failed append (a full disk), before it reopens and goes on.

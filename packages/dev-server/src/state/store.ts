@@ -1,6 +1,7 @@
 import { JOURNAL_VERSION, openJournal, openMemoryJournal, type Journal, type JournalRecovery, type OpenedJournal } from '../journal';
 import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
+import type { PendingMessages } from './pending-messages';
 import type { DevRecord, MessageRecord, StatsBucket } from './records';
 import { reduce } from './reduce';
 import { isEncodedRecord } from './record-shapes';
@@ -67,7 +68,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const state = createEmptyState();
   const expiry = (): Expiry => ({ now: options.now(), dlqRetentionMs: options.dlqRetentionMs });
   const isPending = (id: string) => state.pending.has(id);
-  const snapshot = () => snapshotRecords(state, expiry()).map((record) => encodeRecord(record, isPending));
+  const snapshot = () => encodedRecords(snapshotRecords(state, expiry()), isPending);
   const inMemory = options.dataDir === undefined;
   let journal = await replayJournal(state, options, snapshot);
   let closed = false;
@@ -181,7 +182,11 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
  * Opens the journal and replays it into `state` (empty); a file of an older format is rewritten (only
  * the first open can meet one: after it, the file is this format).
  */
-async function replayJournal(state: DevState, options: OpenStoreOptions, snapshot: () => EncodedRecord[]): Promise<Journal<EncodedRecord>> {
+async function replayJournal(
+  state: DevState,
+  options: OpenStoreOptions,
+  snapshot: () => Iterable<EncodedRecord>,
+): Promise<Journal<EncodedRecord>> {
   const journalOptions = {
     compactAfterBytes: COMPACT_AFTER_BYTES,
     snapshot,
@@ -230,12 +235,24 @@ function reportRecovery(opened: OpenedJournal<EncodedRecord>, options: OpenStore
 const LOG_CHUNK = 256;
 
 /**
- * The state as the fewest records that rebuild it, for journal compaction. Expired deduplication
- * keys, DLQ entries past retention and old statistics are left out: compaction is where they go.
- * What the reducer changes in place (runs, schedules' last firing, DLQ entries, statistics) is copied:
- * the journal writes a snapshot in the background, while the state moves on.
+ * `records` encoded as they are read. A log entry's message is named instead of copied when it is
+ * pending as it is encoded, not when the snapshot was taken: a message that was not pending then
+ * never is again (a resend or a retry is a new message).
  */
-export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
+function* encodedRecords(records: Iterable<DevRecord>, isPending: (id: string) => boolean): Iterable<EncodedRecord> {
+  for (const record of records) yield encodeRecord(record, isPending);
+}
+
+/**
+ * The state as the fewest records that rebuild it, for journal compaction, taken now and read later.
+ * Expired deduplication keys, DLQ entries past retention and old statistics are left out: compaction
+ * is where they go. What the reducer changes in place (runs, schedules' last firing, DLQ entries,
+ * statistics, the pending messages' progress, the log's arrays) is copied now: the journal writes a
+ * snapshot in the background, while the state moves on. The pending messages' and the log's records
+ * are built as they are read, so a snapshot of 100,000 pending messages holds no object per message
+ * while it is written, which would outlive the young generation and stay behind as garbage.
+ */
+export function snapshotRecords(state: DevState, expiry: Expiry): Iterable<DevRecord> {
   const records: DevRecord[] = [
     { type: 'counters.restored', nextSeq: state.nextSeq, nextDlqOrder: state.nextDlqOrder, nextLogOrder: state.nextLogOrder },
   ];
@@ -260,18 +277,56 @@ export function snapshotRecords(state: DevState, expiry: Expiry): DevRecord[] {
   for (const [key, entry] of state.dedup) {
     if (dedupLive(entry.at, expiry.now)) records.push({ type: 'dedup.restored', key, at: entry.at, results: entry.results });
   }
-  // Pending messages before the logs: a log entry of a pending message then names it instead of copying it.
-  state.pending.forEachInAcceptanceOrder((message, retried, dueAt, started) => {
-    records.push({ type: 'message.restored', message, retried, dueAt, started });
+  const pending = capturePending(state.pending);
+  // Entries and messages never change; the arrays do (pushed to, the oldest spliced off).
+  const logs = state.logs.slice();
+  const logMessages = state.logMessages.slice();
+  return {
+    *[Symbol.iterator]() {
+      yield* records;
+      // Pending messages before the logs: a log entry of a pending message then names it instead of copying it.
+      const { messages, retried, dueAt, started } = pending;
+      for (let index = 0; index < messages.length; index++) {
+        yield {
+          type: 'message.restored',
+          message: messages[index]!,
+          retried: retried[index]!,
+          dueAt: dueAt[index]!,
+          started: started[index] === 1,
+        };
+      }
+      // The log in its order, a run of entries per record: restoring appends each entry (no search for
+      // its place). Each record copies the messages its entries are about (a pending one is only
+      // named), so one whose entries span two records is copied twice.
+      for (let start = 0; start < logs.length; start += LOG_CHUNK) {
+        const end = Math.min(start + LOG_CHUNK, logs.length);
+        const messages = new Set<MessageRecord>();
+        for (let index = start; index < end; index++) messages.add(logMessages[index]!);
+        yield { type: 'logs.restored', logs: logs.slice(start, end), messages: [...messages] };
+      }
+    },
+  };
+}
+
+/**
+ * The pending messages as they are now, oldest accepted first: their records (never changed in
+ * place) and a copy of their progress, in arrays, with no object per message.
+ */
+function capturePending(pending: PendingMessages) {
+  const count = pending.size;
+  const captured = {
+    messages: new Array<MessageRecord>(count),
+    retried: new Int32Array(count),
+    dueAt: new Float64Array(count),
+    started: new Uint8Array(count),
+  };
+  let index = 0;
+  pending.forEachInAcceptanceOrder((message, retried, dueAt, started) => {
+    captured.messages[index] = message;
+    captured.retried[index] = retried;
+    captured.dueAt[index] = dueAt;
+    captured.started[index] = started ? 1 : 0;
+    index += 1;
   });
-  // The log in its order, a run of entries per record: restoring appends each entry (no search for
-  // its place), and building the records is a walk. Each record copies the messages its entries are
-  // about (a pending one is only named), so one whose entries span two records is copied twice.
-  for (let start = 0; start < state.logs.length; start += LOG_CHUNK) {
-    const end = Math.min(start + LOG_CHUNK, state.logs.length);
-    const messages = new Set<MessageRecord>();
-    for (let index = start; index < end; index++) messages.add(state.logMessages[index]!);
-    records.push({ type: 'logs.restored', logs: state.logs.slice(start, end), messages: [...messages] });
-  }
-  return records;
+  return captured;
 }
