@@ -11,8 +11,7 @@ import {
 } from '../src/state/message-codec';
 import { isEncodedRecord } from '../src/state/record-shapes';
 import type { DevRecord, MessageRecord } from '../src/state/records';
-
-const NOW = 1_800_000_000_000;
+import { NOW } from './helpers/message-record';
 
 /** Any message the dev server could hold: every optional field present or not, bodies of any bytes. */
 const messageArbitrary: fc.Arbitrary<MessageRecord> = fc
