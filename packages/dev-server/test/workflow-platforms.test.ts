@@ -186,12 +186,17 @@ describe('a workflow run across a SIGKILL of mailroom dev --data-dir', () => {
     const client = () => new WorkflowClient({ baseUrl: server.url, token: server.token });
     const { workflowRunId } = await client().trigger({ url: `${appUrl}/durable`, body: 'x' });
     await waitUntil(() => ran.length === 1, 'the first step', 20_000);
-    // The sleep is published as the first step's delivery ends: kill once it is in the journal.
-    const published = async (name: string) =>
-      ((await client().logs({ workflowRunId })).runs[0]?.steps ?? []).some(
-        (group) => group.type !== 'next' && group.steps.some((step) => step.stepName === name),
-      );
-    await waitUntil(() => published('nap'), 'the sleep step', 20_000);
+    // Kill while the run sleeps: the sleep published and no delivery of the run in flight (a `next` group).
+    // A delivery whose answer the kill beats is made again, at least once, and would run its step again.
+    const sleeping = async () => {
+      const groups = (await client().logs({ workflowRunId })).runs[0]?.steps ?? [];
+      const napPublished = groups.some((group) => group.type !== 'next' && group.steps.some((step) => step.stepName === 'nap'));
+      return napPublished && !groups.some((group) => group.type === 'next');
+    };
+    await waitUntil(sleeping, 'the run to sleep', 20_000);
+    // Those outcomes are in the journal once a later publish is answered: the journal keeps its order.
+    const qstash = new QStashClient({ baseUrl: server.url, token: server.token });
+    await qstash.publish({ url: `${appUrl}/not-before-the-test-ends`, body: 'sync', delay: 86_400 });
     cli.child.kill('SIGKILL');
     expect(await cli.exited).toBe('SIGKILL');
     cli = await startCli(cliPath(), dataDir, 20_000, args);
