@@ -55,7 +55,7 @@ async function restart(dir, ids) {
   const ms = performance.now() - started;
   check(response.status === 200, `the restarted server answered ${response.status}`);
   // Every accepted message survived the kill: the first, one in the middle and the last.
-  for (const id of [ids[0], ids[ids.length >> 1], ids.at(-1)]) {
+  for (const id of ids.length === 0 ? [] : [ids[0], ids[ids.length >> 1], ids.at(-1)]) {
     const found = await fetch(`${host.info.url}/v2/messages/${id}`, { headers: { authorization: `Bearer ${host.info.token}` } });
     check(found.status === 200, `message ${id} was lost in the SIGKILL (${found.status})`);
   }
@@ -94,6 +94,15 @@ async function pending(count, smoke) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mailroom-scale-'));
   let host = await startHost(dir);
   try {
+    // The same restart with nothing to replay: the process's own start, its modules and a first answer.
+    const emptyRestarts = [];
+    for (let round = 0; round < (smoke ? 1 : 3); round++) {
+      process.kill(host.pid, 'SIGKILL');
+      await host.close();
+      const again = await restart(dir, []);
+      host = again.host;
+      emptyRestarts.push(again.ms);
+    }
     const before = await host.call({ cmd: 'memory' });
     const { client, close } = clientOf(host);
     const started = performance.now();
@@ -117,9 +126,19 @@ async function pending(count, smoke) {
       afterRestart ??= perMessage(await host.call({ cmd: 'memory' }), before, count);
     }
     log(
-      `pending: ${count} in ${enqueueSeconds.toFixed(1)} s; RSS per message ${afterBurst.rss.toFixed(0)} B after the burst, ${idleAfterBurst.rss.toFixed(0)} B idle (after ${(settled.afterMs / 1000).toFixed(0)} s), ${afterRestart.rss.toFixed(0)} B after a restart; journal ${((journalBytes * count) / 1e6).toFixed(1)} MB; restarts ${restarts.map((ms) => ms.toFixed(0)).join(' / ')} ms`,
+      `pending: ${count} in ${enqueueSeconds.toFixed(1)} s; RSS per message ${afterBurst.rss.toFixed(0)} B after the burst, ${idleAfterBurst.rss.toFixed(0)} B idle (after ${(settled.afterMs / 1000).toFixed(0)} s), ${afterRestart.rss.toFixed(0)} B after a restart; journal ${((journalBytes * count) / 1e6).toFixed(1)} MB; restarts ${restarts.map((ms) => ms.toFixed(0)).join(' / ')} ms (empty: ${emptyRestarts.map((ms) => ms.toFixed(0)).join(' / ')} ms)`,
     );
-    return { count, afterBurst, idleAfterBurst, afterRestart, settledAfterMs: settled.afterMs, journalBytes, restarts, enqueueSeconds };
+    return {
+      count,
+      afterBurst,
+      idleAfterBurst,
+      afterRestart,
+      settledAfterMs: settled.afterMs,
+      journalBytes,
+      restarts,
+      emptyRestarts,
+      enqueueSeconds,
+    };
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
@@ -280,6 +299,16 @@ function scaleResults(result, whole, split, steadyRuns, { batchTotal, steadySeco
     ]),
     {
       section,
+      case: 'nothing pending, --data-dir (an empty journal)',
+      contender: 'restart after SIGKILL, spawn to first answer: the process, its modules, no replay',
+      unit: 'ms',
+      higherIsBetter: false,
+      value: summarise(result.emptyRestarts),
+      ratios: [],
+      targets: [],
+    },
+    {
+      section,
       case: `${batchTotal.toLocaleString('en')} items, --data-dir`,
       contender: `one batch of ${batchTotal.toLocaleString('en')}`,
       unit: 's',
@@ -318,7 +347,7 @@ function scaleResults(result, whole, split, steadyRuns, { batchTotal, steadySeco
     `scale: every batch answered one distinct id per item; every steady enqueue was delivered`,
   ];
   const notes = [
-    `Scale: the dev server (plan "paid", header prefix Upstash) in its own process; the client (createUndiciTransport) in the bench's process, on the same 2 cores. Pending: ${n} publishes of a 200-byte JSON body with a 1-hour delay, 64 in flight; memory is the growth of the server's RSS (and of its live heap plus external memory) over the fresh server's, with no collection forced, as ps shows it: right after the last enqueue was answered, once idle until V8's memory reducer collected and gave pages back by itself (sampled every 5 s until the RSS held below where it was, at most 90 s), and right after the first restart answered; journal bytes are the journal file's size right after the last enqueue was answered, divided by the messages. Restart: the server is killed with SIGKILL and started again on the same --data-dir, from spawning the process to its first answered request (three times, median; the process's own start and module loading included). Batch: one POST /v2/batch of ${batchTotal.toLocaleString('en')} items against the same items in 1,000-item batches sent one after another, each on a fresh server and data directory, two rounds. Steady: 300 enqueues/s into 8 queues, open loop (a slow answer does not delay the next send), each delivered to a local 200 sink, after ${WARMUP_SECONDS} s at the same rate that are not measured; the latency is the enqueue call's, grouped by the ${windowSeconds}-second window its send was due in; with --data-dir the journal compacts every 50 s or so meanwhile (its snapshot written in slices of about 256 KB), so those windows include compactions.`,
+    `Scale: the dev server (plan "paid", header prefix Upstash) in its own process; the client (createUndiciTransport) in the bench's process, on the same 2 cores. Pending: ${n} publishes of a 200-byte JSON body with a 1-hour delay, 64 in flight; memory is the growth of the server's RSS (and of its live heap plus external memory) over the fresh server's, with no collection forced, as ps shows it: right after the last enqueue was answered, once idle until V8's memory reducer collected and gave pages back by itself (sampled every 5 s until the RSS held below where it was, at most 90 s), and right after the first restart answered; journal bytes are the journal file's size right after the last enqueue was answered, divided by the messages. Restart: the server is killed with SIGKILL and started again on the same --data-dir, from spawning the process to its first answered request (three times, median; the process's own start and module loading included), and the same before the burst with an empty journal, which is that start alone. Batch: one POST /v2/batch of ${batchTotal.toLocaleString('en')} items against the same items in 1,000-item batches sent one after another, each on a fresh server and data directory, two rounds. Steady: 300 enqueues/s into 8 queues, open loop (a slow answer does not delay the next send), each delivered to a local 200 sink, after ${WARMUP_SECONDS} s at the same rate that are not measured; the latency is the enqueue call's, grouped by the ${windowSeconds}-second window its send was due in; with --data-dir the journal compacts every 50 s or so meanwhile (its snapshot written in slices of about 256 KB), so those windows include compactions.`,
     `Steady, p99 per window (ms): ${Object.entries(steadyRuns)
       .map(([name, windows]) => `${name} ${windows.map((ms) => ms.toFixed(1)).join(' / ')}`)
       .join('; ')}.`,
