@@ -90,19 +90,31 @@ async function settledMemory(host, maxMs) {
   return { memory: last, afterMs: performance.now() - started };
 }
 
-async function pending(count, smoke) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailroom-scale-'));
+/** The restart with nothing to replay, on a directory of its own: the process's start, its modules, a first answer. */
+async function restartsOfEmpty(rounds) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailroom-scale-empty-'));
   let host = await startHost(dir);
+  const restarts = [];
   try {
-    // The same restart with nothing to replay: the process's own start, its modules and a first answer.
-    const emptyRestarts = [];
-    for (let round = 0; round < (smoke ? 1 : 3); round++) {
+    for (let round = 0; round < rounds; round++) {
       process.kill(host.pid, 'SIGKILL');
       await host.close();
       const again = await restart(dir, []);
       host = again.host;
-      emptyRestarts.push(again.ms);
+      restarts.push(again.ms);
     }
+    return restarts;
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function pending(count, smoke) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailroom-scale-'));
+  const emptyRestarts = await restartsOfEmpty(smoke ? 1 : 3);
+  let host = await startHost(dir);
+  try {
     const before = await host.call({ cmd: 'memory' });
     const { client, close } = clientOf(host);
     const started = performance.now();
