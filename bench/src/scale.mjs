@@ -47,8 +47,10 @@ function publishMany(client, count, inFlight) {
 
 const idle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** From spawning the process to its first answer, on the same data directory. */
-async function restart(dir, ids) {
+/** Kills `running` with SIGKILL and starts it again on the same data directory: from spawning the process to its first answer. */
+async function restart(running, dir, ids) {
+  process.kill(running.pid, 'SIGKILL');
+  await running.close();
   const started = performance.now();
   const host = await startHost(dir);
   const response = await fetch(`${host.info.url}/v2/queues`, { headers: { authorization: `Bearer ${host.info.token}` } });
@@ -97,9 +99,7 @@ async function restartsOfEmpty(rounds) {
   const restarts = [];
   try {
     for (let round = 0; round < rounds; round++) {
-      process.kill(host.pid, 'SIGKILL');
-      await host.close();
-      const again = await restart(dir, []);
+      const again = await restart(host, dir, []);
       host = again.host;
       restarts.push(again.ms);
     }
@@ -129,9 +129,7 @@ async function pending(count, smoke) {
     const restarts = [];
     let afterRestart;
     for (let round = 0; round < (smoke ? 1 : 3); round++) {
-      process.kill(host.pid, 'SIGKILL');
-      await host.close();
-      const again = await restart(dir, ids);
+      const again = await restart(host, dir, ids);
       host = again.host;
       restarts.push(again.ms);
       // Against the fresh server's memory (`before`): what the first restart's replay left, as it answered.
@@ -359,7 +357,7 @@ function scaleResults(result, whole, split, steadyRuns, { batchTotal, steadySeco
     `scale: every batch answered one distinct id per item; every steady enqueue was delivered`,
   ];
   const notes = [
-    `Scale: the dev server (plan "paid", header prefix Upstash) in its own process; the client (createUndiciTransport) in the bench's process, on the same 2 cores. Pending: ${n} publishes of a 200-byte JSON body with a 1-hour delay, 64 in flight; memory is the growth of the server's RSS (and of its live heap plus external memory) over the fresh server's, with no collection forced, as ps shows it: right after the last enqueue was answered, once idle until V8's memory reducer collected and gave pages back by itself (sampled every 5 s until the RSS held below where it was, at most 90 s), and right after the first restart answered; journal bytes are the journal file's size right after the last enqueue was answered, divided by the messages. Restart: the server is killed with SIGKILL and started again on the same --data-dir, from spawning the process to its first answered request (three times, median; the process's own start and module loading included), and the same before the burst with an empty journal, which is that start alone. Batch: one POST /v2/batch of ${batchTotal.toLocaleString('en')} items against the same items in 1,000-item batches sent one after another, each on a fresh server and data directory, two rounds. Steady: 300 enqueues/s into 8 queues, open loop (a slow answer does not delay the next send), each delivered to a local 200 sink, after ${WARMUP_SECONDS} s at the same rate that are not measured; the latency is the enqueue call's, grouped by the ${windowSeconds}-second window its send was due in; with --data-dir the journal compacts every 50 s or so meanwhile (its snapshot written in slices of about 256 KB), so those windows include compactions.`,
+    `Scale: the dev server (plan "paid", header prefix Upstash) in its own process; the client (createUndiciTransport) in the bench's process, on the same 2 cores. Pending: ${n} publishes of a 200-byte JSON body with a 1-hour delay, 64 in flight; memory is the growth of the server's RSS (and of its live heap plus external memory) over the fresh server's, with no collection forced, as ps shows it: right after the last enqueue was answered, once idle until V8's memory reducer collected and gave pages back by itself (sampled every 5 s until the RSS held below where it was, at most 90 s), and right after the first restart answered; journal bytes are the journal file's size right after the last enqueue was answered, divided by the messages. Restart: the server is killed with SIGKILL and started again on the same --data-dir, from spawning the process to its first answered request (three times, median; the process's own start and module loading included), and the same before the burst with an empty journal on a directory of its own, which is that start alone. Batch: one POST /v2/batch of ${batchTotal.toLocaleString('en')} items against the same items in 1,000-item batches sent one after another, each on a fresh server and data directory, two rounds. Steady: 300 enqueues/s into 8 queues, open loop (a slow answer does not delay the next send), each delivered to a local 200 sink, after ${WARMUP_SECONDS} s at the same rate that are not measured; the latency is the enqueue call's, grouped by the ${windowSeconds}-second window its send was due in; with --data-dir the journal compacts every 50 s or so meanwhile (its snapshot written in slices of about 256 KB), so those windows include compactions.`,
     `Steady, p99 per window (ms): ${Object.entries(steadyRuns)
       .map(([name, windows]) => `${name} ${windows.map((ms) => ms.toFixed(1)).join(' / ')}`)
       .join('; ')}.`,
