@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { waitUntil } from './helpers/wait';
 import { messageRecord as message, NOW } from './helpers/message-record';
-import { createEmptyState, type DevState, LOG_LIMIT, pruneExpired } from '../src/state/dev-state';
+import { createEmptyState, type DevState, LOG_LIMIT, loggedMessage, pruneExpired } from '../src/state/dev-state';
 import type { DevRecord } from '../src/state/records';
 import { loggedEntries } from '../src/state/message-index';
 import { reduce } from '../src/state/reduce';
@@ -41,15 +41,15 @@ function seqs(state: DevState): { put: number[]; accepted: number[] } {
   return { put: [...state.pending.values()].map((record) => record.seq), accepted };
 }
 
+/** The id of each kept log entry's message. */
+const loggedIds = (state: DevState) => state.logs.map((_, index) => loggedMessage(state, index).id);
+
 /** Replays records as a restart does: through their journal form, JSON and back. */
 function replay(records: Iterable<DevRecord>, pending: DevState | undefined = undefined): DevState {
   const state = createEmptyState();
   const encoded = Array.from(records, (record) => encodeRecord(record, (id) => pending?.pending.has(id) ?? false));
   for (const line of JSON.parse(JSON.stringify(encoded)) as EncodedRecord[]) {
-    reduce(
-      state,
-      decodeRecord(line, (id) => state.pending.get(id)),
-    );
+    reduce(state, decodeRecord(line));
   }
   return state;
 }
@@ -188,7 +188,7 @@ describe('state', () => {
     ]);
     const time = (id: string, logState: string) => state.logs.find((entry) => entry.messageId === id && entry.state === logState)!.time;
     expect(time('msg_a', 'RETRY')).toBe(time('msg_a', 'ERROR') + 1);
-    expect(state.logMessages.map((message) => message.id)).toEqual(state.logs.map((entry) => entry.messageId));
+    expect(loggedIds(state)).toEqual(state.logs.map((entry) => entry.messageId));
     const again = replay(snapshotRecords(state, { now: NOW + 10, dlqRetentionMs: RETENTION }), state);
     expect(again.logs).toEqual(state.logs);
     expect(again.logMessages).toEqual(state.logMessages);
@@ -243,13 +243,13 @@ describe('state', () => {
     expect(state.logs.length).toBeGreaterThanOrEqual(LOG_LIMIT);
     expect(state.logs.length).toBeLessThanOrEqual(LOG_LIMIT * 1.1);
     expect(state.logs.at(-1)).toMatchObject({ messageId: `msg_${count - 1}`, state: 'CANCELED' });
-    expect(state.logMessages.map((kept) => kept.id)).toEqual(state.logs.map((entry) => entry.messageId));
+    expect(loggedIds(state)).toEqual(state.logs.map((entry) => entry.messageId));
     // Pushed past the limit by 10%: the oldest go in one batch, down to the limit, then two more come.
     const more = Array.from({ length: LOG_LIMIT / 10 + 1 }, (_, index) => message(`msg_more_${index}`, count + index + 1));
     reduce(state, { type: 'messages.accepted', at: NOW + 2, messages: more });
     expect(state.logs).toHaveLength(LOG_LIMIT + 2);
     expect(state.logs[0]?.messageId).toBe(`msg_${LOG_LIMIT / 10 + 1}`);
-    expect(state.logMessages.map((kept) => kept.id)).toEqual(state.logs.map((entry) => entry.messageId));
+    expect(loggedIds(state)).toEqual(state.logs.map((entry) => entry.messageId));
   });
 
   it('keeps its callbacks and resends by origin equal to what it still knows, through trims and a snapshot', () => {
@@ -293,11 +293,11 @@ describe('state', () => {
     const expected = (of: DevState) => {
       const logs = new Map<string, string[]>();
       of.logs.forEach((entry, index) => {
-        expect(of.logMessages[index]?.id).toBe(entry.messageId);
+        expect(loggedMessage(of, index).id).toBe(entry.messageId);
         logs.set(entry.messageId, [...(logs.get(entry.messageId) ?? []), `${entry.order}`]);
       });
       const known = new Map([
-        ...of.logMessages.map((kept) => [kept.id, kept] as const),
+        ...of.logs.map((_, index) => loggedMessage(of, index)).map((kept) => [kept.id, kept] as const),
         ...[...of.pending.values()].map((kept) => [kept.id, kept] as const),
       ]);
       const offspring = new Map<string, string[]>();

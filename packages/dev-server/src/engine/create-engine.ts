@@ -255,10 +255,13 @@ export function createEngine(store: Store, config: EngineConfig, events: EventBu
     start() {
       // In acceptance order, which queues deliver in, in one walk: no timer fires before this task
       // ends, so every started queue message holds its queue before any message is dispatched.
-      store.state.pending.forEachInAcceptanceOrder((message, _retried, dueAt, started) => {
-        if (started && message.queue !== undefined) dispatcher.hold(message.queue, message.id);
-        remember(message);
-        schedule(message.id, dueAt);
+      // A message left in the journal (`held` undefined) is a plain one, with no queue and no flow control: it is not read here.
+      store.state.pending.forEachDueInAcceptanceOrder((id, dueAt, started, held) => {
+        if (held) {
+          if (started && held.queue !== undefined) dispatcher.hold(held.queue, id);
+          remember(held);
+        }
+        schedule(id, dueAt);
       });
     },
     admit(messages) {

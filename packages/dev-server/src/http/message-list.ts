@@ -1,6 +1,6 @@
 import type { Service } from '../service';
 import { badRequest, notFound } from '../errors';
-import type { DevState } from '../state/dev-state';
+import { type DevState, loggedMessage } from '../state/dev-state';
 import { loggedEntries } from '../state/message-index';
 import { type LogRecord, type MessageRecord, bodyBytes } from '../state/records';
 import { turnTaker } from '../engine/timers';
@@ -265,7 +265,7 @@ function scan(state: DevState, visit: (found: Found) => void, withState = true):
   for (let index = 0; index < logs.length; index += 1) lastEntry.set(logs[index]!.messageId, index);
   const finished: Array<{ record: MessageRecord; last: LogRecord }> = [];
   for (const [id, index] of lastEntry) {
-    if (!state.pending.has(id)) finished.push({ record: state.logMessages[index]!, last: logs[index]! });
+    if (!state.pending.has(id)) finished.push({ record: loggedMessage(state, index), last: logs[index]! });
   }
   finished.sort((a, b) => a.record.seq - b.record.seq);
   const settle = (each: Found) => {

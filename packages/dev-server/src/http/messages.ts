@@ -4,6 +4,7 @@ import { turnTaker } from '../engine/timers';
 import { empty, type Route, json, type Reply } from './router';
 import type { Filters } from './filters';
 import { type Shown, shownAsIs } from './read-only';
+import { loggedMessage } from '../state/dev-state';
 import { logBefore } from '../state/reduce';
 import type { LogRecord, MessageRecord } from '../state/records';
 import { badRequest, notFound } from '../errors';
@@ -126,7 +127,7 @@ function logs(service: Service, query: Filters, shown: Shown): Reply {
     if (before !== undefined && !logBefore(entry, before)) continue;
     if (wanted && entry.state !== wanted) continue;
     if (ids.length > 0 && !ids.includes(entry.messageId)) continue;
-    const message = state.logMessages[index]!;
+    const message = loggedMessage(state, index);
     if (!filter(message, entry.time)) continue;
     if (page.length === count) {
       more = true;

@@ -68,6 +68,7 @@ async function openLocked<R>(
     skipDamaged: options.skipDamaged === true,
     isRecord: options.isRecord ?? ((value): value is R => true),
     onRecord: options.onRecord,
+    onRecordBytes: options.onRecord ? options.onRecordBytes : undefined,
   });
   const journal = createFileJournal<R>({
     paths,
@@ -77,7 +78,8 @@ async function openLocked<R>(
     lock,
     fsync,
     autoCompaction,
-    reopen: (again) => openLocked({ ...options, onRecord: again?.onRecord }, paths, lock, autoCompaction, 'refuse'),
+    reopen: (again) =>
+      openLocked({ ...options, onRecord: again?.onRecord, onRecordBytes: again?.onRecordBytes }, paths, lock, autoCompaction, 'refuse'),
   });
   const damagedBytesSkipped = decoded.damaged.reduce((sum, line) => sum + line.bytes.length, 0);
   const recovery = {

@@ -33,11 +33,16 @@ function writtenChecksum(content: Buffer, start: number): number {
   return value;
 }
 
-/** Decodes the line `content[start, end)` (without its `\n`), or returns {@link INVALID_LINE}. */
-function decodeRecordLine(content: Buffer, start: number, end: number): unknown {
-  if (end - start <= CHECKSUM_LENGTH + 1 || content[start + CHECKSUM_LENGTH] !== SPACE) return INVALID_LINE;
+/** Whether the line `content[start, end)` (without its `\n`) is intact: its checksum is its JSON's. */
+function intactLine(content: Buffer, start: number, end: number): boolean {
+  if (end - start <= CHECKSUM_LENGTH + 1 || content[start + CHECKSUM_LENGTH] !== SPACE) return false;
   const checksum = writtenChecksum(content, start);
-  if (checksum < 0 || checksum !== crc32(content.subarray(start + CHECKSUM_LENGTH + 1, end))) return INVALID_LINE;
+  return checksum >= 0 && checksum === crc32(content.subarray(start + CHECKSUM_LENGTH + 1, end));
+}
+
+/** Decodes the line `content[start, end)` (without its `\n`; `intact`: checked already), or returns {@link INVALID_LINE}. */
+function decodeRecordLine(content: Buffer, start: number, end: number, intact = intactLine(content, start, end)): unknown {
+  if (!intact) return INVALID_LINE;
   try {
     return JSON.parse(content.toString('utf8', start + CHECKSUM_LENGTH + 1, end));
   } catch {
@@ -116,6 +121,8 @@ export interface ReadJournalOptions<R> {
   isRecord: (value: unknown) => value is R;
   /** Given, each record goes to it as soon as its line is read, and none is kept: see `OpenJournalOptions.onRecord`. */
   onRecord: ((record: R) => void) | undefined;
+  /** Given, each intact line's JSON goes to it first: see `OpenJournalOptions.onRecordBytes`. */
+  onRecordBytes?: ((line: Buffer, start: number, end: number, offset: number, file: string) => boolean) | undefined;
 }
 
 // Where a record starts inside a line: its checksum, a space, and an object's first key. JSON.stringify
@@ -142,7 +149,7 @@ const READ_CHUNK = 1 << 20;
  * counted. Records read before a damaged line may have gone to `onRecord` already.
  */
 export async function readJournal<R>(handle: FileHandle, file: string, options: ReadJournalOptions<R>): Promise<DecodedJournal<R>> {
-  const { skipDamaged, isRecord, onRecord } = options;
+  const { skipDamaged, isRecord, onRecord, onRecordBytes } = options;
   // A repair keeps pieces of the file to write it again: the file is then read whole into one buffer
   // that is never reused, so those pieces stay valid.
   let buffer = Buffer.allocUnsafeSlow(skipDamaged ? (await handle.stat()).size + 1 : READ_CHUNK);
@@ -162,8 +169,8 @@ export async function readJournal<R>(handle: FileHandle, file: string, options: 
     if (onRecord) onRecord(record);
     else records.push(record);
   };
-  const decode = (bytes: Buffer, start = 0, end = bytes.length): R | typeof INVALID_LINE => {
-    const record = decodeRecordLine(bytes, start, end);
+  const decode = (bytes: Buffer, start = 0, end = bytes.length, intact?: boolean): R | typeof INVALID_LINE => {
+    const record = decodeRecordLine(bytes, start, end, intact);
     return record !== INVALID_LINE && isRecord(record) ? record : INVALID_LINE;
   };
   for (let line = 1; ; ) {
@@ -204,7 +211,14 @@ export async function readJournal<R>(handle: FileHandle, file: string, options: 
 
   /** Takes the record of an intact line; false for a damaged one. */
   function takeLine(content: Buffer, start: number, end: number): boolean {
-    const record = decode(content, start, end);
+    const intact = intactLine(content, start, end);
+    const json = start + CHECKSUM_LENGTH + 1;
+    if (intact && onRecordBytes?.(content, json, end, bufferStart + json, file)) {
+      count += 1;
+      kept?.push(content.subarray(start, end + 1));
+      return true;
+    }
+    const record = decode(content, start, end, intact);
     if (record === INVALID_LINE) return false;
     take(record);
     kept?.push(content.subarray(start, end + 1));

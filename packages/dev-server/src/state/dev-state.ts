@@ -42,8 +42,17 @@ export interface DevState {
   /** The newest {@link LOG_LIMIT} state changes, oldest first. */
   logs: LogRecord[];
   nextLogOrder: number;
-  /** The message each kept log entry is about, at the entry's index (an array, not a map by id: cheaper per entry). */
-  logMessages: MessageRecord[];
+  /**
+   * The message each kept log entry is about, at the entry's index (an array, not a map by id: cheaper
+   * per entry). An id stands for a pending message left in the journal (stored-messages.ts), not read for
+   * its entry: read it with {@link loggedMessage}.
+   */
+  logMessages: Array<MessageRecord | string>;
+  /**
+   * The entries whose message is an id in {@link logMessages}, by that id (one, or several): given the
+   * message when it leaves the pending ones.
+   */
+  pendingRefs: Map<string, LogRecord | LogRecord[]>;
   /** Callbacks and resends, by the id of the message they came from, while they are known. */
   offspring: Map<string, Set<string>>;
   /** Workflow runs by id, oldest first. */
@@ -75,11 +84,19 @@ export function createEmptyState(): DevState {
     logs: [],
     nextLogOrder: 1,
     logMessages: [],
+    pendingRefs: new Map(),
     offspring: new Map(),
     runs: new Map(),
     waiters: new Map(),
     faults: new Map(),
   };
+}
+
+/** The message of the log entry at `index`. */
+export function loggedMessage(state: DevState, index: number): MessageRecord {
+  const message = state.logMessages[index]!;
+  // An id is a message that is pending, by construction (reduce.ts gives its entries the message as it leaves).
+  return typeof message === 'string' ? state.pending.get(message)! : message;
 }
 
 /** The counters of the minute holding `at`, created empty when missing. */

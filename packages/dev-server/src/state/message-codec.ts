@@ -138,7 +138,8 @@ function encodeMessage(message: MessageRecord, at = 0): EncodedMessage {
   return encoded;
 }
 
-function decodeMessage(encoded: EncodedMessage | LegacyMessage, at = 0): MessageRecord {
+/** The message an encoded one (either form) stands for; `at`: the time of the record it is in. */
+export function decodeMessage(encoded: EncodedMessage | LegacyMessage, at = 0): MessageRecord {
   if (!Array.isArray(encoded)) return decodeLegacy(encoded);
   const [id, seq, url, body, sourceHeader, maxRetries, timeoutSeconds, created, delay, callerIp, rest] = encoded;
   const createdAt = at + created;
@@ -262,8 +263,11 @@ export function encodeRecord(record: DevRecord, isPending: (id: string) => boole
   }
 }
 
-/** The record an encoded one stands for; `pending` finds a message `logs.restored` only named. */
-export function decodeRecord(encoded: EncodedRecord, pending: (id: string) => MessageRecord | undefined): DevRecord {
+/**
+ * The record an encoded one stands for. A message `logs.restored` only names (a pending one) is not in
+ * its `messages`: the reducer finds it among the pending messages.
+ */
+export function decodeRecord(encoded: EncodedRecord): DevRecord {
   const message = (value: unknown, at = 0) => decodeMessage(value as EncodedMessage, at);
   if (encoded.type === 'accepted') {
     const { type: _type, m, ...rest } = encoded as { type: 'accepted'; at: number; m: unknown[] };
@@ -272,7 +276,7 @@ export function decodeRecord(encoded: EncodedRecord, pending: (id: string) => Me
   const record = encoded as unknown as DevRecord & Record<string, unknown>;
   switch (record.type) {
     case 'batch':
-      return { type: 'batch', records: (encoded.records as EncodedRecord[]).map((inner) => decodeRecord(inner, pending)) };
+      return { type: 'batch', records: (encoded.records as EncodedRecord[]).map((inner) => decodeRecord(inner)) };
     case 'messages.accepted':
     case 'dlq.retried':
       return { ...record, messages: (record.messages as unknown[]).map((value) => message(value, record.at)) };
@@ -298,21 +302,12 @@ export function decodeRecord(encoded: EncodedRecord, pending: (id: string) => Me
         started: (encoded.started as boolean | undefined) ?? false,
       };
     }
-    case 'logs.restored': {
+    case 'logs.restored':
       // Journals written before named a pending message by its id; now its entries name it.
-      const messages = (record.messages as unknown[]).flatMap((value) => {
-        const found = typeof value === 'string' ? pending(value) : message(value);
-        return found ? [found] : [];
-      });
-      const copied = new Set(messages.map((found) => found.id));
-      for (const entry of record.logs) {
-        if (copied.has(entry.messageId)) continue;
-        const found = pending(entry.messageId);
-        if (found) messages.push(found);
-        copied.add(entry.messageId);
-      }
-      return { ...record, messages };
-    }
+      return {
+        ...record,
+        messages: (record.messages as unknown[]).flatMap((value) => (typeof value === 'string' ? [] : [message(value)])),
+      };
     default:
       return record;
   }

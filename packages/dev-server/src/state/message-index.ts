@@ -1,4 +1,4 @@
-import type { DevState } from './dev-state';
+import { type DevState, loggedMessage } from './dev-state';
 import type { LogRecord, MessageRecord } from './records';
 
 // What a message's story needs without a pass over every pending message: callbacks and resends by
@@ -47,7 +47,7 @@ export function loggedEntries(state: DevState, ids: ReadonlySet<string>): Map<st
     let logged = found.get(entry.messageId);
     if (!logged) found.set(entry.messageId, (logged = { entries: [], messages: [] }));
     logged.entries.push(entry);
-    logged.messages.push(state.logMessages[index]!);
+    logged.messages.push(loggedMessage(state, index));
   });
   return found;
 }
@@ -56,6 +56,7 @@ export function loggedEntries(state: DevState, ids: ReadonlySet<string>): Map<st
 export function knownMessage(state: DevState, id: string): MessageRecord | undefined {
   const pending = state.pending.get(id);
   if (pending) return pending;
-  for (let index = state.logs.length - 1; index >= 0; index -= 1) if (state.logs[index]!.messageId === id) return state.logMessages[index];
+  for (let index = state.logs.length - 1; index >= 0; index -= 1)
+    if (state.logs[index]!.messageId === id) return loggedMessage(state, index);
   return undefined;
 }

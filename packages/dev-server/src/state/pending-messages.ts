@@ -1,4 +1,5 @@
 import type { MessageRecord } from './records';
+import { type StoredMessageLine, StoredMessages } from './stored-messages';
 
 const INITIAL_SLOTS = 1024;
 
@@ -8,13 +9,21 @@ const INITIAL_SLOTS = 1024;
  * arrays at that slot, so a pending message costs its record and a map entry, with no wrapper object
  * and no boxed due time (a dev server often holds 100,000 delayed messages).
  *
+ * A plain message a restart reads back is kept as where its journal line is until it is read
+ * ({@link putStored}, stored-messages.ts): a restart then parses and holds none of them. Every read
+ * goes through {@link recordAt}.
+ *
  * Iteration follows the order the messages were put in, which is acceptance (`seq`) order unless an
  * older message was put back; {@link forEachInAcceptanceOrder} sorts only then.
  */
 export class PendingMessages {
   private readonly slots = new Map<string, number>();
+  /** By slot; `undefined` for a free slot, or one whose message is kept in {@link stored}. */
   private readonly records: Array<MessageRecord | undefined> = new Array(INITIAL_SLOTS).fill(undefined);
+  private readonly stored = new StoredMessages();
   private dueTimes = new Float64Array(INITIAL_SLOTS);
+  /** Each message's `seq`, for the order of a walk without reading a message left in the journal. */
+  private seqs = new Float64Array(INITIAL_SLOTS);
   private retries = new Int32Array(INITIAL_SLOTS);
   private starts = new Uint8Array(INITIAL_SLOTS);
   /** Slots given back by deleted messages, reused before new ones. */
@@ -33,6 +42,12 @@ export class PendingMessages {
   }
 
   get(id: string): MessageRecord | undefined {
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.recordAt(slot);
+  }
+
+  /** The message's record when it is held read; `undefined` when it is left in the journal, or not pending. */
+  held(id: string): MessageRecord | undefined {
     const slot = this.slots.get(id);
     return slot === undefined ? undefined : this.records[slot];
   }
@@ -60,25 +75,43 @@ export class PendingMessages {
    * `started` whether one was made (a started queue message keeps its queue until it settles).
    */
   put(record: MessageRecord, retried = 0, dueAt = record.dueAt, started = false): void {
-    let slot = this.slots.get(record.id);
-    if (slot === undefined) {
-      if (record.seq < this.newestSeq) this.inOrder = false;
-      slot = this.freeCount > 0 ? this.freeSlots[--this.freeCount]! : this.newSlot();
-      this.slots.set(record.id, slot);
-    }
-    this.newestSeq = Math.max(this.newestSeq, record.seq);
+    const slot = this.slotFor(record.id, record.seq);
+    this.stored.release(slot);
     this.records[slot] = record;
     this.dueTimes[slot] = dueAt;
     this.retries[slot] = retried;
     this.starts[slot] = started ? 1 : 0;
   }
 
+  /**
+   * Adds a plain message (or replaces it) as a journal line holds it (`line[lineStart]` is at
+   * `lineOffset` in `file`), kept as where it is until it is read: never attempted, due when it said.
+   */
+  putStored(scanned: StoredMessageLine, line: { start: number; offset: number; file: string }): void {
+    const slot = this.slotFor(scanned.id, scanned.seq);
+    this.records[slot] = undefined;
+    this.stored.keep(slot, this.dueTimes.length, scanned, line.offset, line.start, line.file);
+    this.dueTimes[slot] = scanned.dueAt;
+    this.retries[slot] = 0;
+    this.starts[slot] = 0;
+  }
+
+  /** A journal was read to its end: see {@link StoredMessages.doneReading}. */
+  doneReading(): void {
+    this.stored.doneReading();
+  }
+
+  /** Lets go of the files messages are kept in: this set is dropped (a store closed or reloaded). */
+  close(): void {
+    this.stored.close();
+  }
+
   /** Removes the message; returns its record, or `undefined` when it was not pending. */
   delete(id: string): MessageRecord | undefined {
     const slot = this.slots.get(id);
     if (slot === undefined) return undefined;
+    const record = this.recordAt(slot);
     this.slots.delete(id);
-    const record = this.records[slot];
     this.records[slot] = undefined;
     this.freeSlots[this.freeCount++] = slot;
     // An empty set is in order again: the next message cannot come after an older one.
@@ -114,24 +147,42 @@ export class PendingMessages {
    * them: a message put in meanwhile is visited too, one deleted before it is reached is not.
    */
   values(): IterableIterator<MessageRecord> {
-    return new RecordWalk(this.slots.values(), this.records);
+    return new RecordWalk(this.slots.values(), (slot) => this.recordAt(slot));
   }
 
   /** Visits every pending message's record, in the order they were put in. `visit` must not change the set. */
   forEach(visit: (record: MessageRecord) => void): void {
     this.slots.forEach((slot) => {
-      visit(this.records[slot]!);
+      visit(this.recordAt(slot));
     });
   }
 
   /** Visits every pending message with its progress, oldest accepted first. `visit` must not change the set. */
   forEachInAcceptanceOrder(visit: (record: MessageRecord, retried: number, dueAt: number, started: boolean) => void): void {
+    const { retries, dueTimes, starts } = this;
+    this.forEachSlotInAcceptanceOrder((slot) => visit(this.recordAt(slot), retries[slot]!, dueTimes[slot]!, starts[slot] === 1));
+  }
+
+  /**
+   * As {@link forEachInAcceptanceOrder}, for a snapshot written later: a message left in the journal comes as a
+   * function that reads it then (its bytes never change), so it is neither read now nor held read.
+   */
+  forEachToSnapshot(
+    visit: (record: MessageRecord | (() => MessageRecord), retried: number, dueAt: number, started: boolean) => void,
+  ): void {
     const { records, retries, dueTimes, starts } = this;
-    // Walked with forEach as they are when in order: 100,000 messages after a restart cost no copy,
-    // no sort and no iterator result each (this runs once at start, before any of it is optimised).
-    const each = (slot: number) => visit(records[slot]!, retries[slot]!, dueTimes[slot]!, starts[slot] === 1);
-    if (this.inOrder) this.slots.forEach(each);
-    else [...this.slots.values()].sort((a, b) => records[a]!.seq - records[b]!.seq).forEach(each);
+    this.forEachSlotInAcceptanceOrder((slot) =>
+      visit(records[slot] ?? this.stored.reader(slot), retries[slot]!, dueTimes[slot]!, starts[slot] === 1),
+    );
+  }
+
+  /**
+   * Visits every pending message's id and due time, oldest accepted first, with its record only when it
+   * is held read: a message left in the journal is a plain one (no queue, no flow control), not read for this.
+   */
+  forEachDueInAcceptanceOrder(visit: (id: string, dueAt: number, started: boolean, held: MessageRecord | undefined) => void): void {
+    const { records, dueTimes, starts } = this;
+    this.forEachSlotInAcceptanceOrder((slot, id) => visit(id, dueTimes[slot]!, starts[slot] === 1, records[slot]));
   }
 
   /** The ids of the pending messages `test` accepts, in the order they were put in. */
@@ -143,13 +194,50 @@ export class PendingMessages {
     return ids;
   }
 
-  /** How many messages wait in each queue, in one pass. */
+  /** How many messages wait in each queue, in one pass (a message left in the journal has no queue, and is not read). */
   countPerQueue(): Map<string, number> {
     const counts = new Map<string, number>();
-    this.forEach(({ queue }) => {
+    this.slots.forEach((slot) => {
+      const queue = this.records[slot]?.queue;
       if (queue !== undefined) counts.set(queue, (counts.get(queue) ?? 0) + 1);
     });
     return counts;
+  }
+
+  /** The message in `slot`: held, or read from its bytes once and held from then on. */
+  private recordAt(slot: number): MessageRecord {
+    let record = this.records[slot];
+    if (record === undefined) {
+      record = this.stored.read(slot);
+      this.stored.release(slot);
+      this.records[slot] = record;
+    }
+    return record;
+  }
+
+  /** The slot of message `id` (a new one when it is not pending), noting the order it came in. */
+  private slotFor(id: string, seq: number): number {
+    let slot = this.slots.get(id);
+    if (slot === undefined) {
+      if (seq < this.newestSeq) this.inOrder = false;
+      slot = this.freeCount > 0 ? this.freeSlots[--this.freeCount]! : this.newSlot();
+      this.slots.set(id, slot);
+    }
+    this.newestSeq = Math.max(this.newestSeq, seq);
+    this.seqs[slot] = seq;
+    return slot;
+  }
+
+  /** Every slot in use with its message's id, oldest accepted first. */
+  private forEachSlotInAcceptanceOrder(visit: (slot: number, id: string) => void): void {
+    // Walked with forEach as they are when in order: 100,000 messages after a restart cost no copy,
+    // no sort and no iterator result each (this runs once at start, before any of it is optimised).
+    if (this.inOrder) {
+      this.slots.forEach(visit);
+      return;
+    }
+    const { seqs } = this;
+    for (const [id, slot] of [...this.slots].sort((a, b) => seqs[a[1]]! - seqs[b[1]]!)) visit(slot, id);
   }
 
   private newSlot(): number {
@@ -161,6 +249,7 @@ export class PendingMessages {
         return to;
       };
       this.dueTimes = grown(this.dueTimes, new Float64Array(capacity));
+      this.seqs = grown(this.seqs, new Float64Array(capacity));
       this.retries = grown(this.retries, new Int32Array(capacity));
       this.starts = grown(this.starts, new Uint8Array(capacity));
       this.freeSlots = grown(this.freeSlots, new Int32Array(capacity));
@@ -174,12 +263,12 @@ export class PendingMessages {
 class RecordWalk implements IterableIterator<MessageRecord> {
   constructor(
     private readonly slots: IterableIterator<number>,
-    private readonly records: ReadonlyArray<MessageRecord | undefined>,
+    private readonly recordAt: (slot: number) => MessageRecord,
   ) {}
 
   next(): IteratorResult<MessageRecord> {
     const step = this.slots.next();
-    return step.done ? { done: true, value: undefined } : { done: false, value: this.records[step.value]! };
+    return step.done ? { done: true, value: undefined } : { done: false, value: this.recordAt(step.value) };
   }
 
   [Symbol.iterator](): IterableIterator<MessageRecord> {

@@ -3,6 +3,7 @@ import { noteRunEvent, noteWorkflowMessage, resumeRunStep } from './runs';
 import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
 import { forgetDroppedOffspring, noteOrigin } from './message-index';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
+import type { StoredMessageLine } from './stored-messages';
 
 /**
  * Applies one record to the state. Every change a reader can see happens here (the only other is the
@@ -51,7 +52,7 @@ export function reduce(state: DevState, record: DevRecord): void {
       return;
     case 'messages.cancelled':
       for (const id of record.ids) {
-        const message = state.pending.delete(id);
+        const message = takePending(state, id);
         if (!message) continue;
         log(state, message, { time: record.at, state: 'CANCEL_REQUESTED' });
         log(state, message, { time: record.at, state: 'CANCELED' });
@@ -158,8 +159,10 @@ export function reduce(state: DevState, record: DevRecord): void {
     case 'logs.restored': {
       const messages = new Map(record.messages.map((message) => [message.id, message]));
       for (const entry of record.logs) {
-        const message = messages.get(entry.messageId);
-        if (message) keepLog(state, message, logEntry(entry.order, entry.messageId, entry.time, entry));
+        // One only named is pending: held, or left in the journal and named by its id here too.
+        const id = entry.messageId;
+        const message = messages.get(id) ?? state.pending.held(id) ?? (state.pending.has(id) ? id : undefined);
+        if (message) keepLog(state, message, logEntry(entry.order, id, entry.time, entry));
       }
       return;
     }
@@ -169,6 +172,53 @@ export function reduce(state: DevState, record: DevRecord): void {
       state.nextLogOrder = Math.max(state.nextLogOrder, record.nextLogOrder ?? 1);
       return;
   }
+}
+
+/**
+ * What `messages.accepted` of one plain message, or `message.restored` of one never attempted, does,
+ * for a journal line read as bytes (stored-messages.ts; `line`: where it is): the message is kept as
+ * where it is, and its `CREATED` entry names it by id until it leaves the pending ones.
+ */
+export function reduceStoredMessage(
+  state: DevState,
+  scanned: StoredMessageLine,
+  line: { start: number; offset: number; file: string },
+): void {
+  changeLogStart = state.nextLogOrder;
+  state.pending.putStored(scanned, line);
+  state.nextSeq = Math.max(state.nextSeq, scanned.seq + 1);
+  if (scanned.kind === 'restored') return;
+  statsBucket(state, scanned.at).requests += 1;
+  keepLog(state, scanned.id, logEntry(state.nextLogOrder, scanned.id, scanned.at, { time: scanned.at, state: 'CREATED' }));
+}
+
+/**
+ * Takes message `id` out of the pending ones, and gives the log entries that named it by id the
+ * message itself (it can no longer be read from the pending ones). Every change that takes a pending
+ * message out goes through here.
+ */
+function takePending(state: DevState, id: string): MessageRecord | undefined {
+  const message = state.pending.delete(id);
+  const entries = state.pendingRefs.get(id);
+  if (message === undefined || entries === undefined) return message;
+  state.pendingRefs.delete(id);
+  for (const entry of Array.isArray(entries) ? entries : [entries]) {
+    const index = logIndex(state.logs, entry);
+    if (state.logs[index] === entry) state.logMessages[index] = message;
+  }
+  return message;
+}
+
+/** Where `entry` is, or would go, in the log (kept in time order, then by `order`). */
+function logIndex(logs: readonly LogRecord[], entry: LogRecord): number {
+  let low = 0;
+  let high = logs.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (logBefore(logs[middle]!, entry)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 function addMessage(state: DevState, message: MessageRecord, at: number): void {
@@ -201,7 +251,7 @@ function applyAttempt(state: DevState, record: Extract<DevRecord, { type: 'attem
     state.pending.retryAt(record.id, record.retried + 1, dueAt);
     log(state, message, { time: record.at, state: 'RETRY', nextDeliveryTime: dueAt, delaySource: record.delaySource || undefined });
   } else {
-    state.pending.delete(record.id);
+    takePending(state, record.id);
     const workflow = message.workflow !== undefined;
     if (record.outcome === 'delivered') {
       bucket.delivered += 1;
@@ -339,30 +389,43 @@ function logEntry(order: number, messageId: string, time: number, fields: LogFie
  * messages that happened meanwhile, and a snapshot groups entries by message: those are put back in
  * their place, so the listing is strictly newest first.
  */
-function keepLog(state: DevState, message: MessageRecord, entry: LogRecord): void {
+function keepLog(state: DevState, message: MessageRecord | string, entry: LogRecord): void {
   const last = state.logs.at(-1);
   if (last === undefined || logBefore(last, entry)) {
     state.logs.push(entry);
     state.logMessages.push(message);
   } else {
-    let low = 0;
-    let high = state.logs.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (logBefore(state.logs[middle]!, entry)) low = middle + 1;
-      else high = middle;
-    }
-    state.logs.splice(low, 0, entry);
-    state.logMessages.splice(low, 0, message);
+    const index = logIndex(state.logs, entry);
+    state.logs.splice(index, 0, entry);
+    state.logMessages.splice(index, 0, message);
   }
   state.nextLogOrder = Math.max(state.nextLogOrder, entry.order + 1);
-  // A finished callback or resend restored from a snapshot comes back through its log entries only.
-  noteOrigin(state, message);
+  if (typeof message === 'string') {
+    // One entry per message, but for a message some entries of which a snapshot restored.
+    const entries = state.pendingRefs.get(message);
+    state.pendingRefs.set(message, entries === undefined ? entry : [...(Array.isArray(entries) ? entries : [entries]), entry]);
+  } else {
+    // A finished callback or resend restored from a snapshot comes back through its log entries only.
+    noteOrigin(state, message);
+  }
   if (state.logs.length > LOG_LIMIT * 1.1) {
     // Dropped in a batch: a shift per entry would make every log write O(n).
-    state.logs.splice(0, state.logs.length - LOG_LIMIT);
-    forgetDroppedOffspring(state, state.logMessages.splice(0, state.logMessages.length - LOG_LIMIT));
+    const droppedEntries = state.logs.splice(0, state.logs.length - LOG_LIMIT);
+    const records: MessageRecord[] = [];
+    state.logMessages.splice(0, droppedEntries.length).forEach((dropped, index) => {
+      if (typeof dropped !== 'string') records.push(dropped);
+      else forgetRef(state, dropped, droppedEntries[index]!);
+    });
+    forgetDroppedOffspring(state, records);
   }
+}
+
+/** A dropped log entry named its pending message by id: it no longer needs the message when that leaves. */
+function forgetRef(state: DevState, id: string, entry: LogRecord): void {
+  const entries = state.pendingRefs.get(id);
+  const rest = Array.isArray(entries) ? entries.filter((kept) => kept !== entry) : [];
+  if (rest.length > 0) state.pendingRefs.set(id, rest.length === 1 ? rest[0]! : rest);
+  else state.pendingRefs.delete(id);
 }
 
 /** Whether log entry `a` comes before `b`: earlier, or as early and written first. */

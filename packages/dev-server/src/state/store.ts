@@ -3,7 +3,8 @@ import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { PendingMessages } from './pending-messages';
 import type { DevRecord, MessageRecord, StatsBucket } from './records';
-import { reduce } from './reduce';
+import { reduce, reduceStoredMessage } from './reduce';
+import { scanStoredMessageLine } from './stored-messages';
 import { isEncodedRecord } from './record-shapes';
 import { decodeRecord, type EncodedRecord, encodeRecord } from './message-codec';
 
@@ -91,10 +92,14 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     // one while the reload fails and is retried. Every part of the service reads `store.state` when it
     // needs it, and none keeps a piece.
     const fresh = createEmptyState();
-    const reopened = await journal.reopen({ onRecord: replayer(fresh) });
+    const reopened = await journal.reopen(replayer(fresh));
+    fresh.pending.doneReading();
     journal = reopened.journal;
     reportRecovery(reopened, options);
+    // The messages the old state left in the journal are in the fresh one too (its own reading of the file).
+    const dropped = state.pending;
     Object.assign(state, fresh);
+    dropped.close();
   };
   const recover = async (): Promise<boolean> => {
     while (!closed) {
@@ -173,6 +178,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         if (!inMemory && !refusal) await journal.compact(snapshot());
       } finally {
         await journal.close();
+        state.pending.close();
       }
     },
   };
@@ -191,7 +197,7 @@ async function replayJournal(
     compactAfterBytes: COMPACT_AFTER_BYTES,
     snapshot,
     onCompactionError: options.onCompactionError,
-    onRecord: replayer(state),
+    ...replayer(state),
   };
   const opened =
     options.dataDir === undefined
@@ -204,6 +210,7 @@ async function replayJournal(
           ...journalOptions,
         });
   try {
+    state.pending.doneReading();
     reportRecovery(opened, options);
     // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
     // then refuses it by its header (naming both versions) instead of misreading records it never knew.
@@ -218,11 +225,25 @@ async function replayJournal(
 
 /**
  * Applies each record of a journal being read to `state` (empty) as it is read: none is kept parsed,
- * so a replay leaves little for the collector (docs/benchmarks.md, the scale section).
+ * so a replay leaves little for the collector, and a line of one plain message is not parsed at all,
+ * nor held: it is read from the file when wanted (stored-messages.ts; docs/benchmarks.md, the scale
+ * section). The reader calls `state.pending.doneReading()` once the journal is read.
  */
-function replayer(state: DevState): (encoded: EncodedRecord) => void {
-  const pendingMessage = (id: string) => state.pending.get(id);
-  return (encoded) => reduce(state, decodeRecord(encoded, pendingMessage));
+function replayer(state: DevState) {
+  // Reused for every line: a replay makes no object per message it leaves in the journal.
+  const where = { start: 0, offset: 0, file: '' };
+  return {
+    onRecord: (encoded: EncodedRecord) => reduce(state, decodeRecord(encoded)),
+    onRecordBytes: (line: Buffer, start: number, end: number, offset: number, file: string) => {
+      const scanned = scanStoredMessageLine(line, start, end);
+      if (scanned === undefined) return false;
+      where.start = start;
+      where.offset = offset;
+      where.file = file;
+      reduceStoredMessage(state, scanned, where);
+      return true;
+    },
+  };
 }
 
 /** Tells what opening the journal dropped or skipped, when it did. */
@@ -287,9 +308,10 @@ export function snapshotRecords(state: DevState, expiry: Expiry): Iterable<DevRe
       // Pending messages before the logs: a log entry of a pending message then names it instead of copying it.
       const { messages, retried, dueAt, started } = pending;
       for (let index = 0; index < messages.length; index++) {
+        const message = messages[index]!;
         yield {
           type: 'message.restored',
-          message: messages[index]!,
+          message: typeof message === 'function' ? message() : message,
           retried: retried[index]!,
           dueAt: dueAt[index]!,
           started: started[index] === 1,
@@ -301,7 +323,11 @@ export function snapshotRecords(state: DevState, expiry: Expiry): Iterable<DevRe
       for (let start = 0; start < logs.length; start += LOG_CHUNK) {
         const end = Math.min(start + LOG_CHUNK, logs.length);
         const messages = new Set<MessageRecord>();
-        for (let index = start; index < end; index++) messages.add(logMessages[index]!);
+        // An id names a message that was pending when the snapshot was taken: restored above, it is found there.
+        for (let index = start; index < end; index++) {
+          const message = logMessages[index]!;
+          if (typeof message !== 'string') messages.add(message);
+        }
         yield { type: 'logs.restored', logs: logs.slice(start, end), messages: [...messages] };
       }
     },
@@ -310,18 +336,18 @@ export function snapshotRecords(state: DevState, expiry: Expiry): Iterable<DevRe
 
 /**
  * The pending messages as they are now, oldest accepted first: their records (never changed in
- * place) and a copy of their progress, in arrays, with no object per message.
+ * place; one left in the journal is read as it is written) and a copy of their progress, in arrays.
  */
 function capturePending(pending: PendingMessages) {
   const count = pending.size;
   const captured = {
-    messages: new Array<MessageRecord>(count),
+    messages: new Array<MessageRecord | (() => MessageRecord)>(count),
     retried: new Int32Array(count),
     dueAt: new Float64Array(count),
     started: new Uint8Array(count),
   };
   let index = 0;
-  pending.forEachInAcceptanceOrder((message, retried, dueAt, started) => {
+  pending.forEachToSnapshot((message, retried, dueAt, started) => {
     captured.messages[index] = message;
     captured.retried[index] = retried;
     captured.dueAt[index] = dueAt;

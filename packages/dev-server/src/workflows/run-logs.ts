@@ -117,7 +117,9 @@ function indexRuns(service: Service): RunIndex {
   }
   const errorsByMessage = new Map<string, StepError[]>();
   state.logs.forEach((entry, position) => {
-    if (entry.state !== 'ERROR' || state.logMessages[position]?.workflow === undefined) return;
+    // An id stands for a plain pending message (stored-messages.ts): not a workflow's.
+    const message = state.logMessages[position];
+    if (entry.state !== 'ERROR' || typeof message !== 'object' || message.workflow === undefined) return;
     const response = entry.attempt?.response;
     const errors = errorsByMessage.get(entry.messageId) ?? [];
     errors.push({

@@ -1,0 +1,233 @@
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { messageRecord, NOW } from './helpers/message-record';
+import { createEmptyState, type DevState, LOG_LIMIT, loggedMessage } from '../src/state/dev-state';
+import { decodeRecord, type EncodedRecord, encodeRecord } from '../src/state/message-codec';
+import { PendingMessages } from '../src/state/pending-messages';
+import type { DevRecord, MessageRecord } from '../src/state/records';
+import { reduce } from '../src/state/reduce';
+import { openStore, type Store } from '../src/state/store';
+import { scanStoredMessageLine } from '../src/state/stored-messages';
+
+// A restart keeps a plain message as where its journal line is, and reads it when wanted
+// (stored-messages.ts). What a user can see must not tell: the state after a restart is the state a
+// replay that parses every line gives, before and after the messages are read, taken out, logged,
+// snapshotted and restarted again.
+
+const RETENTION = 259_200_000;
+
+/** A message whose journal form is the tuple alone: no queue, nothing but the tuple's fields. */
+function plain(id: string, seq: number, extra: Partial<MessageRecord> = {}): MessageRecord {
+  const { queue: _queue, ...message } = messageRecord(id, seq, extra);
+  return message;
+}
+
+/** The state a restart gives by parsing every record: encoded, through JSON, decoded and reduced. */
+function parsedReplay(records: readonly DevRecord[]): DevState {
+  const state = createEmptyState();
+  for (const record of records) reduce(state, decodeRecord(JSON.parse(JSON.stringify(encodeRecord(record))) as EncodedRecord));
+  return state;
+}
+
+/** What a user can see of a state: the pending messages with their progress, the log with its messages, the counters. */
+function seen(state: DevState) {
+  return {
+    pending: [...state.pending.values()].map((record) => ({
+      record,
+      retried: state.pending.retried(record.id),
+      dueAt: state.pending.dueAt(record.id),
+      started: state.pending.started(record.id),
+    })),
+    logs: state.logs,
+    logged: state.logs.map((_, index) => loggedMessage(state, index)),
+    nextSeq: state.nextSeq,
+    nextLogOrder: state.nextLogOrder,
+    stats: [...state.stats],
+    dedup: [...state.dedup],
+  };
+}
+
+/** A seeded history: plain sends (some with a body past ASCII or a deduplication key), sends to a queue, attempts and cancellations. */
+function history(steps: number, seed: number): DevRecord[] {
+  let next = seed;
+  const random = () => (next = (next * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const model = createEmptyState();
+  const records: DevRecord[] = [];
+  for (let step = 0; step < steps; step++) {
+    const at = NOW + step;
+    const pending = [...model.pending.values()].map((record) => record.id);
+    const choice = random();
+    let record: DevRecord;
+    if (choice < 0.55 || pending.length === 0) {
+      const body = random() < 0.2 ? 'caf\u00e9 "quoted" \\ \u00ff]}' : `{"n":${step}}`;
+      record = {
+        type: 'messages.accepted',
+        at,
+        messages: [plain(`msg_${step}`, model.nextSeq, { body, createdAt: at, notBefore: at + 60_000, dueAt: at + 60_000 })],
+      };
+      if (random() < 0.1) record.dedupKeys = [`key-${step}`];
+    } else if (choice < 0.65) {
+      record = { type: 'messages.accepted', at, messages: [messageRecord(`msg_${step}`, model.nextSeq, { createdAt: at })] };
+    } else if (choice < 0.85) {
+      const id = pending[Math.floor(random() * pending.length)]!;
+      const outcome = random() < 0.5 ? 'delivered' : 'retry';
+      record = {
+        type: 'attempt',
+        id,
+        at,
+        retried: model.pending.retried(id),
+        outcome,
+        startedAt: at - 1,
+        dueAt: at + 10,
+        bytes: 1,
+        spawned: [],
+      };
+    } else {
+      record = { type: 'messages.cancelled', at, ids: [pending[Math.floor(random() * pending.length)]!] };
+    }
+    records.push(record);
+    reduce(model, record);
+  }
+  return records;
+}
+
+/** Cancels one pending message of `state` and makes an attempt of another: changes to messages read back as bytes. */
+function laterChanges(state: DevState, at: number): DevRecord[] {
+  const ids = [...state.pending.values()].filter((record) => record.queue === undefined).map((record) => record.id);
+  return [
+    { type: 'messages.cancelled', at, ids: [ids[0]!] },
+    { type: 'attempt', id: ids[1]!, at: at + 1, retried: 0, outcome: 'delivered', startedAt: at, bytes: 1, spawned: [] },
+    { type: 'attempt', id: ids[2]!, at: at + 2, retried: 0, outcome: 'retry', startedAt: at + 1, dueAt: at + 100, bytes: 1, spawned: [] },
+  ];
+}
+
+let dir: string;
+const open = (dataDir: string): Promise<Store> =>
+  openStore({ dataDir, now: () => NOW, dlqRetentionMs: RETENTION, onCompactionError: () => {} });
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mailroom-stored-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe('messages left in the journal on a restart', () => {
+  it('give the state a parsing replay gives: from sends, from a snapshot, after changes, and across another restart', async () => {
+    // Past the log's limit, so entries that name a message by its id are dropped too.
+    const records = history(LOG_LIMIT + 2_000, 11);
+    const first = await open(join(dir, 'first'));
+    await Promise.all(records.map((record) => first.commit(record)));
+    const changes = laterChanges(parsedReplay(records), NOW + 1_000_000);
+    const expected = parsedReplay([...records, ...changes]);
+    // The journal as a crash leaves it (a line per send), and as a close leaves it (a snapshot).
+    const journals = { crashed: join(dir, 'crashed.jsonl'), closed: join(dir, 'closed.jsonl') };
+    await copyFile(join(dir, 'first', 'mailroom.jsonl'), journals.crashed);
+    await first.close();
+    await copyFile(join(dir, 'first', 'mailroom.jsonl'), journals.closed);
+
+    for (const [name, journal] of Object.entries(journals)) {
+      const as = async (copy: string) => {
+        await mkdir(join(dir, copy));
+        await copyFile(journal, join(dir, copy, 'mailroom.jsonl'));
+        return open(join(dir, copy));
+      };
+      const read = await as(`${name}-read`);
+      // Kept as bytes until read: every plain message never attempted (over a thousand here).
+      const plainIds = [...parsedReplay(records).pending.values()]
+        .filter((record) => record.queue === undefined)
+        .map((record) => record.id);
+      const keptAsBytes = plainIds.filter((id) => read.state.pending.held(id) === undefined);
+      expect(keptAsBytes.length).toBeGreaterThan(1_000);
+      expect(seen(read.state)).toEqual(seen(parsedReplay(records)));
+      await read.close();
+      // Changed before anything is read: a message taken out gives its log entries its record.
+      const changed = await as(`${name}-changed`);
+      for (const change of changes) await changed.commit(change);
+      expect(seen(changed.state)).toEqual(seen(expected));
+      await changed.close();
+      // The snapshot that close wrote read each message still left in the journal: the next start has them all.
+      const again = await open(join(dir, `${name}-changed`));
+      expect(seen(again.state)).toEqual(seen(expected));
+      await again.close();
+    }
+  });
+
+  it('are read from the file they were in, even once a compaction renamed another over it', async () => {
+    const file = join(dir, 'journal.jsonl');
+    const message = plain('msg_kept', 7, { body: 'the bytes \u00e9', notBefore: NOW + 5, dueAt: NOW + 5 });
+    const json = JSON.stringify(encodeRecord({ type: 'message.restored', message, retried: 0, dueAt: message.dueAt, started: false }));
+    await writeFile(file, `${json}\n`);
+    const line = Buffer.from(json);
+    const scanned = scanStoredMessageLine(line, 0, line.length);
+    expect(scanned).toMatchObject({ kind: 'restored', id: 'msg_kept', seq: 7, dueAt: NOW + 5 });
+    const pending = new PendingMessages();
+    pending.putStored(scanned!, { start: 0, offset: 0, file });
+    pending.doneReading();
+    expect(pending.held('msg_kept')).toBeUndefined();
+    expect(pending.dueAt('msg_kept')).toBe(NOW + 5);
+    const snapshotReads: MessageRecord[] = [];
+    pending.forEachToSnapshot((record) => snapshotReads.push(typeof record === 'function' ? record() : record));
+
+    await writeFile(join(dir, 'other.jsonl'), 'x'.repeat(json.length));
+    await rename(join(dir, 'other.jsonl'), file);
+    expect(pending.get('msg_kept')).toEqual(message);
+    expect(pending.held('msg_kept')).toEqual(message);
+    expect(snapshotReads).toEqual([message]);
+    expect(await readFile(file, 'utf8')).not.toContain('msg_kept');
+    pending.close();
+  });
+});
+
+describe('which journal lines are read as a plain message', () => {
+  const at = NOW + 3;
+  const lineOf = (record: DevRecord) => Buffer.from(JSON.stringify(encodeRecord(record)));
+  const scan = (record: DevRecord) => {
+    const line = lineOf(record);
+    return scanStoredMessageLine(line, 0, line.length);
+  };
+
+  it('reads the id, order and due time of a send, or of a snapshot restoring one never attempted, whatever its body', () => {
+    const bodies = ['', 'x', '"]}', '\\"', 'caf\u00e9 \u00ff', '{"a":[1,{"b":"]"}]}', '\u0000\u001f'];
+    for (const body of bodies) {
+      const message = plain('msg_a', 41, { body, createdAt: at, notBefore: at + 1_500, dueAt: at + 1_500 });
+      expect(scan({ type: 'messages.accepted', at, messages: [message] })).toMatchObject({
+        kind: 'accepted',
+        at,
+        id: 'msg_a',
+        seq: 41,
+        dueAt: at + 1_500,
+      });
+      expect(scan({ type: 'message.restored', message, retried: 0, dueAt: message.dueAt, started: false })).toMatchObject({
+        kind: 'restored',
+        id: 'msg_a',
+        seq: 41,
+        dueAt: at + 1_500,
+      });
+    }
+  });
+
+  it('leaves every other record to be parsed', () => {
+    const message = plain('msg_a', 1, { createdAt: at });
+    const refused: DevRecord[] = [
+      { type: 'messages.accepted', at, messages: [message], dedupKeys: ['k'] },
+      { type: 'messages.accepted', at, messages: [message], schedule: { id: 's', time: at } },
+      { type: 'messages.accepted', at, messages: [message, plain('msg_b', 2, { createdAt: at })] },
+      { type: 'messages.accepted', at, messages: [messageRecord('msg_q', 1, { createdAt: at })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, forwardHeaders: { a: 'b' } })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_\u00e9', 1, { createdAt: at })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_"', 1, { createdAt: at })] },
+      { type: 'message.restored', message, retried: 1, dueAt: message.dueAt, started: false },
+      { type: 'message.restored', message, retried: 0, dueAt: message.dueAt + 1, started: false },
+      { type: 'message.restored', message, retried: 0, dueAt: message.dueAt, started: true },
+      { type: 'batch', records: [{ type: 'messages.accepted', at, messages: [message] }] },
+      { type: 'messages.cancelled', at, ids: ['msg_a'] },
+    ];
+    for (const record of refused) expect(scan(record), JSON.stringify(encodeRecord(record))).toBeUndefined();
+    // Cut short or changed anywhere in its tuple, a line is not read either.
+    const line = lineOf({ type: 'messages.accepted', at, messages: [message] });
+    for (let end = 1; end < line.length; end++) expect(scanStoredMessageLine(line, 0, end)).toBeUndefined();
+    const changed = Buffer.from(line.toString('latin1').replace('"msg_a",1,', '"msg_a",x,'), 'latin1');
+    expect(scanStoredMessageLine(changed, 0, changed.length)).toBeUndefined();
+  });
+});
