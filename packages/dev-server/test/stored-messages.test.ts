@@ -1,6 +1,7 @@
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageRecord, NOW } from './helpers/message-record';
 import { createEmptyState, type DevState, LOG_LIMIT, loggedMessage } from '../src/state/dev-state';
@@ -229,5 +230,15 @@ describe('which journal lines are read as a plain message', () => {
     for (let end = 1; end < line.length; end++) expect(scanStoredMessageLine(line, 0, end)).toBeUndefined();
     const changed = Buffer.from(line.toString('latin1').replace('"msg_a",1,', '"msg_a",x,'), 'latin1');
     expect(scanStoredMessageLine(changed, 0, changed.length)).toBeUndefined();
+  });
+});
+
+describe('a message that leaves the pending ones', () => {
+  it('leaves through takePending alone, which gives the log entries that named it by id its record', async () => {
+    const source = fileURLToPath(new URL('../src', import.meta.url));
+    const files = (await readdir(source, { recursive: true })).filter((file) => file.endsWith('.ts'));
+    const deleting: string[] = [];
+    for (const file of files) if (/pending\.delete\(/.test(await readFile(join(source, file), 'utf8'))) deleting.push(file);
+    expect(deleting).toEqual([join('state', 'message-index.ts')]);
   });
 });

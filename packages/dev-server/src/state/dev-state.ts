@@ -99,6 +99,23 @@ export function loggedMessage(state: DevState, index: number): MessageRecord {
   return typeof message === 'string' ? state.pending.get(message)! : message;
 }
 
+/** Whether log entry `a` comes before `b`: earlier, or as early and written first. */
+export function logBefore(a: LogRecord, b: { time: number; order: number }): boolean {
+  return a.time < b.time || (a.time === b.time && a.order < b.order);
+}
+
+/** Where `entry` is, or would go, in the log (kept in time order, then by `order`). */
+export function logIndex(logs: readonly LogRecord[], entry: LogRecord): number {
+  let low = 0;
+  let high = logs.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (logBefore(logs[middle]!, entry)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** The counters of the minute holding `at`, created empty when missing. */
 export function statsBucket(state: DevState, at: number): StatsBucket {
   const minute = Math.floor(at / 60_000);

@@ -1,9 +1,10 @@
-import { type DevState, loggedMessage } from './dev-state';
+import { type DevState, loggedMessage, logIndex } from './dev-state';
 import type { LogRecord, MessageRecord } from './records';
 
 // What a message's story needs without a pass over every pending message: callbacks and resends by
 // the message they came from (kept by `reduce`, so a replayed journal rebuilds it), and one pass over
-// the kept log (at most its limit of entries) for the entries of the few messages a story shows.
+// the kept log (at most its limit of entries) for the entries of the few messages a story shows. And
+// the log entries that name a pending message by id (stored-messages.ts), given the message as it leaves.
 
 /** Notes a callback's or a resend's origin, for the origin's story. */
 export function noteOrigin(state: DevState, message: MessageRecord): void {
@@ -59,4 +60,36 @@ export function knownMessage(state: DevState, id: string): MessageRecord | undef
   for (let index = state.logs.length - 1; index >= 0; index -= 1)
     if (state.logs[index]!.messageId === id) return loggedMessage(state, index);
   return undefined;
+}
+
+/** Notes that `entry` names its message, pending and left in the journal, by id. */
+export function notePendingRef(state: DevState, id: string, entry: LogRecord): void {
+  // One entry per message, but for a message some entries of which a snapshot restored.
+  const entries = state.pendingRefs.get(id);
+  state.pendingRefs.set(id, entries === undefined ? entry : [...(Array.isArray(entries) ? entries : [entries]), entry]);
+}
+
+/**
+ * Takes message `id` out of the pending ones, and gives the log entries that named it by id the
+ * message itself (it can no longer be read from the pending ones). Every change that takes a pending
+ * message out goes through here.
+ */
+export function takePending(state: DevState, id: string): MessageRecord | undefined {
+  const message = state.pending.delete(id);
+  const entries = state.pendingRefs.get(id);
+  if (message === undefined || entries === undefined) return message;
+  state.pendingRefs.delete(id);
+  for (const entry of Array.isArray(entries) ? entries : [entries]) {
+    const index = logIndex(state.logs, entry);
+    if (state.logs[index] === entry) state.logMessages[index] = message;
+  }
+  return message;
+}
+
+/** A dropped log entry named its pending message by id: it no longer needs the message when that leaves. */
+export function forgetPendingRef(state: DevState, id: string, entry: LogRecord): void {
+  const entries = state.pendingRefs.get(id);
+  const rest = Array.isArray(entries) ? entries.filter((kept) => kept !== entry) : [];
+  if (rest.length > 0) state.pendingRefs.set(id, rest.length === 1 ? rest[0]! : rest);
+  else state.pendingRefs.delete(id);
 }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { noteRunEvent, noteWorkflowMessage, resumeRunStep } from './runs';
-import { LOG_LIMIT, statsBucket, type DevState } from './dev-state';
-import { forgetDroppedOffspring, noteOrigin } from './message-index';
+import { LOG_LIMIT, logBefore, logIndex, statsBucket, type DevState } from './dev-state';
+import { forgetDroppedOffspring, forgetPendingRef, noteOrigin, notePendingRef, takePending } from './message-index';
 import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
 import type { StoredMessageLine } from './stored-messages';
 
@@ -192,35 +192,6 @@ export function reduceStoredMessage(
   keepLog(state, scanned.id, logEntry(state.nextLogOrder, scanned.id, scanned.at, { time: scanned.at, state: 'CREATED' }));
 }
 
-/**
- * Takes message `id` out of the pending ones, and gives the log entries that named it by id the
- * message itself (it can no longer be read from the pending ones). Every change that takes a pending
- * message out goes through here.
- */
-function takePending(state: DevState, id: string): MessageRecord | undefined {
-  const message = state.pending.delete(id);
-  const entries = state.pendingRefs.get(id);
-  if (message === undefined || entries === undefined) return message;
-  state.pendingRefs.delete(id);
-  for (const entry of Array.isArray(entries) ? entries : [entries]) {
-    const index = logIndex(state.logs, entry);
-    if (state.logs[index] === entry) state.logMessages[index] = message;
-  }
-  return message;
-}
-
-/** Where `entry` is, or would go, in the log (kept in time order, then by `order`). */
-function logIndex(logs: readonly LogRecord[], entry: LogRecord): number {
-  let low = 0;
-  let high = logs.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (logBefore(logs[middle]!, entry)) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 function addMessage(state: DevState, message: MessageRecord, at: number): void {
   state.pending.put(message);
   noteOrigin(state, message);
@@ -400,37 +371,19 @@ function keepLog(state: DevState, message: MessageRecord | string, entry: LogRec
     state.logMessages.splice(index, 0, message);
   }
   state.nextLogOrder = Math.max(state.nextLogOrder, entry.order + 1);
-  if (typeof message === 'string') {
-    // One entry per message, but for a message some entries of which a snapshot restored.
-    const entries = state.pendingRefs.get(message);
-    state.pendingRefs.set(message, entries === undefined ? entry : [...(Array.isArray(entries) ? entries : [entries]), entry]);
-  } else {
-    // A finished callback or resend restored from a snapshot comes back through its log entries only.
-    noteOrigin(state, message);
-  }
+  // A finished callback or resend restored from a snapshot comes back through its log entries only.
+  if (typeof message === 'string') notePendingRef(state, message, entry);
+  else noteOrigin(state, message);
   if (state.logs.length > LOG_LIMIT * 1.1) {
     // Dropped in a batch: a shift per entry would make every log write O(n).
     const droppedEntries = state.logs.splice(0, state.logs.length - LOG_LIMIT);
     const records: MessageRecord[] = [];
     state.logMessages.splice(0, droppedEntries.length).forEach((dropped, index) => {
       if (typeof dropped !== 'string') records.push(dropped);
-      else forgetRef(state, dropped, droppedEntries[index]!);
+      else forgetPendingRef(state, dropped, droppedEntries[index]!);
     });
     forgetDroppedOffspring(state, records);
   }
-}
-
-/** A dropped log entry named its pending message by id: it no longer needs the message when that leaves. */
-function forgetRef(state: DevState, id: string, entry: LogRecord): void {
-  const entries = state.pendingRefs.get(id);
-  const rest = Array.isArray(entries) ? entries.filter((kept) => kept !== entry) : [];
-  if (rest.length > 0) state.pendingRefs.set(id, rest.length === 1 ? rest[0]! : rest);
-  else state.pendingRefs.delete(id);
-}
-
-/** Whether log entry `a` comes before `b`: earlier, or as early and written first. */
-export function logBefore(a: LogRecord, b: { time: number; order: number }): boolean {
-  return a.time < b.time || (a.time === b.time && a.order < b.order);
 }
 
 /** `400 Bad Request`; a status without a reason phrase is its number alone. */
