@@ -173,12 +173,19 @@ function readNumber(line: Buffer, position: number, end: number): typeof number 
   return number;
 }
 
+/** Bytes read from a journal file at a time, for the messages left in it. */
+const BLOCK_BYTES = 64 * 1024;
+
 /** A journal file messages are read back from: open while one of them is kept, or a snapshot will read one. */
 class JournalFile {
   /** Messages kept in it, and snapshots that will read from it. */
   kept = 0;
   readers = 0;
   private fd: number | undefined;
+  /** The bytes last read, from `blockStart`. */
+  private block = Buffer.allocUnsafeSlow(BLOCK_BYTES);
+  private blockStart = 0;
+  private blockLength = 0;
 
   constructor(readonly file: string) {
     // Opened now, while it is the file the journal was read from: a compaction later renames another
@@ -188,11 +195,19 @@ class JournalFile {
 
   read(offset: number, length: number, at: number): MessageRecord {
     if (this.fd === undefined) throw new JournalUnavailableError(`${this.file} was closed while a message was still kept in it.`);
-    if (scratch.length < length) scratch = Buffer.allocUnsafeSlow(Math.max(length, scratch.length * 2));
-    const read = readSync(this.fd, scratch, 0, length, offset);
-    if (read !== length)
-      throw new JournalUnavailableError(`${this.file} is shorter than a message kept in it (${read} of ${length} bytes at ${offset}).`);
-    return decodeMessage(JSON.parse(scratch.toString('utf8', 0, length)), at);
+    // A block at a time: messages are mostly read in the order they are in the file (a list or a bulk
+    // action walks them all), and a read per message was most of such a walk.
+    if (offset < this.blockStart || offset + length > this.blockStart + this.blockLength) {
+      if (this.block.length < length) this.block = Buffer.allocUnsafeSlow(length);
+      this.blockStart = offset;
+      this.blockLength = readSync(this.fd, this.block, 0, this.block.length, offset);
+      if (this.blockLength < length)
+        throw new JournalUnavailableError(
+          `${this.file} is shorter than a message kept in it (${this.blockLength} of ${length} bytes at ${offset}).`,
+        );
+    }
+    const start = offset - this.blockStart;
+    return decodeMessage(JSON.parse(this.block.toString('utf8', start, start + length)), at);
   }
 
   /** Closes the file once nothing is kept in it and no snapshot will read it. */
@@ -202,8 +217,6 @@ class JournalFile {
     this.fd = undefined;
   }
 }
-
-let scratch = Buffer.allocUnsafeSlow(4096);
 
 /**
  * The messages left in the journal, by the slot of their pending message: where each one's tuple is in the
