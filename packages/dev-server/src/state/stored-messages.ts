@@ -6,10 +6,10 @@ import type { MessageRecord } from './records';
 // Pending messages kept as where their journal lines are, read from the file when something needs
 // them. A restart with 100,000 pending messages then parses none of them and holds none in memory:
 // JSON.parse, collecting what it made, and the memory of it were most of a replay (docs/benchmarks.md,
-// the scale section). Only a plain message is kept so:
-// its journal tuple without the object of other fields (no queue, flow control, workflow, callback,
-// origin), the form a burst of sends and their snapshot take. All a replay and the scheduler read of
-// it is then in the tuple's first fields, read here without parsing the rest.
+// the scale section). Only a plain message is kept so: its journal tuple without the object of other
+// fields (no queue, flow control, workflow, callback, origin), the form a burst of sends and their
+// snapshot take. All a replay and the scheduler read of it is then in the tuple's first fields, read
+// here without parsing the rest.
 
 /** One journal line that is one plain message, as {@link scanStoredMessageLine} read it. Reused: copy what you keep. */
 export interface StoredMessageLine {
