@@ -94,13 +94,26 @@ function history(steps: number, seed: number): DevRecord[] {
   return records;
 }
 
-/** Cancels one pending message of `state` and makes an attempt of another: changes to messages read back as bytes. */
+/**
+ * Cancels two pending messages of `state` and makes attempts of two others: changes to messages read back
+ * as bytes. The newest still have their log entries (which must then show the message), the oldest not.
+ */
 function laterChanges(state: DevState, at: number): DevRecord[] {
   const ids = [...state.pending.values()].filter((record) => record.queue === undefined).map((record) => record.id);
   return [
-    { type: 'messages.cancelled', at, ids: [ids[0]!] },
-    { type: 'attempt', id: ids[1]!, at: at + 1, retried: 0, outcome: 'delivered', startedAt: at, bytes: 1, spawned: [] },
-    { type: 'attempt', id: ids[2]!, at: at + 2, retried: 0, outcome: 'retry', startedAt: at + 1, dueAt: at + 100, bytes: 1, spawned: [] },
+    { type: 'messages.cancelled', at, ids: [ids[0]!, ids.at(-1)!] },
+    { type: 'attempt', id: ids.at(-2)!, at: at + 1, retried: 0, outcome: 'delivered', startedAt: at, bytes: 1, spawned: [] },
+    {
+      type: 'attempt',
+      id: ids.at(-3)!,
+      at: at + 2,
+      retried: 0,
+      outcome: 'retry',
+      startedAt: at + 1,
+      dueAt: at + 100,
+      bytes: 1,
+      spawned: [],
+    },
   ];
 }
 

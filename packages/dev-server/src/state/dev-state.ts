@@ -50,9 +50,9 @@ export interface DevState {
   logMessages: Array<MessageRecord | string>;
   /**
    * The entries whose message is an id in {@link logMessages}, by that id (one, or several): given the
-   * message when it leaves the pending ones.
+   * message when it leaves the pending ones. Built when the first message leaves (message-index.ts).
    */
-  pendingRefs: Map<string, LogRecord | LogRecord[]>;
+  pendingRefs: Map<string, LogRecord | LogRecord[]> | undefined;
   /** Callbacks and resends, by the id of the message they came from, while they are known. */
   offspring: Map<string, Set<string>>;
   /** Workflow runs by id, oldest first. */
@@ -84,7 +84,7 @@ export function createEmptyState(): DevState {
     logs: [],
     nextLogOrder: 1,
     logMessages: [],
-    pendingRefs: new Map(),
+    pendingRefs: undefined,
     offspring: new Map(),
     runs: new Map(),
     waiters: new Map(),

@@ -62,11 +62,13 @@ export function knownMessage(state: DevState, id: string): MessageRecord | undef
   return undefined;
 }
 
+// The entries that name a pending message by id are indexed only once a message leaves: a restart
+// logs tens of thousands of sends by id and drops most of those entries at once (the log keeps
+// LOG_LIMIT), and an index kept up meanwhile was a tenth of the restart.
+
 /** Notes that `entry` names its message, pending and left in the journal, by id. */
 export function notePendingRef(state: DevState, id: string, entry: LogRecord): void {
-  // One entry per message, but for a message some entries of which a snapshot restored.
-  const entries = state.pendingRefs.get(id);
-  state.pendingRefs.set(id, entries === undefined ? entry : [...(Array.isArray(entries) ? entries : [entries]), entry]);
+  if (state.pendingRefs !== undefined) addPendingRef(state.pendingRefs, id, entry);
 }
 
 /**
@@ -76,8 +78,10 @@ export function notePendingRef(state: DevState, id: string, entry: LogRecord): v
  */
 export function takePending(state: DevState, id: string): MessageRecord | undefined {
   const message = state.pending.delete(id);
+  if (message === undefined) return undefined;
+  state.pendingRefs ??= indexPendingRefs(state);
   const entries = state.pendingRefs.get(id);
-  if (message === undefined || entries === undefined) return message;
+  if (entries === undefined) return message;
   state.pendingRefs.delete(id);
   for (const entry of Array.isArray(entries) ? entries : [entries]) {
     const index = logIndex(state.logs, entry);
@@ -88,8 +92,24 @@ export function takePending(state: DevState, id: string): MessageRecord | undefi
 
 /** A dropped log entry named its pending message by id: it no longer needs the message when that leaves. */
 export function forgetPendingRef(state: DevState, id: string, entry: LogRecord): void {
-  const entries = state.pendingRefs.get(id);
+  const entries = state.pendingRefs?.get(id);
+  if (entries === undefined) return;
   const rest = Array.isArray(entries) ? entries.filter((kept) => kept !== entry) : [];
-  if (rest.length > 0) state.pendingRefs.set(id, rest.length === 1 ? rest[0]! : rest);
-  else state.pendingRefs.delete(id);
+  if (rest.length > 0) state.pendingRefs!.set(id, rest.length === 1 ? rest[0]! : rest);
+  else state.pendingRefs!.delete(id);
+}
+
+/** The kept entries that name their message by id, by that id: one pass over the log. */
+function indexPendingRefs(state: DevState): Map<string, LogRecord | LogRecord[]> {
+  const refs = new Map<string, LogRecord | LogRecord[]>();
+  state.logMessages.forEach((message, index) => {
+    if (typeof message === 'string') addPendingRef(refs, message, state.logs[index]!);
+  });
+  return refs;
+}
+
+function addPendingRef(refs: Map<string, LogRecord | LogRecord[]>, id: string, entry: LogRecord): void {
+  // One entry per message, but for a message some entries of which a snapshot restored.
+  const entries = refs.get(id);
+  refs.set(id, entries === undefined ? entry : [...(Array.isArray(entries) ? entries : [entries]), entry]);
 }
