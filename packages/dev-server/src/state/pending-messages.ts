@@ -1,5 +1,5 @@
 import type { MessageRecord } from './records';
-import { type StoredMessageLine, StoredMessages } from './stored-messages';
+import { grown, type StoredMessageLine, StoredMessages } from './stored-messages';
 
 const INITIAL_SLOTS = 1024;
 
@@ -84,13 +84,14 @@ export class PendingMessages {
   }
 
   /**
-   * Adds a plain message (or replaces it) as a journal line holds it (`line[lineStart]` is at
-   * `lineOffset` in `file`), kept as where it is until it is read: never attempted, due when it said.
+   * Adds a plain message (or replaces it) as a journal line holds it (the line starts at `line.start` of
+   * what was read, at `line.offset` in `line.file`), kept as where it is until it is read: never
+   * attempted, due when it said.
    */
   putStored(scanned: StoredMessageLine, line: { start: number; offset: number; file: string }): void {
     const slot = this.slotFor(scanned.id, scanned.seq);
     this.records[slot] = undefined;
-    this.stored.keep(slot, this.dueTimes.length, scanned, line.offset, line.start, line.file);
+    this.stored.keep(slot, scanned, line);
     this.dueTimes[slot] = scanned.dueAt;
     this.retries[slot] = 0;
     this.starts[slot] = 0;
@@ -244,10 +245,6 @@ export class PendingMessages {
     const slot = this.usedSlots++;
     if (slot === this.dueTimes.length) {
       const capacity = slot * 2;
-      const grown = <T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T => {
-        to.set(from);
-        return to;
-      };
       this.dueTimes = grown(this.dueTimes, new Float64Array(capacity));
       this.seqs = grown(this.seqs, new Float64Array(capacity));
       this.retries = grown(this.retries, new Int32Array(capacity));

@@ -232,21 +232,16 @@ export class StoredMessages {
   /** While a journal is read: the file its messages are kept in. */
   private reading: number | undefined;
 
-  /** Whether the message in `slot` is left in the journal. */
-  has(slot: number): boolean {
-    return slot < this.fileOf.length && this.fileOf[slot]! >= 0;
-  }
-
-  /** Keeps the message `scanned` read at `offset` (of its line's start) in `file`, for `slot`, whose capacity is `capacity` slots. */
-  keep(slot: number, capacity: number, scanned: StoredMessageLine, lineOffset: number, lineStart: number, file: string): void {
-    if (this.fileOf.length < capacity) this.grow(capacity);
-    if (this.has(slot)) this.release(slot);
-    if (this.reading === undefined || this.files[this.reading]!.file !== file) {
+  /** Keeps the message `scanned` for `slot`: its line starts at `line.start` of what was read, at `line.offset` in `line.file`. */
+  keep(slot: number, scanned: StoredMessageLine, line: { start: number; offset: number; file: string }): void {
+    if (slot >= this.fileOf.length) this.grow(Math.max(1024, this.fileOf.length * 2, slot + 1));
+    this.release(slot);
+    if (this.reading === undefined || this.files[this.reading]!.file !== line.file) {
       this.reading = this.files.length;
-      this.files.push(new JournalFile(file));
+      this.files.push(new JournalFile(line.file));
     }
     this.fileOf[slot] = this.reading;
-    this.offsets[slot] = lineOffset + (scanned.tupleStart - lineStart);
+    this.offsets[slot] = line.offset + (scanned.tupleStart - line.start);
     this.lengths[slot] = scanned.tupleEnd - scanned.tupleStart;
     this.times[slot] = scanned.at;
     this.files[this.reading]!.kept += 1;
@@ -312,14 +307,15 @@ export class StoredMessages {
 
   private grow(capacity: number): void {
     const fileOf = new Int32Array(capacity).fill(-1);
-    fileOf.set(this.fileOf);
-    this.fileOf = fileOf;
-    const grown = <T extends Int32Array | Float64Array>(from: T, to: T): T => {
-      to.set(from);
-      return to;
-    };
+    this.fileOf = grown(this.fileOf, fileOf);
     this.offsets = grown(this.offsets, new Float64Array(capacity));
     this.lengths = grown(this.lengths, new Int32Array(capacity));
     this.times = grown(this.times, new Float64Array(capacity));
   }
+}
+
+/** `to` (a larger array of per-slot values) with `from`'s values at its start. */
+export function grown<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
