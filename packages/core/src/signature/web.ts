@@ -17,8 +17,11 @@ import {
   type VerifierConfig,
   type VerifyInput,
 } from './claims';
-// The subpath, not the root: the root loads all of jose (JWE, JWK sets...), 60 ms where this is 25.
-import { jwtVerify } from 'jose/jwt/verify';
+
+// Loaded on the first verification, and from the subpath, not the root (which loads all of jose):
+// an app on Node verifies with node:crypto and never pays the 15-25 ms its import costs.
+let joseVerify: Promise<typeof import('jose/jwt/verify')['jwtVerify']> | undefined;
+const loadJwtVerify = () => (joseVerify ??= import('jose/jwt/verify').then((jose) => jose.jwtVerify));
 
 /**
  * Types taken from the `crypto` global rather than the DOM lib, which this package does not load.
@@ -44,6 +47,7 @@ interface JoseVerdict {
  * looks at any claim, so a claim error also tells us the signature was valid.
  */
 async function joseVerdict(token: string, key: HmacKey, expected: ClaimExpectations): Promise<JoseVerdict> {
+  const jwtVerify = await loadJwtVerify();
   try {
     await jwtVerify(token, key, {
       algorithms: ['HS256'],
