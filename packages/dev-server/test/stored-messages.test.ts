@@ -202,7 +202,7 @@ describe('which journal lines are read as a plain message', () => {
   };
 
   it('reads the id, order and due time of a send, or of a snapshot restoring one never attempted, whatever its body', () => {
-    const bodies = ['', 'x', '"]}', '\\"', 'caf\u00e9 \u00ff', '{"a":[1,{"b":"]"}]}', '\u0000\u001f'];
+    const bodies = ['', 'x', '"]}', '\\"', 'caf\u00e9 \u00ff', '{"a":[1,{"b":"]"}]}', '\u0000\u001f', '],["msg_b",2,', '",5,7,0,0,"::1"]'];
     for (const body of bodies) {
       const message = plain('msg_a', 41, { body, createdAt: at, notBefore: at + 1_500, dueAt: at + 1_500 });
       expect(scan({ type: 'messages.accepted', at, messages: [message] })).toMatchObject({
@@ -227,10 +227,13 @@ describe('which journal lines are read as a plain message', () => {
       { type: 'messages.accepted', at, messages: [message], dedupKeys: ['k'] },
       { type: 'messages.accepted', at, messages: [message], schedule: { id: 's', time: at } },
       { type: 'messages.accepted', at, messages: [message, plain('msg_b', 2, { createdAt: at })] },
+      { type: 'messages.accepted', at, messages: [messageRecord('msg_q', 1, { createdAt: at }), message] },
+      { type: 'messages.accepted', at, messages: [message, messageRecord('msg_q', 2, { createdAt: at })] },
       { type: 'messages.accepted', at, messages: [messageRecord('msg_q', 1, { createdAt: at })] },
       { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, forwardHeaders: { a: 'b' } })] },
       { type: 'messages.accepted', at, messages: [plain('msg_\u00e9', 1, { createdAt: at })] },
       { type: 'messages.accepted', at, messages: [plain('msg_"', 1, { createdAt: at })] },
+      { type: 'message.restored', message: messageRecord('msg_q', 1, { createdAt: at }), retried: 0, dueAt: at, started: false },
       { type: 'message.restored', message, retried: 1, dueAt: message.dueAt, started: false },
       { type: 'message.restored', message, retried: 0, dueAt: message.dueAt + 1, started: false },
       { type: 'message.restored', message, retried: 0, dueAt: message.dueAt, started: true },
@@ -238,6 +241,12 @@ describe('which journal lines are read as a plain message', () => {
       { type: 'messages.cancelled', at, ids: ['msg_a'] },
     ];
     for (const record of refused) expect(scan(record), JSON.stringify(encodeRecord(record))).toBeUndefined();
+    // The due time is read from the tuple's end: a caller address that looks like that end is not misread.
+    for (const callerIp of ['a",1,2,"b', 'a\\', '\\"', ',"']) {
+      const odd = plain('msg_a', 1, { createdAt: at, notBefore: at + 5, dueAt: at + 5, callerIp });
+      const read = scan({ type: 'messages.accepted', at, messages: [odd] });
+      if (read !== undefined) expect(read).toMatchObject({ id: 'msg_a', seq: 1, dueAt: at + 5 });
+    }
     // Cut short or changed anywhere in its tuple, a line is not read either.
     const line = lineOf({ type: 'messages.accepted', at, messages: [message] });
     for (let end = 1; end < line.length; end++) expect(scanStoredMessageLine(line, 0, end)).toBeUndefined();

@@ -31,70 +31,76 @@ const RESTORED = Buffer.from('{"type":"message.restored","message":');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 const scanned: StoredMessageLine = { kind: 'accepted', at: 0, id: '', seq: 0, dueAt: 0, tupleStart: 0, tupleEnd: 0 };
 
 /**
  * Reads the line's JSON `line[start, end)` (checksum verified) when it is `{"type":"accepted","at":N,"m":[T]}`
  * or `{"type":"message.restored","message":T}` for a plain message's tuple T, and nothing else; any other
  * record (deduplicated, scheduled, several messages, a message with progress) is `undefined`, to parse.
+ *
+ * The tuple `[id, seq, url, body, sourceHeader, maxRetries, timeoutSeconds, created, delay, callerIp, rest?]`
+ * (message-codec.ts) is read from both ends: the id and `seq` from its start, the due time from its end,
+ * and the body between them not at all (walking it was most of this function's time). That relies on
+ * what the encoder writes: the tuple last in either record, and `rest` always an object, so a tuple
+ * ending in a string is one without it.
  */
 export function scanStoredMessageLine(line: Buffer, start: number, end: number): StoredMessageLine | undefined {
   let at = 0;
   let position: number;
+  let tupleEnd: number;
   if (startsWith(line, start, ACCEPTED)) {
     const time = readNumber(line, start + ACCEPTED.length, end);
     if (time === undefined || !startsWith(line, time.end, ACCEPTED_MESSAGES)) return undefined;
     at = time.value;
     position = time.end + ACCEPTED_MESSAGES.length;
+    // `]}` closes the list of messages and the record.
+    tupleEnd = end - 2;
+    if (line[tupleEnd] !== CLOSE_BRACKET) return undefined;
     scanned.kind = 'accepted';
   } else if (startsWith(line, start, RESTORED)) {
     position = start + RESTORED.length;
+    tupleEnd = end - 1;
     scanned.kind = 'restored';
   } else {
     return undefined;
   }
-  const tupleEnd = scanTuple(line, position, end, at);
-  if (tupleEnd === undefined) return undefined;
-  // What closes the record: `]}` after an accepted one's only message, `}` after a restored one's.
-  const closing = scanned.kind === 'accepted' ? 2 : 1;
-  if (tupleEnd + closing !== end || (closing === 2 && line[tupleEnd] !== 0x5d) || line[end - 1] !== 0x7d) return undefined;
+  // The tuple ends `"callerIp"]`: no `rest` after it, and no progress field after it in a restored one.
+  if (line[end - 1] !== 0x7d || line[tupleEnd - 1] !== CLOSE_BRACKET || line[tupleEnd - 2] !== QUOTE || line[position] !== OPEN_BRACKET) {
+    return undefined;
+  }
+  const idEnd = skipPlainString(line, position + 1, tupleEnd);
+  const seq = idEnd !== undefined && line[idEnd] === COMMA ? readNumber(line, idEnd + 1, tupleEnd) : undefined;
+  if (seq === undefined || line[seq.end] !== COMMA) return undefined;
+  const seqValue = seq.value;
+  const headEnd = seq.end;
+  // From the end: `,created,delay,"callerIp"]`. The last quote before the closing one opens the string
+  // when a comma is before it (an escaped one has a backslash).
+  const ipStart = line.lastIndexOf(QUOTE, tupleEnd - 3);
+  if (ipStart <= headEnd || line[ipStart - 1] !== COMMA) return undefined;
+  const delay = readNumberBefore(line, ipStart - 1, headEnd);
+  if (delay === undefined) return undefined;
+  const { value: delayValue, end: delayStart } = delay;
+  const created = readNumberBefore(line, delayStart - 1, headEnd);
+  if (created === undefined) return undefined;
+  // One message: the next of a batch would start `],["`, which no string holds (its quotes are escaped).
+  if (scanned.kind === 'accepted') {
+    for (
+      let bracket = line.indexOf(CLOSE_BRACKET, headEnd);
+      bracket !== -1 && bracket < ipStart;
+      bracket = line.indexOf(CLOSE_BRACKET, bracket + 1)
+    ) {
+      if (line[bracket + 1] === COMMA && line[bracket + 2] === OPEN_BRACKET && line[bracket + 3] === QUOTE) return undefined;
+    }
+  }
+  scanned.id = line.toString('latin1', position + 2, idEnd! - 1);
+  scanned.seq = seqValue;
+  scanned.dueAt = at + created.value + delayValue;
   scanned.at = at;
   scanned.tupleStart = position;
   scanned.tupleEnd = tupleEnd;
   return scanned;
-}
-
-/**
- * Reads the tuple `[id, seq, url, body, sourceHeader, maxRetries, timeoutSeconds, created, delay, callerIp]`
- * (message-codec.ts) at `position` into `scanned`, and returns where it ends; `undefined` for any other value.
- */
-function scanTuple(line: Buffer, position: number, end: number, at: number): number | undefined {
-  if (line[position] !== 0x5b) return undefined;
-  const idEnd = skipString(line, position + 1, end, true);
-  if (idEnd === undefined) return undefined;
-  const seq = readNumber(line, idEnd + 1, end);
-  if (line[idEnd] !== COMMA || seq === undefined || line[seq.end] !== COMMA) return undefined;
-  const seqValue = seq.value;
-  const urlEnd = skipString(line, seq.end + 1, end, false);
-  const bodyEnd = urlEnd !== undefined && line[urlEnd] === COMMA ? skipString(line, urlEnd + 1, end, false) : undefined;
-  const headersEnd = bodyEnd !== undefined && line[bodyEnd] === COMMA ? skipObject(line, bodyEnd + 1, end) : undefined;
-  if (headersEnd === undefined) return undefined;
-  // maxRetries and timeoutSeconds, read to be skipped; then created and delay, which give the due time.
-  const maxRetries = line[headersEnd] === COMMA ? readNumber(line, headersEnd + 1, end) : undefined;
-  const timeout = maxRetries && line[maxRetries.end] === COMMA ? readNumber(line, maxRetries.end + 1, end) : undefined;
-  const created = timeout && line[timeout.end] === COMMA ? readNumber(line, timeout.end + 1, end) : undefined;
-  if (created === undefined) return undefined;
-  const createdAt = at + created.value;
-  const delay = line[created.end] === COMMA ? readNumber(line, created.end + 1, end) : undefined;
-  if (delay === undefined) return undefined;
-  const next = delay.end;
-  const ipEnd = line[next] === COMMA ? skipString(line, next + 1, end, false) : undefined;
-  // A tenth field closes the tuple: an eleventh (the message's other fields) is not a plain message.
-  if (ipEnd === undefined || line[ipEnd] !== 0x5d) return undefined;
-  scanned.id = line.toString('latin1', position + 2, idEnd - 1);
-  scanned.seq = seqValue;
-  scanned.dueAt = createdAt + delay.value;
-  return ipEnd + 1;
 }
 
 function startsWith(line: Buffer, start: number, prefix: Buffer): boolean {
@@ -102,44 +108,37 @@ function startsWith(line: Buffer, start: number, prefix: Buffer): boolean {
   return true;
 }
 
-/**
- * The end of the JSON string at `position` (after its closing quote). `plain`: it must have no escape
- * and no byte past ASCII, so that its bytes are its characters (an id, read without decoding).
- */
-function skipString(line: Buffer, position: number, end: number, plain: boolean): number | undefined {
+/** The end of the JSON string at `position` (after its closing quote) when it is printable ASCII without an escape: an id, read without decoding. */
+function skipPlainString(line: Buffer, position: number, end: number): number | undefined {
   if (line[position] !== QUOTE) return undefined;
-  // From quote to quote (memchr, not a byte at a time: a body is most of a line); one after an odd run
-  // of backslashes is escaped, and the string goes on.
-  for (let quote = line.indexOf(QUOTE, position + 1); quote !== -1 && quote < end; quote = line.indexOf(QUOTE, quote + 1)) {
-    let backslashes = 0;
-    while (line[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
-    if (backslashes % 2 === 1) continue;
-    if (plain) {
-      for (let index = position + 1; index < quote; index++) if (line[index]! > 0x7e || line[index] === BACKSLASH) return undefined;
-    }
-    return quote + 1;
+  for (let index = position + 1; index < end; index++) {
+    const byte = line[index]!;
+    if (byte === QUOTE) return index + 1;
+    if (byte > 0x7e || byte < 0x20 || byte === BACKSLASH) return undefined;
   }
   return undefined;
 }
 
-/** The end of the JSON object at `position`, its strings skipped whole (a brace inside one is text). */
-function skipObject(line: Buffer, position: number, end: number): number | undefined {
-  if (line[position] !== 0x7b) return undefined;
-  let depth = 0;
-  for (let index = position; index < end; index++) {
-    const byte = line[index]!;
-    if (byte === QUOTE) {
-      const after = skipString(line, index, end, false);
-      if (after === undefined) return undefined;
-      index = after - 1;
-    } else if (byte === 0x7b || byte === 0x5b) {
-      depth += 1;
-    } else if ((byte === 0x7d || byte === 0x5d) && --depth === 0) {
-      return index + 1;
-    }
-  }
-  return undefined;
+const numberBefore = { value: 0, end: 0 };
+
+/**
+ * The JSON number that ends at `end` after a comma, found walking back no further than `floor`: its
+ * value, and in `end` where it starts. Reused: read it at once.
+ */
+function readNumberBefore(line: Buffer, end: number, floor: number): typeof numberBefore | undefined {
+  let start = end;
+  while (start > floor + 1 && isNumberByte(line[start - 1]!)) start -= 1;
+  if (start === end || line[start - 1] !== COMMA) return undefined;
+  const read = readNumber(line, start, end);
+  if (read === undefined || read.end !== end) return undefined;
+  numberBefore.value = read.value;
+  numberBefore.end = start;
+  return numberBefore;
 }
+
+/** A byte a JSON number can have: a digit, a sign, a point or an exponent. */
+const isNumberByte = (byte: number): boolean =>
+  (byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45;
 
 const number = { value: 0, end: 0 };
 
