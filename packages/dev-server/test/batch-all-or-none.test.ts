@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startCli, useBuiltCli } from './helpers/cli-process';
+import { seeded } from './helpers/seeded';
 
 // A batch is accepted all or none: `mailroom dev --data-dir` SIGKILLed at points drawn from a seeded
 // walk while it takes a 50,000-item batch (before the request is read, while the items are checked,
@@ -11,17 +12,6 @@ import { startCli, useBuiltCli } from './helpers/cli-process';
 
 const cli = useBuiltCli();
 const ITEMS = 50_000;
-
-/** mulberry32: the kill points of a failing run can be drawn again from its seed. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function batchBody(label: string): string {
   const item = (index: number) => ({

@@ -1,8 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import { noteRunEvent, noteWorkflowMessage, resumeRunStep } from './runs';
-import { LOG_LIMIT, logBefore, logIndex, statsBucket, type DevState } from './dev-state';
-import { forgetDroppedOffspring, forgetPendingRef, noteOrigin, notePendingRef, takePending } from './message-index';
-import type { AttemptDetail, DevRecord, DlqEntry, LogRecord, MessageRecord } from './records';
+import { statsBucket, type DevState } from './dev-state';
+import { type CreatedRun, deferCreated, keepLog, type LogFields, logEntry } from './event-log';
+import { noteOrigin, takePending } from './message-index';
+import type { AttemptDetail, DevRecord, DlqEntry, MessageRecord } from './records';
 import type { StoredMessageLine } from './stored-messages';
 
 /**
@@ -177,18 +178,21 @@ export function reduce(state: DevState, record: DevRecord): void {
 /**
  * What `messages.accepted` of one plain message, or `message.restored` of one never attempted, does,
  * for a journal line read as bytes (stored-messages.ts; `line`: where it is): the message is kept as
- * where it is, and its `CREATED` entry names it by id until it leaves the pending ones.
+ * where it is, and its `CREATED` entry names it by id until it leaves the pending ones. `run`: a
+ * replay's entries not yet put in the log (event-log.ts), which the replay puts in before anything else.
  */
 export function reduceStoredMessage(
   state: DevState,
   scanned: StoredMessageLine,
   line: { start: number; offset: number; file: string },
+  run: CreatedRun,
 ): void {
   changeLogStart = state.nextLogOrder;
   state.pending.putStored(scanned, line);
   state.nextSeq = Math.max(state.nextSeq, scanned.seq + 1);
   if (scanned.kind === 'restored') return;
   statsBucket(state, scanned.at).requests += 1;
+  if (deferCreated(state, run, scanned.id, scanned.at)) return;
   keepLog(state, scanned.id, logEntry(state.nextLogOrder, scanned.id, scanned.at, { time: scanned.at, state: 'CREATED' }));
 }
 
@@ -319,9 +323,6 @@ function addDlqEntry(state: DevState, entry: DlqEntry): void {
 /** The order of the first log entry the record being applied adds (`reduce` is synchronous). */
 let changeLogStart = 0;
 
-/** What a state change logs, beside its order and message. */
-type LogFields = Omit<LogRecord, 'order' | 'messageId'>;
-
 function log(state: DevState, message: MessageRecord, entry: LogFields): void {
   // Two entries of one change (ERROR then RETRY, CANCEL_REQUESTED then CANCELED) are a millisecond
   // apart: the SDKs page the log by the times in cursors, and their suites expect each page's to be
@@ -330,60 +331,6 @@ function log(state: DevState, message: MessageRecord, entry: LogFields): void {
   const sameChange = last !== undefined && last.order >= changeLogStart && last.messageId === message.id;
   const time = sameChange && last.time >= entry.time ? last.time + 1 : entry.time;
   keepLog(state, message, logEntry(state.nextLogOrder, message.id, time, entry));
-}
-
-/**
- * A log entry with every field in one order, absent ones undefined: three are made per delivered
- * message, and a spread of each state's own fields gave them several shapes and a runtime copy each.
- * Two shapes now: this one, and `CREATED`'s.
- */
-function logEntry(order: number, messageId: string, time: number, fields: LogFields): LogRecord {
-  // A new message's entry has the four fields alone: a replay makes one per pending message, and the
-  // full shape is twice its size.
-  if (fields.state === 'CREATED') return { order, time, state: fields.state, messageId };
-  return {
-    order,
-    time,
-    state: fields.state,
-    messageId,
-    nextDeliveryTime: fields.nextDeliveryTime,
-    error: fields.error,
-    responseStatus: fields.responseStatus,
-    delaySource: fields.delaySource,
-    attempt: fields.attempt,
-  };
-}
-
-/**
- * Keeps the log in time order (then by `order`), dropping the oldest beyond the limit. Most entries
- * are the newest; an attempt's ACTIVE entry is written when the attempt ends, after entries of other
- * messages that happened meanwhile, and a snapshot groups entries by message: those are put back in
- * their place, so the listing is strictly newest first.
- */
-function keepLog(state: DevState, message: MessageRecord | string, entry: LogRecord): void {
-  const last = state.logs.at(-1);
-  if (last === undefined || logBefore(last, entry)) {
-    state.logs.push(entry);
-    state.logMessages.push(message);
-  } else {
-    const index = logIndex(state.logs, entry);
-    state.logs.splice(index, 0, entry);
-    state.logMessages.splice(index, 0, message);
-  }
-  state.nextLogOrder = Math.max(state.nextLogOrder, entry.order + 1);
-  // A finished callback or resend restored from a snapshot comes back through its log entries only.
-  if (typeof message === 'string') notePendingRef(state, message, entry);
-  else noteOrigin(state, message);
-  if (state.logs.length > LOG_LIMIT * 1.1) {
-    // Dropped in a batch: a shift per entry would make every log write O(n).
-    const droppedEntries = state.logs.splice(0, state.logs.length - LOG_LIMIT);
-    const records: MessageRecord[] = [];
-    state.logMessages.splice(0, droppedEntries.length).forEach((dropped, index) => {
-      if (typeof dropped !== 'string') records.push(dropped);
-      else forgetPendingRef(state, dropped, droppedEntries[index]!);
-    });
-    forgetDroppedOffspring(state, records);
-  }
 }
 
 /** `400 Bad Request`; a status without a reason phrase is its number alone. */

@@ -3,6 +3,7 @@ import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { PendingMessages } from './pending-messages';
 import type { DevRecord, MessageRecord, StatsBucket } from './records';
+import { createdRun, flushCreated } from './event-log';
 import { reduce, reduceStoredMessage } from './reduce';
 import { scanStoredMessageLine } from './stored-messages';
 import { isEncodedRecord } from './record-shapes';
@@ -92,8 +93,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     // one while the reload fails and is retried. Every part of the service reads `store.state` when it
     // needs it, and none keeps a piece.
     const fresh = createEmptyState();
-    const reopened = await journal.reopen(replayer(fresh));
-    fresh.pending.doneReading();
+    const replay = replayer(fresh);
+    const reopened = await journal.reopen({ onRecord: replay.onRecord, onRecordBytes: replay.onRecordBytes });
+    replay.finish();
     journal = reopened.journal;
     reportRecovery(reopened, options);
     // The messages the old state left in the journal are in the fresh one too (its own reading of the file).
@@ -193,11 +195,13 @@ async function replayJournal(
   options: OpenStoreOptions,
   snapshot: () => Iterable<EncodedRecord>,
 ): Promise<Journal<EncodedRecord>> {
+  const replay = replayer(state);
   const journalOptions = {
     compactAfterBytes: COMPACT_AFTER_BYTES,
     snapshot,
     onCompactionError: options.onCompactionError,
-    ...replayer(state),
+    onRecord: replay.onRecord,
+    onRecordBytes: replay.onRecordBytes,
   };
   const opened =
     options.dataDir === undefined
@@ -210,7 +214,7 @@ async function replayJournal(
           ...journalOptions,
         });
   try {
-    state.pending.doneReading();
+    replay.finish();
     reportRecovery(opened, options);
     // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
     // then refuses it by its header (naming both versions) instead of misreading records it never knew.
@@ -227,21 +231,29 @@ async function replayJournal(
  * Applies each record of a journal being read to `state` (empty) as it is read: none is kept parsed,
  * so a replay leaves little for the collector, and a line of one plain message is not parsed at all,
  * nor held: it is read from the file when wanted (stored-messages.ts; docs/benchmarks.md, the scale
- * section). The reader calls `state.pending.doneReading()` once the journal is read.
+ * section). `finish` once the journal is read.
  */
 function replayer(state: DevState) {
   // Reused for every line: a replay makes no object per message it leaves in the journal.
   const where = { start: 0, offset: 0, file: '' };
+  const run = createdRun();
   return {
-    onRecord: (encoded: EncodedRecord) => reduce(state, decodeRecord(encoded)),
+    onRecord: (encoded: EncodedRecord) => {
+      flushCreated(state, run);
+      reduce(state, decodeRecord(encoded));
+    },
     onRecordBytes: (line: Buffer, start: number, end: number, offset: number, file: string) => {
       const scanned = scanStoredMessageLine(line, start, end);
       if (scanned === undefined) return false;
       where.start = start;
       where.offset = offset;
       where.file = file;
-      reduceStoredMessage(state, scanned, where);
+      reduceStoredMessage(state, scanned, where, run);
       return true;
+    },
+    finish: () => {
+      flushCreated(state, run);
+      state.pending.doneReading();
     },
   };
 }
