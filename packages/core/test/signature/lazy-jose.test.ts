@@ -1,4 +1,4 @@
-import { expect, it, vi } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { BODY, CURRENT_KEY, NEXT_KEY, NOW, URL, forgeToken } from './forge-token';
 
 // jose is 15-25 ms of an app's start, and an app on Node signs and verifies with node:crypto: its
@@ -13,7 +13,16 @@ vi.mock('jose/jwt/verify', async (original) => {
   return original();
 });
 
+// The files after this one get the real modules again.
+afterAll(() => {
+  vi.doUnmock('jose/jwt/sign');
+  vi.doUnmock('jose/jwt/verify');
+  vi.resetModules();
+});
+
 it('loads jose only when a token is signed with sign() or verified over Web Crypto, once each', async () => {
+  // The files of a worker share their modules (vitest.shared.ts): another one may have signed already.
+  vi.resetModules();
   const core = await import('../../src/index');
   const protocol = await import('../../src/internal-protocol');
   const keys = { currentSigningKey: CURRENT_KEY, nextSigningKey: NEXT_KEY, now: () => NOW * 1000 };
