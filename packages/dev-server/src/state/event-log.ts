@@ -5,8 +5,8 @@ import type { LogRecord, MessageRecord } from './records';
 // The message log (`/v2/logs`, a message's story): entries kept in time order, the newest LOG_LIMIT
 // of them, each with its message (or the id of one still pending).
 
-/** A log that passes this many entries drops its oldest down to LOG_LIMIT, in one go. */
-const DROP_AT = LOG_LIMIT * 1.1;
+/** A log this long drops its oldest down to LOG_LIMIT, in one go (a tenth more than the limit, and one). */
+const DROP_AT_LENGTH = Math.floor(LOG_LIMIT * 1.1) + 1;
 
 /** What a state change logs, beside its order and message. */
 export type LogFields = Omit<LogRecord, 'order' | 'messageId'>;
@@ -54,7 +54,7 @@ export function keepLog(state: DevState, message: MessageRecord | string, entry:
   if (typeof message === 'string') notePendingRef(state, message, entry);
   else noteOrigin(state, message);
   // Dropped in a batch: a shift per entry would make every log write O(n).
-  if (state.logs.length > DROP_AT) dropOldest(state, state.logs.length - LOG_LIMIT);
+  if (state.logs.length >= DROP_AT_LENGTH) dropOldest(state, state.logs.length - LOG_LIMIT);
 }
 
 function dropOldest(state: DevState, count: number): void {
@@ -103,11 +103,10 @@ export function deferCreated(state: DevState, run: CreatedRun, id: string, time:
 export function flushCreated(state: DevState, run: CreatedRun): void {
   const count = run.ids.length;
   if (count === 0) return;
-  // One by one, the log drops its oldest each time it passes DROP_AT: that many, as often as it does.
+  // One by one, the log drops its oldest each time it reaches DROP_AT_LENGTH: that many, as often as it does.
   const total = state.logs.length + count;
-  const dropsAtLength = Math.floor(DROP_AT) + 1;
-  const dropsOf = dropsAtLength - LOG_LIMIT;
-  const dropped = total >= dropsAtLength ? (Math.floor((total - dropsAtLength) / dropsOf) + 1) * dropsOf : 0;
+  const dropsOf = DROP_AT_LENGTH - LOG_LIMIT;
+  const dropped = total >= DROP_AT_LENGTH ? (Math.floor((total - DROP_AT_LENGTH) / dropsOf) + 1) * dropsOf : 0;
   const fromLog = Math.min(dropped, state.logs.length);
   for (let index = dropped - fromLog; index < count; index += 1) {
     const id = run.ids[index]!;
