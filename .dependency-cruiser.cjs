@@ -49,6 +49,22 @@ module.exports = {
       to: { path: '^packages/dev-server/src/cli/|^packages/dev-server/src/start-dev-server\\.ts$' },
     },
     {
+      name: 'core-loads-zod-when-first-needed',
+      severity: 'error',
+      comment:
+        "core's schemas (and zod, which only they import) are most of core's import time: outside schemas/, core " +
+        'imports them as types only, and reaches them through schemas/lazy.ts, which loads them with the first answer to check.',
+      from: { path: '^packages/core/src/', pathNot: '^packages/core/src/schemas/' },
+      to: { path: '^packages/core/src/schemas/(?!lazy\\.ts$)', dependencyTypesNot: ['type-only', 'type-import'] },
+    },
+    {
+      name: 'core-schemas-lazy-loader-stays-light',
+      severity: 'error',
+      comment: 'schemas/lazy.ts is imported at start-up: it reaches the other schemas modules by import() only.',
+      from: { path: '^packages/core/src/schemas/lazy\\.ts$' },
+      to: { path: '^packages/core/src/schemas/', dependencyTypesNot: ['type-only', 'type-import', 'dynamic-import'] },
+    },
+    {
       name: 'no-cycles',
       severity: 'error',
       comment: 'Modules import each other (types count). Move what both need into a lower module.',

@@ -65,11 +65,11 @@ export type {
   GlobalParallelism,
   LogEvent,
   Message,
-  MessageState,
   Queue,
   Schedule,
   SigningKeys,
 } from './schemas/resources';
+export type { MessageState } from './wire';
 export type { ManagementClient, ManagementClientOptions } from './management';
 export type {
   CallbackBody,

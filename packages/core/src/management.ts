@@ -5,15 +5,9 @@ import { expectObject, ValidationError } from './errors';
 import { createRequesterWhenConfigured, type HttpTransport, type Requester } from './http';
 import { transportOption } from './messaging/client';
 import { checkSearchIndexInput, STATS_PERIODS, type CreateSearchIndexInput, type StatsPeriod } from './management-vocabulary';
-import {
-  messagingStatsSchema,
-  messagingUsersSchema,
-  searchIndexSchema,
-  type MessagingStats,
-  type MessagingUser,
-  type SearchIndex,
-} from './schemas';
-import { parseResponse } from './schemas/primitives';
+import type { MessagingStats, MessagingUser, SearchIndex } from './schemas';
+import { parseAnswer } from './schemas/lazy';
+import type { ResponseName, ResponseOf } from './schemas/responses';
 
 export interface ManagementClientOptions extends SharedClientOptions {
   /** The management base URL (`{mgmt_base_url}`, ending in `/v2`). Env: `MAILROOM_MANAGEMENT_URL`. */
@@ -90,11 +84,11 @@ function buildManagementClient(options: ManagementClientOptions, now: boolean): 
       settingsPresent(env, ['managementUrl', options.baseUrl], ['managementUser', options.user], ['managementPassword', options.password]),
   );
   return {
-    users: (callOptions = {}) => get(requester, ['messaging', 'users'], messagingUsersSchema, callOptions),
+    users: (callOptions = {}) => get(requester, ['messaging', 'users'], 'messagingUsers', callOptions),
     stats: (id, callOptions = {}) => stats(requester, id, callOptions),
     searchIndexes: {
       create: (input, callOptions = {}) => createSearchIndex(requester, input, callOptions),
-      get: (id, callOptions = {}) => get(requester, ['search', checkId('id', id)], searchIndexSchema, callOptions),
+      get: (id, callOptions = {}) => get(requester, ['search', checkId('id', id)], 'searchIndex', callOptions),
     },
   };
 }
@@ -111,7 +105,7 @@ function stats(requester: Requester, id: string, options: { period?: StatsPeriod
   }
   return requester.requestJson(
     { method: 'GET', path: ['messaging', 'stats', checkId('id', id)], query: { period }, ...signalOf(options) },
-    (value, url) => parseResponse(messagingStatsSchema, value, url),
+    (value, url) => parseAnswer('messagingStats', value, url),
   );
 }
 
@@ -125,17 +119,17 @@ async function createSearchIndex(
   // Creating is not idempotent: a retry after a lost answer would create a second index.
   return requester.requestJson(
     { method: 'POST', path: ['search'], json: checked.input, retrySafe: false, ...signalOf(options) },
-    (value, url) => parseResponse(searchIndexSchema, value, url),
+    (value, url) => parseAnswer('searchIndex', value, url),
   );
 }
 
-function get<T>(
+function get<Name extends ResponseName>(
   requester: Requester,
   path: string[],
-  schema: Parameters<typeof parseResponse<T>>[0],
+  schema: Name,
   options: { signal?: AbortSignal },
-): Promise<T> {
-  return requester.requestJson({ method: 'GET', path, ...signalOf(options) }, (value, url) => parseResponse(schema, value, url));
+): Promise<ResponseOf<Name>> {
+  return requester.requestJson({ method: 'GET', path, ...signalOf(options) }, (value, url) => parseAnswer(schema, value, url));
 }
 
 function checkId(path: string, id: unknown): string {

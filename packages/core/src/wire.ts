@@ -137,6 +137,24 @@ export const RESOURCE_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
 /** {@link RESOURCE_NAME} in words, for the messages that refuse a name. */
 export const RESOURCE_NAME_RULE = 'letters, digits, "-", "_" and "." (but not "." or ".." alone)';
 
+/** A message's state in the logs. */
+export const MESSAGE_STATES = [
+  'CREATED',
+  'ACTIVE',
+  'RETRY',
+  'ERROR',
+  'IN_PROGRESS',
+  'DELIVERED',
+  'FAILED',
+  'CANCEL_REQUESTED',
+  'CANCELED',
+] as const;
+/** A message's state in the logs. */
+export type MessageState = (typeof MESSAGE_STATES)[number];
+
+/** The states of a workflow run. */
+export const WORKFLOW_RUN_STATES = ['RUN_STARTED', 'RUN_SUCCESS', 'RUN_FAILED', 'RUN_CANCELED'] as const;
+
 /** The status the service treats as "never retry": the message goes straight to the DLQ. */
 export const NON_RETRYABLE_STATUS = 489;
 

@@ -99,10 +99,11 @@ export interface RequesterResponse {
 }
 
 /**
- * Turns a decoded JSON value into the caller's type, throwing `ResponseValidationError` when it does not
- * fit. `value` is `undefined` when the body was empty.
+ * Turns a decoded JSON value into the caller's type, throwing (or rejecting with)
+ * `ResponseValidationError` when it does not fit; a promise when the schemas must load first.
+ * `value` is `undefined` when the body was empty.
  */
-export type ParseResponse<T> = (value: unknown, url: string) => T;
+export type ParseResponse<T> = (value: unknown, url: string) => T | PromiseLike<T>;
 
 export interface Requester {
   /** Sends the request (with retries when safe) and resolves with a 2xx answer, or throws a typed error. */

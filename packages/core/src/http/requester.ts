@@ -342,7 +342,7 @@ export function createRequesterWhenConfigured(connect: () => RequesterOptions, n
 function prepareAndSend<T>(
   spec: RequestSpec,
   options: ResolvedRequesterOptions,
-  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T,
+  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T | PromiseLike<T>,
 ): Promise<T> {
   let prepared: PreparedRequest;
   try {
@@ -361,7 +361,7 @@ function send<T>(
   request: PreparedRequest,
   options: ResolvedRequesterOptions,
   retry: number,
-  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T,
+  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T | PromiseLike<T>,
 ): Promise<T> {
   let sent: Promise<HttpTransportResponse>;
   try {
@@ -384,7 +384,7 @@ function retryOrThrow<T>(
   request: PreparedRequest,
   options: ResolvedRequesterOptions,
   retry: number,
-  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T,
+  done: (answer: HttpTransportResponse, prepared: PreparedRequest) => T | PromiseLike<T>,
   { error, retryAfter }: AttemptFailure,
 ): Promise<T> {
   const retries = request.retrySafe ? options.retry.retries : 0;

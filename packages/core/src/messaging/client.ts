@@ -17,21 +17,24 @@ import type { ServiceConnection } from './connection';
 import { checkTracing, type MessageTracing } from '../tracing/hooks';
 import { requesterSettings, type SharedClientOptions } from '../http/requester-options';
 import type { DlqWorkflowMessage, RetriggerResponse, UrlGroup } from '../schemas';
-import {
-  signingKeysSchema,
-  type BulkAction,
-  type DlqDeleteResult,
-  type DlqMessage,
-  type DlqRetryResult,
-  type FlowControlInfo,
-  type GlobalParallelism,
-  type LogEvent,
-  type Message,
-  type Queue,
-  type Schedule,
-  type SigningKeys,
+import type {
+  BulkAction,
+  DlqDeleteResult,
+  DlqMessage,
+  DlqRetryResult,
+  FlowControlInfo,
+  GlobalParallelism,
+  LogEvent,
+  Message,
+  NotifyResult,
+  Queue,
+  RestartedRun,
+  Schedule,
+  SigningKeys,
+  Waiter,
+  WorkflowRun,
 } from '../schemas/resources';
-import { parseResponse } from '../schemas/primitives';
+import { parseAnswer } from '../schemas/lazy';
 import {
   deleteDlqMessage,
   deleteDlqMessages,
@@ -109,10 +112,6 @@ import {
   listWorkflowRuns,
   notifyWorkflowEvent,
   restartWorkflowRuns,
-  type NotifyResult,
-  type RestartedRun,
-  type Waiter,
-  type WorkflowRun,
   type WorkflowRunFilter,
   type WorkflowRunPage,
 } from './workflows';
@@ -369,7 +368,7 @@ function buildMessagingClient(options: MessagingClientOptions, now: boolean): Me
   };
   const keys = (method: 'GET' | 'POST', path: string[], call?: CallOptions) =>
     connection.requester.requestJson({ method, path, retrySafe: method === 'GET', ...signalOf(call) }, (value, url) =>
-      parseResponse(signingKeysSchema, value, url),
+      parseAnswer('signingKeys', value, url),
     );
   return {
     enqueue: (request) => enqueue(connection, request),

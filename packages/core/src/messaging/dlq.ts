@@ -1,15 +1,7 @@
 import { expectObject, NotFoundError, ValidationError } from '../errors';
-import { dlqListResponseSchema, retriggerResponseSchema, type DlqWorkflowMessage, type RetriggerResponse } from '../schemas';
-import {
-  dlqDeleteResultSchema,
-  dlqMessagePageSchema,
-  dlqMessageSchema,
-  dlqRetryResultSchema,
-  type DlqDeleteResult,
-  type DlqMessage,
-  type DlqRetryResult,
-} from '../schemas/resources';
-import { parseResponse } from '../schemas/primitives';
+import type { DlqWorkflowMessage, RetriggerResponse } from '../schemas';
+import type { DlqDeleteResult, DlqMessage, DlqRetryResult } from '../schemas/resources';
+import { parseAnswer } from '../schemas/lazy';
 import type { ServiceConnection } from './connection';
 import {
   checkId,
@@ -37,7 +29,7 @@ export interface DlqPage {
 export async function listDlq(connection: ServiceConnection, filter: DlqFilter & PageOptions = {}): Promise<DlqPage> {
   const { signal, ...rest } = filter;
   const query = filterQuery(rest, ['messageId', 'responseStatus', 'cursor', 'count']);
-  const page = await getResource(connection, ['v2', 'dlq'], dlqMessagePageSchema, { query, ...signalOf({ signal }) });
+  const page = await getResource(connection, ['v2', 'dlq'], 'dlqMessagePage', { query, ...signalOf({ signal }) });
   return { cursor: page.cursor, messages: page.messages };
 }
 
@@ -61,7 +53,7 @@ export function iterateDlq(
 /** `GET /v2/dlq/{dlqId}`: one entry; an unknown id is a `NotFoundError`. */
 export function getDlqMessage(connection: ServiceConnection, dlqId: string, options?: { signal?: AbortSignal }): Promise<DlqMessage> {
   const id = checkId('dlqId', dlqId, 'dlqId of a DLQ entry (as listed)');
-  return getResource(connection, ['v2', 'dlq', id], dlqMessageSchema, options);
+  return getResource(connection, ['v2', 'dlq', id], 'dlqMessage', options);
 }
 
 /** `DELETE /v2/dlq/{dlqId}`: removes one entry; an unknown id is a `NotFoundError`. */
@@ -87,7 +79,7 @@ export function deleteDlqMessages(
 ): Promise<DlqDeleteResult> {
   const query = dlqSelectionQuery(selection);
   return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'dlq'], query, ...signalOf(options) }, (value, url) =>
-    parseResponse(dlqDeleteResultSchema, value, url),
+    parseAnswer('dlqDeleteResult', value, url),
   );
 }
 
@@ -99,7 +91,7 @@ export function retryDlqMessages(
 ): Promise<DlqRetryResult> {
   const query = dlqSelectionQuery(selection);
   return connection.requester.requestJson({ method: 'POST', path: ['v2', 'dlq', 'retry'], query, ...signalOf(options) }, (value, url) =>
-    parseResponse(dlqRetryResultSchema, value, url),
+    parseAnswer('dlqRetryResult', value, url),
   );
 }
 
@@ -183,7 +175,7 @@ const KNOWN = new Set<string>([...STRING_FILTERS, 'fromDate', 'toDate', 'respons
 /** `GET /v2/workflows/dlq`: one page, newest first. */
 export async function listWorkflowDlq(connection: ServiceConnection, filter: WorkflowDlqFilter = {}): Promise<WorkflowDlqPage> {
   const query = dlqQuery(filter);
-  const page = await getResource(connection, ['v2', 'workflows', 'dlq'], dlqListResponseSchema, { query, ...signalOf(filter) });
+  const page = await getResource(connection, ['v2', 'workflows', 'dlq'], 'workflowDlqPage', { query, ...signalOf(filter) });
   // The service marks the end with no cursor or an empty one; callers get one spelling of "done".
   return { cursor: page.cursor ? page.cursor : undefined, messages: page.messages };
 }
@@ -218,7 +210,7 @@ export function retriggerFailureCallback(
   }
   return connection.requester.requestJson(
     { method: 'POST', path: ['v2', 'workflows', 'dlq', 'callback', dlqId], ...signalOf(options) },
-    (value, url) => parseResponse(retriggerResponseSchema, value, url),
+    (value, url) => parseAnswer('retriggerResponse', value, url),
   );
 }
 

@@ -11,7 +11,8 @@ export type {
   UrlDestination,
 } from './sending';
 export type { DlqPage, DlqSelection, WorkflowDlqFilter, WorkflowDlqPage } from './dlq';
-export type { NotifyResult, RestartedRun, Waiter, WorkflowRun, WorkflowRunFilter, WorkflowRunPage } from './workflows';
+export type { WorkflowRunFilter, WorkflowRunPage } from './workflows';
+export type { NotifyResult, RestartedRun, Waiter, WorkflowRun } from '../schemas/resources';
 export type { DlqFilter, LogFilter, MessageFilter, OneOrMany, PageOptions } from './listing';
 export type { CancelResult, CancelSelection, LogPage } from './messages';
 export type { PinnedLimits, QueueSettings, UnpinnedLimits } from './queues';

@@ -3,10 +3,10 @@
 
 import { describeValue, expectObject, ValidationError } from '../errors';
 import type { QueryValue, RequestSpec } from '../http';
-import { parseResponse } from '../schemas/primitives';
-import type { z } from 'zod';
+import { parseAnswer } from '../schemas/lazy';
 import type { ServiceConnection } from './connection';
-import { MESSAGE_STATES, type MessageState } from '../schemas/resources';
+import type { ResponseName, ResponseOf } from '../schemas/responses';
+import { MESSAGE_STATES, type MessageState } from '../wire';
 
 // The filters the logs, the message DLQ and bulk cancel share, their query spelling, and the cursor
 // walk every listing uses. One place, so `urlGroup` is `topicName` on the wire everywhere.
@@ -158,15 +158,15 @@ export function signalOf(options: { signal?: AbortSignal } | undefined): { signa
 }
 
 /** `GET` one resource (or a list) and check its shape: what every getter of the client does. */
-export function getResource<T>(
+export function getResource<Name extends ResponseName>(
   connection: ServiceConnection,
   path: string[],
-  schema: z.ZodType<T, unknown>,
+  schema: Name,
   options?: { signal?: AbortSignal; query?: Record<string, QueryValue> },
-): Promise<T> {
+): Promise<ResponseOf<Name>> {
   const spec: RequestSpec = { method: 'GET', path, ...signalOf(options) };
   if (options?.query) spec.query = options.query;
-  return connection.requester.requestJson(spec, (value, url) => parseResponse(schema, value, url));
+  return connection.requester.requestJson(spec, (value, url) => parseAnswer(schema, value, url));
 }
 
 /**

@@ -1,15 +1,6 @@
 import { expectObject, ValidationError } from '../errors';
-import {
-  type BulkAction,
-  bulkActionSchema,
-  bulkActionStartedSchema,
-  cancelResultSchema,
-  logPageSchema,
-  messageSchema,
-  type LogEvent,
-  type Message,
-} from '../schemas/resources';
-import { parseResponse } from '../schemas/primitives';
+import type { BulkAction, LogEvent, Message } from '../schemas/resources';
+import { parseAnswer } from '../schemas/lazy';
 import type { ServiceConnection } from './connection';
 import {
   checkId,
@@ -30,7 +21,7 @@ import {
 /** `GET /v2/messages/{id}`: a message that is not delivered yet (a delivered one is a `NotFoundError`). */
 export function getMessage(connection: ServiceConnection, messageId: string, options?: { signal?: AbortSignal }): Promise<Message> {
   const id = checkId('messageId', messageId, 'message id (msg_...)');
-  return getResource(connection, ['v2', 'messages', id], messageSchema, options);
+  return getResource(connection, ['v2', 'messages', id], 'message', options);
 }
 
 /**
@@ -60,7 +51,7 @@ export function cancelMessage(connection: ServiceConnection, messageId: string, 
   const id = checkId('messageId', messageId, 'message id (msg_...)');
   return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'messages', id], ...signalOf(options) }, (value, url) =>
     // The service answers `{ "cancelled": 1 }`; an empty 202 (as the docs show it) means the same.
-    value === undefined ? { cancelled: 1 } : parseResponse(cancelResultSchema, value, url),
+    value === undefined ? { cancelled: 1 } : parseAnswer('cancelResult', value, url),
   );
 }
 
@@ -73,7 +64,7 @@ export function cancelMessages(
   expectObject(selection, 'selection', '{ messageIds }, { filter } or { all: true }');
   const query = selectionQuery(selection);
   return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'messages'], query, ...signalOf(options) }, (value, url) =>
-    parseResponse(cancelResultSchema, value, url),
+    parseAnswer('cancelResult', value, url),
   );
 }
 
@@ -88,16 +79,15 @@ export function cancelMessagesInBackground(
 ): Promise<{ actionId: string }> {
   expectObject(selection, 'selection', '{ messageIds }, { filter } or { all: true }');
   const query = { ...selectionQuery(selection), async: 'true' };
-  return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'messages'], query, ...signalOf(options) }, (value, url) => {
-    const { actionId } = parseResponse(bulkActionStartedSchema, value, url);
-    return { actionId };
-  });
+  return connection.requester.requestJson({ method: 'DELETE', path: ['v2', 'messages'], query, ...signalOf(options) }, (value, url) =>
+    parseAnswer('bulkActionStarted', value, url).then(({ actionId }) => ({ actionId })),
+  );
 }
 
 /** `GET /v2/bulkActions/{actionId}`: a bulk action's state (`IN_PROGRESS`, `FINISHED`) and progress. */
 export function getBulkAction(connection: ServiceConnection, actionId: string, options?: { signal?: AbortSignal }): Promise<BulkAction> {
   const id = checkId('actionId', actionId, 'bulk action id');
-  return getResource(connection, ['v2', 'bulkActions', id], bulkActionSchema, options);
+  return getResource(connection, ['v2', 'bulkActions', id], 'bulkAction', options);
 }
 
 function selectionQuery(selection: CancelSelection): Record<string, string | number | string[] | undefined> {
@@ -138,7 +128,7 @@ export interface LogPage {
 export async function listLogs(connection: ServiceConnection, filter: LogFilter & PageOptions = {}): Promise<LogPage> {
   const { signal, ...rest } = filter;
   const query = filterQuery(rest, ['messageId', 'state', 'cursor', 'count']);
-  const page = await getResource(connection, ['v2', 'events'], logPageSchema, { query, ...signalOf({ signal }) });
+  const page = await getResource(connection, ['v2', 'events'], 'logPage', { query, ...signalOf({ signal }) });
   return { cursor: page.cursor, events: page.events };
 }
 

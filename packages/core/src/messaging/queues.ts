@@ -1,13 +1,5 @@
 import { describeValue, expectObject, ValidationError } from '../errors';
-import { nilSafeArray } from '../schemas/primitives';
-import {
-  flowControlInfoSchema,
-  globalParallelismSchema,
-  queueSchema,
-  type FlowControlInfo,
-  type GlobalParallelism,
-  type Queue,
-} from '../schemas/resources';
+import type { FlowControlInfo, GlobalParallelism, Queue } from '../schemas/resources';
 import type { ServiceConnection } from './connection';
 import { getResource, signalOf } from './listing';
 import { checkName } from '../enqueue-headers';
@@ -53,12 +45,12 @@ export async function upsertQueue(connection: ServiceConnection, settings: Queue
 /** `GET /v2/queues/{name}`: one queue with its lag (messages waiting). */
 export function getQueue(connection: ServiceConnection, name: string, options?: { signal?: AbortSignal }): Promise<Queue> {
   const queue = checkName('name', name);
-  return getResource(connection, ['v2', 'queues', queue], queueSchema, options);
+  return getResource(connection, ['v2', 'queues', queue], 'queue', options);
 }
 
 /** `GET /v2/queues`: every queue. */
 export function listQueues(connection: ServiceConnection, options?: { signal?: AbortSignal }): Promise<Queue[]> {
-  return getResource(connection, ['v2', 'queues'], nilSafeArray(queueSchema), options);
+  return getResource(connection, ['v2', 'queues'], 'queueList', options);
 }
 
 /** `DELETE /v2/queues/{name}`, `POST .../pause`, `POST .../resume`. */
@@ -76,17 +68,17 @@ export async function changeQueue(
 /** `GET /v2/flowControl/{key}`: a key's limits and live counters. */
 export function getFlowControl(connection: ServiceConnection, key: string, options?: { signal?: AbortSignal }): Promise<FlowControlInfo> {
   const name = checkName('key', key);
-  return getResource(connection, ['v2', 'flowControl', name], flowControlInfoSchema, options);
+  return getResource(connection, ['v2', 'flowControl', name], 'flowControlInfo', options);
 }
 
 /** `GET /v2/flowControl`: every key in use. */
 export function listFlowControl(connection: ServiceConnection, options?: { signal?: AbortSignal }): Promise<FlowControlInfo[]> {
-  return getResource(connection, ['v2', 'flowControl'], nilSafeArray(flowControlInfoSchema), options);
+  return getResource(connection, ['v2', 'flowControl'], 'flowControlInfoList', options);
 }
 
 /** `GET /v2/globalParallelism`: the account's parallelism limit and the attempts running now. */
 export function getGlobalParallelism(connection: ServiceConnection, options?: { signal?: AbortSignal }): Promise<GlobalParallelism> {
-  return getResource(connection, ['v2', 'globalParallelism'], globalParallelismSchema, options);
+  return getResource(connection, ['v2', 'globalParallelism'], 'globalParallelism', options);
 }
 
 /** Limits that override what incoming messages set, until unpinned. */

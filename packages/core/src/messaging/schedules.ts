@@ -2,8 +2,8 @@ import { expectObject, ValidationError } from '../errors';
 import { buildEnqueueHeaders, checkName, type EnqueueOptions } from '../enqueue-headers';
 import type { RequestSpec } from '../http';
 import { headerNames } from '../wire';
-import { nilSafeArray, parseResponse } from '../schemas/primitives';
-import { scheduleCreatedSchema, scheduleSchema, type Schedule } from '../schemas/resources';
+import { parseAnswer } from '../schemas/lazy';
+import type { Schedule } from '../schemas/resources';
 import type { ServiceConnection } from './connection';
 import { checkId, getResource, signalOf } from './listing';
 import { parseCron } from './cron';
@@ -94,18 +94,18 @@ function send(
     ...signalOf(request),
   };
   if (destination.kind === 'url') spec.rawTail = destination.href;
-  return connection.requester.requestJson(spec, (value, url) => parseResponse(scheduleCreatedSchema, value, url));
+  return connection.requester.requestJson(spec, (value, url) => parseAnswer('scheduleCreated', value, url));
 }
 
 /** `GET /v2/schedules/{id}`: one schedule with its next firing time. */
 export function getSchedule(connection: ServiceConnection, scheduleId: string, options?: { signal?: AbortSignal }): Promise<Schedule> {
   const id = checkId('scheduleId', scheduleId, 'schedule id');
-  return getResource(connection, ['v2', 'schedules', id], scheduleSchema, options);
+  return getResource(connection, ['v2', 'schedules', id], 'schedule', options);
 }
 
 /** `GET /v2/schedules`: every schedule. */
 export function listSchedules(connection: ServiceConnection, options?: { signal?: AbortSignal }): Promise<Schedule[]> {
-  return getResource(connection, ['v2', 'schedules'], nilSafeArray(scheduleSchema), options);
+  return getResource(connection, ['v2', 'schedules'], 'scheduleList', options);
 }
 
 /** `DELETE /v2/schedules/{id}`; `PATCH .../pause` and `.../resume`. A paused schedule does not fire. */

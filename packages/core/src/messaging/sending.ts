@@ -3,13 +3,11 @@ import { ENV_FILE_HINT, ENV_VARIABLES } from '../config';
 import { ConfigError, expectObject, ResponseValidationError, ValidationError } from '../errors';
 import { buildEnqueueHeaders, checkName, type EnqueueOptions } from '../enqueue-headers';
 import type { RequestSpec } from '../http';
-import { enqueueResultSchema, urlGroupEnqueueResultSchema, type EnqueueResult } from '../schemas';
-import { isPlainEnqueueResult } from '../schemas/messaging';
-import { parseResponse, parseResponseFast } from '../schemas/primitives';
+import type { EnqueueResult } from '../schemas';
+import { isPlainEnqueueResult, parseAnswer, parseAnswerFast } from '../schemas/lazy';
 import { headerNames, RESOURCE_NAME } from '../wire';
 import { destinationLabel, forwardTraceContext } from '../tracing/hooks';
 import { unsignableUrl } from '../signature/token';
-import { z } from 'zod';
 import { toPromise } from '../maybe-promise';
 import type { ServiceConnection } from './connection';
 
@@ -241,12 +239,12 @@ function destinationSegments(destination: Readonly<ClassifiedDestination>): stri
   return destination.kind === 'urlGroup' ? [destination.name] : [];
 }
 
-function parseEnqueueResult(value: unknown, url: string): EnqueueResult {
-  return parseResponseFast(enqueueResultSchema, isPlainEnqueueResult, value, url);
+function parseEnqueueResult(value: unknown, url: string): EnqueueResult | Promise<EnqueueResult> {
+  return parseAnswerFast('enqueueResult', isPlainEnqueueResult, value, url);
 }
 
-function parseUrlGroupResult(value: unknown, url: string): EnqueueResult[] {
-  return parseResponseFast(urlGroupEnqueueResultSchema, isPlainUrlGroupResult, value, url);
+function parseUrlGroupResult(value: unknown, url: string): EnqueueResult[] | Promise<EnqueueResult[]> {
+  return parseAnswerFast('urlGroupEnqueueResult', isPlainUrlGroupResult, value, url);
 }
 
 function isPlainUrlGroupResult(value: unknown): value is EnqueueResult[] {
@@ -368,20 +366,18 @@ function requestBatch(
       extraTimeoutMs: wire.length * BATCH_MS_PER_ITEM,
       ...(options.signal ? { signal: options.signal } : {}),
     },
-    (value, url) => {
-      const results = parseResponse(batchResultSchema, value, url);
-      if (results.length !== count) {
-        throw new ResponseValidationError({ field: '', url, reason: `has ${results.length} results for ${count} messages` });
-      }
-      return results;
-    },
+    (value, url) =>
+      parseAnswer('batchResult', value, url).then((results) => {
+        if (results.length !== count) {
+          throw new ResponseValidationError({ field: '', url, reason: `has ${results.length} results for ${count} messages` });
+        }
+        return results;
+      }),
   );
 }
 
 /** Allowed per batch item on top of the client's timeout: 50,000 items get 50 s more. */
 const BATCH_MS_PER_ITEM = 1;
-
-const batchResultSchema = z.array(z.union([enqueueResultSchema, urlGroupEnqueueResultSchema]));
 
 /** Settings of a typed send: every enqueue option, plus where the definition's path is served. */
 export interface SendOptions extends Omit<EnqueueOptions, 'contentType'> {

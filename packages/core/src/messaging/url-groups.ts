@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors';
 import { checkHttpUrl, checkName } from '../enqueue-headers';
-import { urlGroupListSchema, urlGroupSchema, type UrlGroup } from '../schemas';
+import type { UrlGroup } from '../schemas';
 import type { ServiceConnection } from './connection';
 import { getResource, signalOf } from './listing';
 
@@ -17,13 +17,13 @@ export type EndpointRef = { name: string; url?: never } | { url: string; name?: 
 
 /** `GET /v2/topics`: every URL group with its endpoints. */
 export function listUrlGroups(connection: ServiceConnection, options: { signal?: AbortSignal } = {}): Promise<UrlGroup[]> {
-  return getResource(connection, ['v2', 'topics'], urlGroupListSchema, options);
+  return getResource(connection, ['v2', 'topics'], 'urlGroupList', options);
 }
 
 /** `GET /v2/topics/{name}`: one URL group; an unknown name is a `NotFoundError`. */
 export function getUrlGroup(connection: ServiceConnection, name: string, options?: { signal?: AbortSignal }): Promise<UrlGroup> {
   const group = checkName('name', name);
-  return getResource(connection, ['v2', 'topics', group], urlGroupSchema, options);
+  return getResource(connection, ['v2', 'topics', group], 'urlGroup', options);
 }
 
 /** `DELETE /v2/topics/{name}`: deletes a URL group and its endpoints; an unknown name is a `NotFoundError`. */

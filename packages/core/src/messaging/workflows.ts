@@ -1,45 +1,13 @@
 import { describeValue, expectObject, ValidationError } from '../errors';
-import { knownString, nilSafeArray, parseResponse } from '../schemas/primitives';
-import { z } from 'zod';
+import { parseAnswer } from '../schemas/lazy';
+import type { NotifyResult, RestartedRun, Waiter, WorkflowRun } from '../schemas/resources';
+import { WORKFLOW_RUN_STATES } from '../wire';
 import type { ServiceConnection } from './connection';
 import { checkId, checkIds, getResource, paginate, signalOf } from './listing';
 
 // Workflow runs as the service keeps them for the Workflow SDK: their logs (state and steps), and
 // what can be done to them: cancel, notify a waiting run, list the waiters, and resume, restart or
 // delete a failed run's entry in the workflow DLQ.
-
-/** The states of a run. */
-const WORKFLOW_RUN_STATES = ['RUN_STARTED', 'RUN_SUCCESS', 'RUN_FAILED', 'RUN_CANCELED'] as const;
-
-const stepSchema = z.looseObject({
-  messageId: z.string().optional(),
-  stepName: z.string().optional(),
-  stepType: z.string().optional(),
-  state: z.string().optional(),
-  out: z.unknown().optional(),
-  concurrent: z.number().optional(),
-});
-
-/** One run, as `GET /v2/workflows/events` lists it. Unknown fields are kept. */
-const workflowRunSchema = z.looseObject({
-  workflowRunId: z.string(),
-  workflowUrl: z.string(),
-  workflowState: knownString(WORKFLOW_RUN_STATES),
-  /** Unix milliseconds. */
-  workflowRunCreatedAt: z.number(),
-  workflowRunCompletedAt: z.number().optional(),
-  /** In order: one group per sequential step, one for steps that ran side by side. */
-  steps: nilSafeArray(z.looseObject({ type: z.string(), steps: nilSafeArray(stepSchema) })),
-  /** What the route returned, as JSON text. */
-  workflowRunResponse: z.string().optional(),
-  dlqId: z.string().optional(),
-  failureFunction: z.looseObject({ state: z.string().optional(), failStatus: z.number().optional() }).optional(),
-});
-
-/** A workflow run with its steps. */
-export type WorkflowRun = z.infer<typeof workflowRunSchema>;
-
-const runPageSchema = z.looseObject({ runs: nilSafeArray(workflowRunSchema), cursor: z.string().optional() });
 
 /** A page of runs; no `cursor` at the end. */
 export interface WorkflowRunPage {
@@ -56,28 +24,6 @@ export interface WorkflowRunFilter {
   cursor?: string;
   signal?: AbortSignal;
 }
-
-const waiterSchema = z.looseObject({
-  url: z.string(),
-  /** Unix seconds. */
-  deadline: z.number().optional(),
-  timeoutUrl: z.string().optional(),
-});
-
-/** A run waiting for an event. */
-export type Waiter = z.infer<typeof waiterSchema>;
-
-const notifyResultSchema = nilSafeArray(z.looseObject({ waiter: waiterSchema, messageId: z.string(), error: z.string().optional() }));
-
-/** Who a notify reached: each waiter and the message that gave it the event. */
-export type NotifyResult = z.infer<typeof notifyResultSchema>[number];
-
-const restartedRunSchema = z.looseObject({ workflowRunId: z.string(), workflowCreatedAt: z.number().optional() });
-/** A run a workflow DLQ resume or restart started: the same run, or a new one. */
-export type RestartedRun = z.infer<typeof restartedRunSchema>;
-const restartedSchema = z.looseObject({ workflowRuns: nilSafeArray(restartedRunSchema) });
-const deletedSchema = z.looseObject({ deleted: z.number() });
-const cancelledSchema = z.looseObject({ cancelled: z.number() });
 
 const FILTER_KEYS = new Set(['workflowRunId', 'workflowUrl', 'state', 'count', 'cursor', 'signal']);
 
@@ -101,7 +47,7 @@ export async function listWorkflowRuns(connection: ServiceConnection, filter: Wo
     count: filter.count,
     cursor: filter.cursor,
   };
-  const page = await getResource(connection, ['v2', 'workflows', 'events'], runPageSchema, { query, ...signalOf(filter) });
+  const page = await getResource(connection, ['v2', 'workflows', 'events'], 'workflowRunPage', { query, ...signalOf(filter) });
   return { runs: page.runs, cursor: page.cursor ? page.cursor : undefined };
 }
 
@@ -126,7 +72,7 @@ export function cancelWorkflowRuns(
   const ids = idList('runIds', runIds, 'workflow run id');
   return connection.requester.requestJson(
     { method: 'DELETE', path: ['v2', 'workflows', 'runs'], query: { workflowRunIds: ids }, ...signalOf(options) },
-    (value, url) => parseResponse(cancelledSchema, value, url),
+    (value, url) => parseAnswer('cancelResult', value, url),
   );
 }
 
@@ -142,13 +88,13 @@ export function notifyWorkflowEvent(
     options.runId === undefined ? ['v2', 'notify', event] : ['v2', 'notify', checkId('runId', options.runId, 'workflow run id'), event];
   const body = typeof data === 'string' ? data : JSON.stringify(data);
   return connection.requester.requestJson({ method: 'POST', path, body, ...signalOf(options) }, (value, url) =>
-    parseResponse(notifyResultSchema, value, url),
+    parseAnswer('notifyResult', value, url),
   );
 }
 
 /** `GET /v2/waiters/{eventId}`: the runs waiting for an event. */
 export function listWaiters(connection: ServiceConnection, eventId: string, options: { signal?: AbortSignal } = {}): Promise<Waiter[]> {
-  return getResource(connection, ['v2', 'waiters', checkId('eventId', eventId, 'event id')], nilSafeArray(waiterSchema), options);
+  return getResource(connection, ['v2', 'waiters', checkId('eventId', eventId, 'event id')], 'waiterList', options);
 }
 
 /**
@@ -164,7 +110,7 @@ export async function restartWorkflowRuns(
   const ids = idList('dlqIds', dlqIds, 'dlqId');
   const answer = await connection.requester.requestJson(
     { method: 'POST', path: ['v2', 'workflows', 'dlq', how], query: { dlqIds: ids }, ...signalOf(options) },
-    (value, url) => parseResponse(restartedSchema, value, url),
+    (value, url) => parseAnswer('workflowRestarted', value, url),
   );
   return answer.workflowRuns;
 }
@@ -178,7 +124,7 @@ export function deleteWorkflowDlqEntries(
   const ids = idList('dlqIds', dlqIds, 'dlqId');
   return connection.requester.requestJson(
     { method: 'DELETE', path: ['v2', 'workflows', 'dlq'], query: { dlqIds: ids }, ...signalOf(options) },
-    (value, url) => parseResponse(deletedSchema, value, url),
+    (value, url) => parseAnswer('workflowDeleted', value, url),
   );
 }
 

@@ -4,7 +4,7 @@ import { type BodyOf, type DestinationDefinition, expectDestination } from '../c
 import { ConfigError, ValidationError } from '../errors';
 import { guardedDelivery, type IdempotencyOption } from '../idempotency/guard';
 import { toPromise, whenReady } from '../maybe-promise';
-import { callbackBodySchema, failureCallbackBodySchema } from '../schemas';
+import { loadResponseSchemas } from '../schemas/lazy';
 import {
   fetchThrough,
   guardOf,
@@ -154,7 +154,8 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   };
   const acknowledge = makeEndpoint((input) => whenReady(receiveNow(input), () => undefined));
   const receiveCallback = async (input: InboundRequest, callbackOptions: CallbackOptions<never, never> = {}, failure = false) => {
-    const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
+    const { callbackBodySchemas } = await loadResponseSchemas();
+    const delivery = await receiveNow(input, failure ? callbackBodySchemas.failure : callbackBodySchemas.callback);
     return toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
   };
   // The handler of a message endpoint, behind the endpoint's idempotency guard when it has one.
@@ -183,7 +184,8 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   ) => {
     const guard = guardOf(setup, callbackOptions.idempotency);
     return makeEndpoint(async (input) => {
-      const delivery = await receiveNow(input, failure ? failureCallbackBodySchema : callbackBodySchema);
+      const { callbackBodySchemas } = await loadResponseSchemas();
+      const delivery = await receiveNow(input, failure ? callbackBodySchemas.failure : callbackBodySchemas.callback);
       const message = await toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
       const run = () => handler(message as never, input.context as never);
       const guarded = guard ? () => guard(guardedDelivery(delivery), run) : run;

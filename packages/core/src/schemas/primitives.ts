@@ -102,17 +102,6 @@ export function parseResponse<T>(schema: z.ZodType<T>, value: unknown, url: stri
 }
 
 /**
- * {@link parseResponse} with a hand-written check in front: a value `isPlain` accepts is returned as
- * it is, anything else gets zod's full parse (and its error). `isPlain` must accept only values the
- * schema returns unchanged, which a property test holds it to.
- *
- * @example parseResponseFast(enqueueResultSchema, isPlainEnqueueResult, value, url)
- */
-export function parseResponseFast<T>(schema: z.ZodType<T>, isPlain: (value: unknown) => value is T, value: unknown, url: string): T {
-  return isPlain(value) ? value : parseResponse(schema, value, url);
-}
-
-/**
  * Summarises the first issue of a zod error as a dotted field path and a short reason. Unions are
  * unwrapped: when every branch failed on the value's type the reason lists the accepted types,
  * otherwise the branch that got furthest into the value is reported.

@@ -1,3 +1,4 @@
+import { MESSAGE_STATES, WORKFLOW_RUN_STATES } from '../wire';
 import { knownString, nilSafeArray, numberOrNumericStringSchema, optionalHeaderMapSchema } from './primitives';
 import { z } from 'zod';
 
@@ -5,21 +6,6 @@ import { z } from 'zod';
 // schedules, queues, flow control and signing keys. As everywhere, only what identifies a resource
 // is required; the service writes these from Go structs with `omitempty`, and one odd field must not
 // make a listing unreadable. Unknown fields are kept.
-
-/** A message's state in the logs. */
-export const MESSAGE_STATES = [
-  'CREATED',
-  'ACTIVE',
-  'RETRY',
-  'ERROR',
-  'IN_PROGRESS',
-  'DELIVERED',
-  'FAILED',
-  'CANCEL_REQUESTED',
-  'CANCELED',
-] as const;
-/** A message's state in the logs. */
-export type MessageState = (typeof MESSAGE_STATES)[number];
 
 // The cursor ends a listing when it is absent or empty; both read as `undefined`.
 const cursorSchema = z
@@ -244,3 +230,57 @@ export type GlobalParallelism = z.infer<typeof globalParallelismSchema>;
 export const signingKeysSchema = z.looseObject({ current: z.string(), next: z.string() });
 /** The current and next signing keys. */
 export type SigningKeys = z.infer<typeof signingKeysSchema>;
+
+// Workflow runs as the service keeps them for the Workflow SDK: their logs (state and steps), the
+// runs waiting for an event, and what a cancel, notify, resume, restart or delete answers.
+
+const stepSchema = z.looseObject({
+  messageId: z.string().optional(),
+  stepName: z.string().optional(),
+  stepType: z.string().optional(),
+  state: z.string().optional(),
+  out: z.unknown().optional(),
+  concurrent: z.number().optional(),
+});
+
+/** One run, as `GET /v2/workflows/events` lists it. Unknown fields are kept. */
+const workflowRunSchema = z.looseObject({
+  workflowRunId: z.string(),
+  workflowUrl: z.string(),
+  workflowState: knownString(WORKFLOW_RUN_STATES),
+  /** Unix milliseconds. */
+  workflowRunCreatedAt: z.number(),
+  workflowRunCompletedAt: z.number().optional(),
+  /** In order: one group per sequential step, one for steps that ran side by side. */
+  steps: nilSafeArray(z.looseObject({ type: z.string(), steps: nilSafeArray(stepSchema) })),
+  /** What the route returned, as JSON text. */
+  workflowRunResponse: z.string().optional(),
+  dlqId: z.string().optional(),
+  failureFunction: z.looseObject({ state: z.string().optional(), failStatus: z.number().optional() }).optional(),
+});
+/** A workflow run with its steps. */
+export type WorkflowRun = z.infer<typeof workflowRunSchema>;
+
+export const workflowRunPageSchema = z.looseObject({ runs: nilSafeArray(workflowRunSchema), cursor: z.string().optional() });
+
+const waiterSchema = z.looseObject({
+  url: z.string(),
+  /** Unix seconds. */
+  deadline: z.number().optional(),
+  timeoutUrl: z.string().optional(),
+});
+/** A run waiting for an event. */
+export type Waiter = z.infer<typeof waiterSchema>;
+export const waiterListSchema = nilSafeArray(waiterSchema);
+
+export const notifyResultSchema = nilSafeArray(
+  z.looseObject({ waiter: waiterSchema, messageId: z.string(), error: z.string().optional() }),
+);
+/** Who a notify reached: each waiter and the message that gave it the event. */
+export type NotifyResult = z.infer<typeof notifyResultSchema>[number];
+
+const restartedRunSchema = z.looseObject({ workflowRunId: z.string(), workflowCreatedAt: z.number().optional() });
+/** A run a workflow DLQ resume or restart started: the same run, or a new one. */
+export type RestartedRun = z.infer<typeof restartedRunSchema>;
+export const workflowRestartedSchema = z.looseObject({ workflowRuns: nilSafeArray(restartedRunSchema) });
+export const workflowDeletedSchema = z.looseObject({ deleted: z.number() });

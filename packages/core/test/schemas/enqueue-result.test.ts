@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { isPlainEnqueueResult } from '../../src/schemas/messaging';
+import { isPlainEnqueueResult } from '../../src/schemas/lazy';
 import { enqueueResultSchema, parseResponse, urlGroupEnqueueResultSchema } from '../../src/schemas';
 import { enqueueResult, enqueueResultDeduplicated, urlGroupEnqueueResult } from './fixtures';
 import { URL, responseError } from './helpers';
