@@ -35,6 +35,7 @@ export { destinationLabel } from './tracing/hooks';
 export { dispatchOnce, type DispatchRequest, type DispatchResult } from './http/dispatch';
 export { parseCron, type ParsedCron } from './messaging/cron';
 export { formatServiceTimestamp, parseServiceTimestamp } from './service-timestamp';
+export { preloadResponseSchemas } from './schemas/lazy';
 export { checkSearchIndexInput, SEARCH_INDEX_UNLIMITED, STATS_PERIODS } from './management-vocabulary';
 
 // The errors' base class, for the dev server's own errors: the root would load the client's schemas.

@@ -11,7 +11,7 @@ import {
   type HttpTransport,
   type WorkflowRun,
 } from '@mailroom/core';
-import { headerNames, parseDuration } from '@mailroom/core/internal-protocol';
+import { headerNames, parseDuration, preloadResponseSchemas } from '@mailroom/core/internal-protocol';
 import { type EmbeddedService, type MessageFixture, type RunFixture, startEmbeddedService } from '@mailroom/dev-server/internal-embedded';
 import { type InProcessDelivery, inProcessDelivery } from './app';
 import { createClockDriver, realClock, type TestClock, virtualClock } from './clock';
@@ -20,6 +20,10 @@ import { answerGlobalFetch } from './global-fetch';
 import { type Attempt, createRecording } from './recording';
 import { createReplays, isRunFixture, type Replayed, type ReplayedRun, type ReplayOptions } from './replay';
 import { resolveSettings, type Settings, type TestServiceOptions } from './settings';
+
+// Core checks the service's answers with schemas it loads on first use. A test reads runs and the DLQ
+// in its first test: they load while the file is collected, not in that test's time.
+preloadResponseSchemas();
 
 /** The service in the test. */
 export interface TestService {

@@ -17,6 +17,15 @@ export function loadResponseSchemas(): Promise<typeof import('./responses')> {
 }
 
 /**
+ * Starts loading the schemas now, for a caller that knows answers to check will follow (the test
+ * service, whose helpers read runs and the DLQ in a file's first test). A failure to load is left
+ * to the first answer that needs them, which then rejects with it.
+ */
+export function preloadResponseSchemas(): void {
+  loadResponseSchemas().catch(() => {});
+}
+
+/**
  * Checks `value`, the answer of `url`, against the schema `name` once the schemas are loaded.
  * @throws {ResponseValidationError} (as a rejection) naming the first offending field.
  */
