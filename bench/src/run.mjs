@@ -2,7 +2,7 @@
 // prints one table, writes bench/results/latest.json and docs/benchmarks.md.
 //   --smoke             a second or so per case, correctness checks included, targets not enforced,
 //                       two sections at a time; writes bench/results/smoke.json only. `npm test` runs this.
-//   --only=a,b          run some measurements (verification, express, fastify, hono, next, sending, receiving-options, idempotency-stores, dev-server, workflow, testing, console, scale)
+//   --only=a,b          run some measurements (verification, express, fastify, hono, next, sending, receiving-options, idempotency-stores, cold-start, dev-server, workflow, testing, console, scale)
 //   --enforce-targets   exit 2 when a target is missed (full runs only)
 // Exit 1 when a correctness check fails or a measurement breaks: a broken path never reports a speed.
 import { spawnSync } from 'node:child_process';
@@ -32,6 +32,7 @@ const MEASUREMENTS = [
   { id: 'sending', file: 'sending.mjs' },
   { id: 'receiving-options', file: 'receiving-options.mjs' },
   { id: 'idempotency-stores', file: 'idempotency-stores.mjs' },
+  { id: 'cold-start', file: 'cold-start.mjs' },
   // Last: it needs a colleague's package, and must not hold up the others.
   { id: 'dev-server', file: 'dev-server.mjs', needsDevServer: true },
   {
