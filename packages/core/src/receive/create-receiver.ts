@@ -153,9 +153,13 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     };
   };
   const acknowledge = makeEndpoint((input) => whenReady(receiveNow(input), () => undefined));
-  const receiveCallback = async (input: InboundRequest, callbackOptions: CallbackOptions<never, never> = {}, failure = false) => {
+  // A callback's body is checked with core's own schemas, loaded with the first callback.
+  const receiveCallbackDelivery = async (input: InboundRequest, failure: boolean) => {
     const { callbackBodySchemas } = await loadResponseSchemas();
-    const delivery = await receiveNow(input, failure ? callbackBodySchemas.failure : callbackBodySchemas.callback);
+    return receiveNow(input, failure ? callbackBodySchemas.failure : callbackBodySchemas.callback);
+  };
+  const receiveCallback = async (input: InboundRequest, callbackOptions: CallbackOptions<never, never> = {}, failure = false) => {
+    const delivery = await receiveCallbackDelivery(input, failure);
     return toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
   };
   // The handler of a message endpoint, behind the endpoint's idempotency guard when it has one.
@@ -184,8 +188,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
   ) => {
     const guard = guardOf(setup, callbackOptions.idempotency);
     return makeEndpoint(async (input) => {
-      const { callbackBodySchemas } = await loadResponseSchemas();
-      const delivery = await receiveNow(input, failure ? callbackBodySchemas.failure : callbackBodySchemas.callback);
+      const delivery = await receiveCallbackDelivery(input, failure);
       const message = await toCallbackMessage(delivery.body, delivery, callbackOptions, failure, setup.headerPrefix);
       const run = () => handler(message as never, input.context as never);
       const guarded = guard ? () => guard(guardedDelivery(delivery), run) : run;

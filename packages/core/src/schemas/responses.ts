@@ -35,14 +35,13 @@ import {
 } from './resources';
 
 /**
- * Every answer the clients check, and the two bodies a callback carries, by name. The clients name a
- * schema and ./lazy.ts loads this module with the first answer to check, so an app that only receives
- * and enqueues messages never loads zod (most of core's import time).
+ * Every answer the clients check, by name. The clients name a schema and ./lazy.ts loads this module
+ * with the first answer to check, so an app that only receives and enqueues messages never loads zod
+ * (most of core's import time). The receiver takes the callback bodies' schemas below, as they are.
  */
 const RESPONSES = {
   bulkAction: bulkActionSchema,
   bulkActionStarted: bulkActionStartedSchema,
-  callbackBody: callbackBodySchema,
   cancelResult: cancelResultSchema,
   batchResult: z.array(z.union([enqueueResultSchema, urlGroupEnqueueResultSchema])),
   dlqDeleteResult: dlqDeleteResultSchema,
@@ -50,7 +49,6 @@ const RESPONSES = {
   dlqMessagePage: dlqMessagePageSchema,
   dlqRetryResult: dlqRetryResultSchema,
   enqueueResult: enqueueResultSchema,
-  failureCallbackBody: failureCallbackBodySchema,
   flowControlInfo: flowControlInfoSchema,
   flowControlInfoList: nilSafeArray(flowControlInfoSchema),
   globalParallelism: globalParallelismSchema,
