@@ -176,7 +176,7 @@ describe('messages left in the journal on a restart', () => {
     const scanned = scanStoredMessageLine(line, 0, line.length);
     expect(scanned).toMatchObject({ kind: 'restored', id: 'msg_kept', seq: 7, dueAt: NOW + 5 });
     const pending = new PendingMessages();
-    pending.putStored(scanned!, { start: 0, offset: 0, file });
+    pending.putStored(scanned!, { start: 0, offset: 0, file, generation: 0 });
     pending.doneReading();
     expect(pending.held('msg_kept')).toBeUndefined();
     expect(pending.dueAt('msg_kept')).toBe(NOW + 5);
@@ -189,6 +189,120 @@ describe('messages left in the journal on a restart', () => {
     expect(pending.held('msg_kept')).toEqual(message);
     expect(snapshotReads).toEqual([message]);
     expect(await readFile(file, 'utf8')).not.toContain('msg_kept');
+    pending.close();
+  });
+});
+
+describe('messages left in the journal once their send is durable', () => {
+  /** The plain sends of `records` left never attempted, with nothing in their record but the message: those a store leaves in the journal. */
+  function leftAside(records: readonly DevRecord[]): string[] {
+    const touched = new Set<string>();
+    for (const record of records) if (record.type === 'attempt') touched.add(record.id);
+    const end = parsedReplay(records);
+    return records.flatMap((record) =>
+      record.type === 'messages.accepted' && record.dedupKeys === undefined && record.messages[0]!.queue === undefined
+        ? record.messages.map((message) => message.id).filter((id) => end.pending.has(id) && !touched.has(id))
+        : [],
+    );
+  }
+
+  it('leave every plain send due 30 s or more from now, never attempted, and change nothing a user sees', async () => {
+    const records = history(3_000, 5);
+    const store = await open(join(dir, 'live'));
+    await Promise.all(records.map((record) => store.commit(record)));
+    const aside = leftAside(records);
+    expect(aside.length).toBeGreaterThan(500);
+    const held = [...parsedReplay(records).pending.values()].map((record) => record.id).filter((id) => store.state.pending.held(id));
+    expect(held.length + aside.length).toBe(store.state.pending.size);
+    for (const id of aside) expect(store.state.pending.held(id)).toBeUndefined();
+    // The journal as a crash leaves it, before anything left aside is read: its restart sees what a parsing replay does.
+    await copyFile(join(dir, 'live', 'mailroom.jsonl'), join(dir, 'crashed.jsonl'));
+    const changes = laterChanges(parsedReplay(records), NOW + 1_000_000);
+    for (const change of changes) await store.commit(change);
+    const expected = parsedReplay([...records, ...changes]);
+    // Closed with messages still aside: the snapshot reads each from the journal it is in.
+    await store.close();
+    const again = await open(join(dir, 'live'));
+    expect(seen(again.state)).toEqual(seen(expected));
+    await again.close();
+    await mkdir(join(dir, 'crashed'));
+    await copyFile(join(dir, 'crashed.jsonl'), join(dir, 'crashed', 'mailroom.jsonl'));
+    const crashed = await open(join(dir, 'crashed'));
+    expect(seen(crashed.state)).toEqual(seen(parsedReplay(records)));
+    await crashed.close();
+  });
+
+  it('read back as they were sent, once read held again, and shown as a parsing replay shows them', async () => {
+    const records = history(1_500, 8);
+    const store = await open(join(dir, 'live'));
+    await Promise.all(records.map((record) => store.commit(record)));
+    const aside = leftAside(records);
+    expect(aside.length).toBeGreaterThan(200);
+    const expected = parsedReplay(records);
+    expect(seen(store.state)).toEqual(seen(expected));
+    for (const id of aside) expect(store.state.pending.held(id)).toEqual(expected.pending.get(id));
+    await store.close();
+  });
+
+  it('keep a send due sooner, one changed before it was durable, and every one of the in-memory store', async () => {
+    const send = (id: string, seq: number, dueIn: number): DevRecord => ({
+      type: 'messages.accepted',
+      at: NOW,
+      messages: [plain(id, seq, { notBefore: NOW + dueIn, dueAt: NOW + dueIn })],
+    });
+    const store = await open(join(dir, 'live'));
+    const durable = [store.commit(send('msg_soon', 1, 29_999)), store.commit(send('msg_later', 2, 30_000))];
+    durable.push(store.commit(send('msg_tried', 3, 60_000)));
+    // Attempted before its send was written: it stays held as the attempt left it.
+    const attempt: DevRecord = {
+      type: 'attempt',
+      id: 'msg_tried',
+      at: NOW,
+      retried: 0,
+      outcome: 'retry',
+      dueAt: NOW + 90_000,
+      bytes: 1,
+      spawned: [],
+    };
+    durable.push(store.commit(attempt));
+    await Promise.all(durable);
+    expect(store.state.pending.held('msg_soon')).toBeDefined();
+    expect(store.state.pending.held('msg_later')).toBeUndefined();
+    expect(store.state.pending.held('msg_tried')).toBeDefined();
+    expect(store.state.pending.retried('msg_tried')).toBe(1);
+    expect(store.state.pending.dueAt('msg_tried')).toBe(NOW + 90_000);
+    await store.close();
+    const memory = await openStore({ dataDir: undefined, now: () => NOW, dlqRetentionMs: RETENTION, onCompactionError: () => {} });
+    await memory.commit(send('msg_later', 1, 3_600_000));
+    expect(memory.state.pending.held('msg_later')).toBeDefined();
+    await memory.close();
+  });
+
+  it('are read from the file they were written to, when a compaction renamed the next one over it', async () => {
+    const file = join(dir, 'journal.jsonl');
+    const lineOf = (message: MessageRecord) => JSON.stringify(encodeRecord({ type: 'messages.accepted', at: NOW, messages: [message] }));
+    const first = plain('msg_first', 1, { body: 'first', notBefore: NOW + 60_000, dueAt: NOW + 60_000 });
+    const second = plain('msg_second', 2, { body: 'second \u00e9', notBefore: NOW + 60_000, dueAt: NOW + 60_000 });
+    const pending = new PendingMessages();
+    const putAside = async (message: MessageRecord, generation: number, padding: string) => {
+      const json = lineOf(message);
+      await writeFile(join(dir, 'next.jsonl'), `${padding}${json}\n`);
+      await rename(join(dir, 'next.jsonl'), file);
+      const line = Buffer.from(json);
+      pending.put(message);
+      pending.putAside(message, scanStoredMessageLine(line, 0, line.length)!, {
+        start: 0,
+        offset: Buffer.byteLength(padding),
+        file,
+        generation,
+      });
+    };
+    await putAside(first, 0, '');
+    await putAside(second, 1, 'a longer line the next file starts with\n');
+    expect(pending.held('msg_first')).toBeUndefined();
+    expect(pending.held('msg_second')).toBeUndefined();
+    expect(pending.get('msg_second')).toEqual(second);
+    expect(pending.get('msg_first')).toEqual(first);
     pending.close();
   });
 });

@@ -1,8 +1,15 @@
 import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JournalUnavailableError, type Journal, type JournalStats, type OpenedJournal, type ReopenOptions } from './types';
+import {
+  JournalUnavailableError,
+  type Journal,
+  type JournalStats,
+  type OnDurableLine,
+  type OpenedJournal,
+  type ReopenOptions,
+} from './types';
 import { releaseLock, type HeldLock } from './lock-file';
-import { encodeRecordLine, JOURNAL_HEADER_LINE } from './record-line';
+import { encodeRecordLine, JOURNAL_HEADER_LINE, JSON_START_IN_LINE, NEWLINE } from './record-line';
 import { type BackgroundCompaction, readRange, startBackgroundCompaction, syncDirectory, writeAndRename, writeAt } from './compaction';
 
 /** Automatic compaction settings, both present or neither. */
@@ -32,6 +39,8 @@ interface FileState {
   handle: FileHandle;
   /** Offset of the next batch: the end of the last durable line. */
   size: number;
+  /** Which file `handle` is: 0 the one opened, then one more for each that replaced it. */
+  generation: number;
   /** Bytes the last compaction wrote, for the amortised automatic-compaction threshold. */
   keptByLastCompaction: number;
   stats: JournalStats;
@@ -53,6 +62,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     fsync: init.fsync,
     handle: init.handle,
     size: init.size,
+    generation: 0,
     keptByLastCompaction: 0,
     stats: { appends: 0, batches: 0, syncs: 0, compactions: 0, recordsInFile: init.recordsInFile, bytesInFile: init.size },
     failure: undefined,
@@ -158,9 +168,9 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
   }
 
   return {
-    append(record) {
+    append(record, onDurable) {
       return new Promise<void>((resolve, reject) => {
-        enqueue({ kind: 'append', line: encodeRecordLine(record), resolve, reject });
+        enqueue({ kind: 'append', line: encodeRecordLine(record), onDurable, resolve, reject });
       });
     },
     compact(snapshot) {
@@ -246,7 +256,25 @@ async function commitBatch(state: FileState, batch: AppendOperation[], queue: Jo
   state.stats.appends += batch.length;
   state.stats.recordsInFile += batch.length;
   state.stats.bytesInFile = state.size;
+  tellWhereLinesAre(state, batch, buffer, state.size - buffer.length);
   for (const operation of batch) operation.resolve();
+}
+
+/** Tells each append that asked where its line is in `buffer`, written at `offset`: one line per record, each ending in the only `\n` it has. */
+function tellWhereLinesAre(state: FileState, batch: AppendOperation[], buffer: Buffer, offset: number): void {
+  let last = batch.length - 1;
+  while (last >= 0 && batch[last]!.onDurable === undefined) last -= 1;
+  let start = 0;
+  for (let index = 0; index <= last; index++) {
+    const end = buffer.indexOf(NEWLINE, start);
+    const json = start + JSON_START_IN_LINE;
+    try {
+      batch[index]!.onDurable?.(buffer, json, end, offset + json, state.paths.file, state.generation);
+    } catch {
+      // The record is durable whatever its listener did: the append still resolves.
+    }
+    start = end + 1;
+  }
 }
 
 /**
@@ -288,6 +316,7 @@ async function adoptReplacement(
   const previous = state.handle;
   state.handle = replacement.handle;
   state.size = replacement.size;
+  state.generation += 1;
   // The old file is already replaced: failing to close its handle loses nothing.
   await previous.close().catch(() => undefined);
   try {
@@ -406,7 +435,7 @@ export function journalPaths(dir: string, name: string): JournalPaths {
  * the two turns of an automatic compaction (its start, then its finish once the snapshot is written).
  */
 type JournalOperation = (
-  | { kind: 'append'; line: string }
+  | { kind: 'append'; line: string; onDurable: OnDurableLine | undefined }
   | { kind: 'compact'; lines: string[] }
   | { kind: 'start-compaction'; records: Iterable<unknown> }
   | { kind: 'finish-compaction' }

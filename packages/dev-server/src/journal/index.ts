@@ -5,4 +5,4 @@
 export { openJournal, openMemoryJournal } from './open-journal';
 export { JOURNAL_VERSION } from './record-line';
 export { JournalCorruptError, JournalError, JournalLockedError, JournalUnavailableError } from './types';
-export type { Journal, JournalRecovery, JournalStats, OpenedJournal, OpenJournalOptions } from './types';
+export type { Journal, JournalRecovery, JournalStats, OnDurableLine, OpenedJournal, OpenJournalOptions } from './types';

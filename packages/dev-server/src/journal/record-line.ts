@@ -10,6 +10,8 @@ import { JournalCorruptError } from './types';
  */
 const CHECKSUM_LENGTH = 8;
 const SPACE = 0x20;
+/** Where a line's JSON starts in it: after its checksum and a space. */
+export const JSON_START_IN_LINE = CHECKSUM_LENGTH + 1;
 
 /** Sentinel for a line that does not decode; distinct from any JSON value. */
 const INVALID_LINE: unique symbol = Symbol('invalid journal line');
@@ -97,7 +99,7 @@ function readHeader(line: string): string | number {
   return version;
 }
 
-const NEWLINE = 0x0a;
+export const NEWLINE = 0x0a;
 
 /** A journal file's content, read back. */
 export interface DecodedJournal<R> {

@@ -58,6 +58,14 @@ export interface OpenJournalOptions<R> {
   onRecordBytes?: (line: Buffer, start: number, end: number, offset: number, file: string) => boolean;
 }
 
+/**
+ * Where a record's line went, told once it is durable: its JSON is `line[start, end)`, at `offset`
+ * in `file`, the `generation`-th file this journal wrote (0: the one it opened; each compaction writes
+ * the next). Called synchronously, while `file` still is that file: open it now to read it later.
+ * `line` is reused once this returns.
+ */
+export type OnDurableLine = (line: Buffer, start: number, end: number, offset: number, file: string, generation: number) => void;
+
 /** Options of {@link Journal.reopen}: as those of {@link OpenJournalOptions}, for this reading. */
 export type ReopenOptions<R> = Pick<OpenJournalOptions<R>, 'onRecord' | 'onRecordBytes'>;
 
@@ -83,8 +91,9 @@ export interface Journal<R> {
    * Appends one record; resolves once it is durably on disk (written and synced). Appends made in the
    * same tick share one write and one sync. Rejects when the record is not JSON-serialisable, after
    * `close`, or after an I/O failure (the journal then refuses every later append: reopen it).
+   * `onDurable` is told where the line is, once it is durable (the in-memory journal never tells).
    */
-  append(record: R): Promise<void>;
+  append(record: R, onDurable?: OnDurableLine): Promise<void>;
   /**
    * Replaces the journal's content with `snapshot`, the caller's minimal current state, atomically
    * (resolves once the new file and its directory entry are synced). `snapshot` must reflect every

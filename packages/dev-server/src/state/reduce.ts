@@ -4,7 +4,7 @@ import { statsBucket, type DevState } from './dev-state';
 import { type CreatedRun, deferCreated, keepLog, type LogFields, logEntry } from './event-log';
 import { noteOrigin, takePending } from './message-index';
 import type { AttemptDetail, DevRecord, DlqEntry, MessageRecord } from './records';
-import type { StoredMessageLine } from './stored-messages';
+import type { StoredLine, StoredMessageLine } from './stored-messages';
 
 /**
  * Applies one record to the state. Every change a reader can see happens here (the only other is the
@@ -181,12 +181,7 @@ export function reduce(state: DevState, record: DevRecord): void {
  * where it is, and its `CREATED` entry names it by id until it leaves the pending ones. `run`: a
  * replay's entries not yet put in the log (event-log.ts), which the replay puts in before anything else.
  */
-export function reduceStoredMessage(
-  state: DevState,
-  scanned: StoredMessageLine,
-  line: { start: number; offset: number; file: string },
-  run: CreatedRun,
-): void {
+export function reduceStoredMessage(state: DevState, scanned: StoredMessageLine, line: StoredLine, run: CreatedRun): void {
   changeLogStart = state.nextLogOrder;
   state.pending.putStored(scanned, line);
   state.nextSeq = Math.max(state.nextSeq, scanned.seq + 1);

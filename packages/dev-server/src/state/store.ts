@@ -1,4 +1,12 @@
-import { JOURNAL_VERSION, openJournal, openMemoryJournal, type Journal, type JournalRecovery, type OpenedJournal } from '../journal';
+import {
+  JOURNAL_VERSION,
+  openJournal,
+  openMemoryJournal,
+  type Journal,
+  type JournalRecovery,
+  type OnDurableLine,
+  type OpenedJournal,
+} from '../journal';
 import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { PendingMessages } from './pending-messages';
@@ -58,6 +66,8 @@ export interface OpenStoreOptions {
  * state is not worth rewriting, and replaying 16 MB adds about 0.2 s to a start.
  */
 const COMPACT_AFTER_BYTES = 16 * 1024 * 1024;
+/** A plain message due this long after it is durable is left in the journal; one due sooner is about to be read again. */
+const PUT_ASIDE_AFTER_MS = 30_000;
 /** Expired data is swept at most this often, on the next commit. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -140,9 +150,20 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       () => Promise.reject(answer),
     );
   };
+  /** For a send of one message due long from now: once durable, it is left in the journal (pending-messages.ts). */
+  const putAside = (record: DevRecord): OnDurableLine | undefined => {
+    if (inMemory || record.type !== 'messages.accepted' || record.messages.length !== 1) return undefined;
+    const message = record.messages[0]!;
+    if (message.dueAt - options.now() < PUT_ASIDE_AFTER_MS) return undefined;
+    return (line, start, end, offset, file, generation) => {
+      // A message with more than the plain fields is not scanned: it stays held.
+      const scanned = scanStoredMessageLine(line, start, end);
+      if (scanned) state.pending.putAside(message, scanned, { start, offset, file, generation });
+    };
+  };
   // The in-memory journal keeps nothing: encoding for it would be work for nothing.
   const append = (record: DevRecord) =>
-    journal.append(inMemory ? (record as unknown as EncodedRecord) : encodeRecord(record)).catch(refuse);
+    journal.append(inMemory ? (record as unknown as EncodedRecord) : encodeRecord(record), putAside(record)).catch(refuse);
   // The open transaction: its records so far, and the promise each of its commits answers.
   let open: { records: DevRecord[]; durable: Promise<void> } | undefined;
   return {
@@ -235,7 +256,8 @@ async function replayJournal(
  */
 function replayer(state: DevState) {
   // Reused for every line: a replay makes no object per message it leaves in the journal.
-  const where = { start: 0, offset: 0, file: '' };
+  // Generation 0: the file the journal then appends to.
+  const where = { start: 0, offset: 0, file: '', generation: 0 };
   const run = createdRun();
   return {
     onRecord: (encoded: EncodedRecord) => {

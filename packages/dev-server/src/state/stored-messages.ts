@@ -9,7 +9,8 @@ import type { MessageRecord } from './records';
 // the scale section). Only a plain message is kept so: its journal tuple without the object of other
 // fields (no queue, flow control, workflow, callback, origin), the form a burst of sends and their
 // snapshot take. All a replay and the scheduler read of it is then in the tuple's first fields, read
-// here without parsing the rest.
+// here without parsing the rest. A running server leaves a send due long from now so too, once its line
+// is durable (store.ts), in the file the journal wrote it to, which a compaction may since have replaced.
 
 /** One journal line that is one plain message, as {@link scanStoredMessageLine} read it. Reused: copy what you keep. */
 export interface StoredMessageLine {
@@ -186,7 +187,10 @@ class JournalFile {
   private blockStart = 0;
   private blockLength = 0;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    readonly generation: number,
+  ) {
     // Opened now, while it is the file the journal was read from: a compaction later renames another
     // over it, and this descriptor keeps the bytes the messages are in.
     this.fd = openSync(file, 'r');
@@ -217,6 +221,14 @@ class JournalFile {
   }
 }
 
+/** Where a journal line is: it starts at `start` of the bytes read, at `offset` in the `generation`-th file `file` of the journal. */
+export interface StoredLine {
+  start: number;
+  offset: number;
+  file: string;
+  generation: number;
+}
+
 /**
  * The messages left in the journal, by the slot of their pending message: where each one's tuple is in the
  * journal file it was read from. Nothing of the message is held in memory until it is read.
@@ -228,22 +240,30 @@ export class StoredMessages {
   private offsets = new Float64Array(0);
   private lengths = new Int32Array(0);
   private times = new Float64Array(0);
-  /** While a journal is read: the file its messages are kept in. */
+  /** While a journal is read or written: the file its messages are kept in. */
   private reading: number | undefined;
 
-  /** Keeps the message `scanned` for `slot`: its line starts at `line.start` of what was read, at `line.offset` in `line.file`. */
-  keep(slot: number, scanned: StoredMessageLine, line: { start: number; offset: number; file: string }): void {
+  /**
+   * Keeps the message `scanned` for `slot`: its line starts at `line.start` of what was read, at
+   * `line.offset` in `line.file`, the journal's `line.generation`-th file (one a compaction replaced
+   * has the same name).
+   */
+  keep(slot: number, scanned: StoredMessageLine, line: StoredLine): void {
     if (slot >= this.fileOf.length) this.grow(Math.max(1024, this.fileOf.length * 2, slot + 1));
     this.release(slot);
-    if (this.reading === undefined || this.files[this.reading]!.file !== line.file) {
-      this.reading = this.files.length;
-      this.files.push(new JournalFile(line.file));
+    let index = this.reading;
+    const current = index === undefined ? undefined : this.files[index]!;
+    if (index === undefined || current?.file !== line.file || current.generation !== line.generation) {
+      index = this.files.length;
+      this.reading = index;
+      this.files.push(new JournalFile(line.file, line.generation));
+      current?.closeIfUnused();
     }
-    this.fileOf[slot] = this.reading;
+    this.fileOf[slot] = index;
     this.offsets[slot] = line.offset + (scanned.tupleStart - line.start);
     this.lengths[slot] = scanned.tupleEnd - scanned.tupleStart;
     this.times[slot] = scanned.at;
-    this.files[this.reading]!.kept += 1;
+    this.files[index]!.kept += 1;
   }
 
   /** The journal was read to its end: a file none of its messages is kept from is closed. */

@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { appendFile, mkdir, open as openFile, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -137,6 +138,71 @@ describe('append and replay', () => {
     await expect(openJournal({ dir: tempDir(), name: '../escape' })).rejects.toThrow(/journal name/);
     await expect(openJournal({ dir: tempDir(), compactAfterBytes: 10 })).rejects.toThrow(/needs `snapshot`/);
     await expect(openJournal({ dir: tempDir(), compactAfterBytes: 0, snapshot: () => [] })).rejects.toThrow(/positive integer/);
+  });
+});
+
+describe('where a durable line is', () => {
+  /** An `onDurable` that opens the file it is told of, as a reader keeping the line would, and notes what it was told. */
+  function listener() {
+    const told: Array<{ json: string; offset: number; generation: number; fd: number }> = [];
+    const descriptors = new Map<number, number>();
+    const onDurable = (line: Buffer, start: number, end: number, offset: number, path: string, generation: number) => {
+      if (!descriptors.has(generation)) descriptors.set(generation, openSync(path, 'r'));
+      told.push({ json: line.toString('utf8', start, end), offset, generation, fd: descriptors.get(generation)! });
+    };
+    /** The bytes at each told place of the file it was told of, read through the descriptor opened then. */
+    const readBack = () =>
+      told.map(({ json, offset, fd }) => {
+        const bytes = Buffer.alloc(Buffer.byteLength(json));
+        readSync(fd, bytes, 0, bytes.length, offset);
+        return bytes.toString('utf8');
+      });
+    const close = () => {
+      for (const fd of descriptors.values()) closeSync(fd);
+    };
+    return { told, onDurable, readBack, close };
+  }
+
+  it('tells an append that asks where its line is once durable, byte for byte, among appends that do not ask', async () => {
+    const { journal } = await open();
+    const seen = listener();
+    // Text past ASCII before each asking line: offsets count bytes, not characters.
+    const events: Event[] = Array.from({ length: 60 }, (_, id) => ({ id, text: id % 3 === 0 ? 'caf\u00e9 \u2709\ufe0f "q"' : `n${id}` }));
+    await Promise.all(events.map((event) => journal.append(event, event.id % 2 === 1 ? seen.onDurable : undefined)));
+    expect(journal.stats().batches).toBeLessThanOrEqual(2);
+    expect(seen.told.map(({ json }) => JSON.parse(json))).toEqual(events.filter((event) => event.id % 2 === 1));
+    expect(seen.readBack()).toEqual(seen.told.map(({ json }) => json));
+    expect(seen.told.every(({ generation }) => generation === 0)).toBe(true);
+    seen.close();
+  });
+
+  it('names the file a compaction wrote as the next generation, while the one before still reads from the replaced file', async () => {
+    const { journal } = await open();
+    const seen = listener();
+    await journal.append({ id: 1, text: 'before' }, seen.onDurable);
+    await journal.compact([{ id: 1, text: 'snapshot, longer than the line it replaces' }]);
+    await journal.append({ id: 2, text: 'after' }, seen.onDurable);
+    await journal.compact([]);
+    await journal.append({ id: 3, text: 'after the second' }, seen.onDurable);
+    expect(seen.told.map(({ generation }) => generation)).toEqual([0, 1, 2]);
+    expect(seen.readBack().map((json) => JSON.parse(json))).toEqual([
+      { id: 1, text: 'before' },
+      { id: 2, text: 'after' },
+      { id: 3, text: 'after the second' },
+    ]);
+    seen.close();
+  });
+
+  it('resolves every append of the batch when one listener throws, and tells the others', async () => {
+    const { journal } = await open();
+    const seen = listener();
+    const throwing = () => {
+      throw new Error('a broken listener');
+    };
+    await Promise.all([journal.append({ id: 1 }, throwing), journal.append({ id: 2 }, seen.onDurable)]);
+    expect(seen.told.map(({ json }) => json)).toEqual(['{"id":2}']);
+    expect((await reopen(journal)).records).toEqual([{ id: 1 }, { id: 2 }]);
+    seen.close();
   });
 });
 
