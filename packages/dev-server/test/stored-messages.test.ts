@@ -303,6 +303,13 @@ describe('messages left in the journal once their send is durable', () => {
     expect(pending.held('msg_second')).toBeUndefined();
     expect(pending.get('msg_second')).toEqual(second);
     expect(pending.get('msg_first')).toEqual(first);
+    // A file that cannot be opened (gone, or no descriptor left) leaves the message held.
+    const third = plain('msg_third', 3, { notBefore: NOW + 60_000, dueAt: NOW + 60_000 });
+    const line = Buffer.from(lineOf(third));
+    pending.put(third);
+    const gone = { start: 0, offset: 0, file: join(dir, 'gone.jsonl'), generation: 2 };
+    expect(() => pending.putAside(third, scanStoredMessageLine(line, 0, line.length)!, gone)).toThrow(/ENOENT/);
+    expect(pending.held('msg_third')).toBe(third);
     pending.close();
   });
 });

@@ -107,8 +107,9 @@ export class PendingMessages {
     const slot = this.slots.get(record.id);
     if (slot === undefined || this.records[slot] !== record || this.starts[slot] === 1 || this.retries[slot] !== 0) return;
     if (this.dueTimes[slot] !== scanned.dueAt || scanned.id !== record.id) return;
-    this.records[slot] = undefined;
+    // Kept first: a file that cannot be opened leaves the message held.
     this.stored.keep(slot, scanned, line);
+    this.records[slot] = undefined;
   }
 
   /** A journal was read to its end: see {@link StoredMessages.doneReading}. */

@@ -249,16 +249,18 @@ export class StoredMessages {
    * has the same name).
    */
   keep(slot: number, scanned: StoredMessageLine, line: StoredLine): void {
-    if (slot >= this.fileOf.length) this.grow(Math.max(1024, this.fileOf.length * 2, slot + 1));
-    this.release(slot);
     let index = this.reading;
     const current = index === undefined ? undefined : this.files[index]!;
     if (index === undefined || current?.file !== line.file || current.generation !== line.generation) {
+      // Opened before anything changes: a file that cannot be opened leaves the slot as it was.
+      const opened = new JournalFile(line.file, line.generation);
       index = this.files.length;
       this.reading = index;
-      this.files.push(new JournalFile(line.file, line.generation));
+      this.files.push(opened);
       current?.closeIfUnused();
     }
+    if (slot >= this.fileOf.length) this.grow(Math.max(1024, this.fileOf.length * 2, slot + 1));
+    this.release(slot);
     this.fileOf[slot] = index;
     this.offsets[slot] = line.offset + (scanned.tupleStart - line.start);
     this.lengths[slot] = scanned.tupleEnd - scanned.tupleStart;
