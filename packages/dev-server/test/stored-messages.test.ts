@@ -10,7 +10,7 @@ import { PendingMessages } from '../src/state/pending-messages';
 import type { DevRecord, MessageRecord } from '../src/state/records';
 import { reduce } from '../src/state/reduce';
 import { openStore, type Store } from '../src/state/store';
-import { scanStoredMessageLine } from '../src/state/stored-messages';
+import { scanStoredBatchLine, scanStoredMessageLine } from '../src/state/stored-message-lines';
 
 // A restart keeps a plain message as where its journal line is, and reads it when wanted
 // (stored-messages.ts). What a user can see must not tell: the state after a restart is the state a
@@ -61,7 +61,21 @@ function history(steps: number, seed: number): DevRecord[] {
     const pending = [...model.pending.values()].map((record) => record.id);
     const choice = random();
     let record: DevRecord;
-    if (choice < 0.55 || pending.length === 0) {
+    if (choice < 0.08) {
+      // A `/v2/batch` of plain sends, now and then with a send to a queue among them.
+      const count = 2 + Math.floor(random() * 3);
+      record = {
+        type: 'batch',
+        records: Array.from({ length: count }, (_, index): DevRecord => {
+          const id = `msg_${step}_${index}`;
+          const message =
+            random() < 0.1
+              ? messageRecord(id, model.nextSeq + index, { createdAt: at })
+              : plain(id, model.nextSeq + index, { body: `{"batch":${index}}`, createdAt: at, notBefore: at + 60_000, dueAt: at + 60_000 });
+          return { type: 'messages.accepted', at, messages: [message] };
+        }),
+      };
+    } else if (choice < 0.55 || pending.length === 0) {
       const body = random() < 0.2 ? 'caf\u00e9 "quoted" \\ \u00ff]}' : `{"n":${step}}`;
       record = {
         type: 'messages.accepted',
@@ -153,6 +167,19 @@ describe('messages left in the journal on a restart', () => {
         .map((record) => record.id);
       const keptAsBytes = plainIds.filter((id) => read.state.pending.held(id) === undefined);
       expect(keptAsBytes.length).toBeGreaterThan(1_000);
+      // Sends of a batch whose every record is a plain send too, when the journal still has that line.
+      if (name === 'crashed') {
+        const batched = records.flatMap((record) =>
+          record.type === 'batch' &&
+          record.records.every((inner) => inner.type === 'messages.accepted' && inner.messages[0]!.queue === undefined)
+            ? record.records.flatMap((inner) => (inner.type === 'messages.accepted' ? inner.messages.map((message) => message.id) : []))
+            : [],
+        );
+        const attempted = new Set(records.flatMap((record) => (record.type === 'attempt' ? [record.id] : [])));
+        const stillPlain = batched.filter((id) => plainIds.includes(id) && !attempted.has(id));
+        expect(stillPlain.length).toBeGreaterThan(50);
+        for (const id of stillPlain) expect(read.state.pending.held(id), id).toBeUndefined();
+      }
       expect(seen(read.state)).toEqual(seen(parsedReplay(records)));
       await read.close();
       // Changed before anything is read: a message taken out gives its log entries its record.
@@ -199,11 +226,13 @@ describe('messages left in the journal once their send is durable', () => {
     const touched = new Set<string>();
     for (const record of records) if (record.type === 'attempt') touched.add(record.id);
     const end = parsedReplay(records);
-    return records.flatMap((record) =>
-      record.type === 'messages.accepted' && record.dedupKeys === undefined && record.messages[0]!.queue === undefined
-        ? record.messages.map((message) => message.id).filter((id) => end.pending.has(id) && !touched.has(id))
-        : [],
-    );
+    return records
+      .flatMap((record) => (record.type === 'batch' ? record.records : [record]))
+      .flatMap((record) =>
+        record.type === 'messages.accepted' && record.dedupKeys === undefined && record.messages[0]!.queue === undefined
+          ? record.messages.map((message) => message.id).filter((id) => end.pending.has(id) && !touched.has(id))
+          : [],
+      );
   }
 
   it('leave every plain send due 30 s or more from now, never attempted, and change nothing a user sees', async () => {
@@ -321,6 +350,51 @@ describe('which journal lines are read as a plain message', () => {
     const line = lineOf(record);
     return scanStoredMessageLine(line, 0, line.length);
   };
+  /** The plain messages of a batch line as read (ids, order, due time), or `undefined` when it is parsed whole; a prefix before it in the buffer. */
+  const scanBatch = (record: DevRecord, before = '') => {
+    const line = Buffer.concat([Buffer.from(before), lineOf(record)]);
+    const read: Array<{ id: string; seq: number; dueAt: number; tuple: unknown }> = [];
+    const taken = scanStoredBatchLine(line, before.length, line.length, (scanned) =>
+      read.push({ ...scanned, tuple: JSON.parse(line.toString('utf8', scanned.tupleStart, scanned.tupleEnd)) }),
+    );
+    if (taken) return read.map(({ id, seq, dueAt, tuple }) => ({ id, seq, dueAt, tuple }));
+    expect(read).toEqual([]);
+    return undefined;
+  };
+
+  it('reads every send of a batch (`/v2/batch`) when each is a plain one, and none otherwise', () => {
+    const bodies = ['', '"]}', '\\"', '"},{"type":"accepted","at":1,"m":[', 'caf\u00e9 \\\\', '{"a":[1,{"b":"]"}]}', '],["msg_b",2,'];
+    const sends = bodies.map((body, index) =>
+      plain(`msg_${index}`, index + 1, { body, createdAt: at, notBefore: at + index, dueAt: at + index }),
+    );
+    const batch: DevRecord = { type: 'batch', records: sends.map((message) => ({ type: 'messages.accepted', at, messages: [message] })) };
+    const expected = sends.map((message) => ({
+      id: message.id,
+      seq: message.seq,
+      dueAt: message.dueAt,
+      tuple: (encodeRecord({ type: 'messages.accepted', at, messages: [message] }) as unknown as { m: unknown[] }).m[0],
+    }));
+    expect(scanBatch(batch)).toEqual(expected);
+    expect(scanBatch(batch, '{"type":"batch","records":[')).toEqual(expected);
+    // One record of another kind (a queue made by the batch, a deduplicated send, a send to a queue): parsed whole.
+    const others: DevRecord[] = [
+      { type: 'queue.updated', name: 'q', queue: null },
+      { type: 'messages.accepted', at, messages: [sends[0]!], dedupKeys: ['k'] },
+      { type: 'messages.accepted', at, messages: [messageRecord('msg_q', 9, { createdAt: at })] },
+    ];
+    for (const other of others) {
+      for (const place of [0, 3, sends.length]) {
+        const records = [...batch.records];
+        records.splice(place, 0, other);
+        expect(scanBatch({ type: 'batch', records }), JSON.stringify(other)).toBeUndefined();
+      }
+    }
+    expect(scanBatch({ type: 'batch', records: [] })).toEqual([]);
+    expect(scanBatch({ type: 'messages.accepted', at, messages: [sends[0]!] })).toBeUndefined();
+    // Cut short anywhere, a batch line is not read.
+    const line = lineOf(batch);
+    for (let end = 1; end < line.length; end++) expect(scanStoredBatchLine(line, 0, end, () => {})).toBe(false);
+  });
 
   it('reads the id, order and due time of a send, or of a snapshot restoring one never attempted, whatever its body', () => {
     const bodies = ['', 'x', '"]}', '\\"', 'caf\u00e9 \u00ff', '{"a":[1,{"b":"]"}]}', '\u0000\u001f', '],["msg_b",2,', '",5,7,0,0,"::1"]'];
@@ -362,6 +436,7 @@ describe('which journal lines are read as a plain message', () => {
       { type: 'messages.cancelled', at, ids: ['msg_a'] },
     ];
     for (const record of refused) expect(scan(record), JSON.stringify(encodeRecord(record))).toBeUndefined();
+    expect(scanBatch({ type: 'batch', records: [{ type: 'messages.accepted', at, messages: [message] }] })).toHaveLength(1);
     // The due time is read from the tuple's end: a caller address that looks like that end is not misread.
     for (const callerIp of ['a",1,2,"b', 'a\\', '\\"', ',"']) {
       const odd = plain('msg_a', 1, { createdAt: at, notBefore: at + 5, dueAt: at + 5, callerIp });

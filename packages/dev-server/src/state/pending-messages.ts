@@ -1,5 +1,6 @@
 import type { MessageRecord } from './records';
-import { grown, type StoredLine, type StoredMessageLine, StoredMessages } from './stored-messages';
+import type { StoredMessageLine } from './stored-message-lines';
+import { grown, type StoredLine, StoredMessages } from './stored-messages';
 
 const INITIAL_SLOTS = 1024;
 

@@ -4,7 +4,8 @@ import { statsBucket, type DevState } from './dev-state';
 import { type CreatedRun, deferCreated, keepLog, type LogFields, logEntry } from './event-log';
 import { noteOrigin, takePending } from './message-index';
 import type { AttemptDetail, DevRecord, DlqEntry, MessageRecord } from './records';
-import type { StoredLine, StoredMessageLine } from './stored-messages';
+import type { StoredMessageLine } from './stored-message-lines';
+import type { StoredLine } from './stored-messages';
 
 /**
  * Applies one record to the state. Every change a reader can see happens here (the only other is the

@@ -13,7 +13,7 @@ import type { PendingMessages } from './pending-messages';
 import type { DevRecord, MessageRecord, StatsBucket } from './records';
 import { createdRun, flushCreated } from './event-log';
 import { reduce, reduceStoredMessage } from './reduce';
-import { scanStoredMessageLine } from './stored-messages';
+import { forEachBatchRecord, scanStoredBatchLine, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
 import { isEncodedRecord } from './record-shapes';
 import { decodeRecord, type EncodedRecord, encodeRecord } from './message-codec';
 
@@ -150,13 +150,28 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       () => Promise.reject(answer),
     );
   };
-  /** For a send of one message due long from now: once durable, it is left in the journal (pending-messages.ts). */
+  /**
+   * For a send of one message due long from now, alone or in a batch (`/v2/batch`): once durable, it is
+   * left in the journal (pending-messages.ts). One with more than the plain fields does not scan: it stays held.
+   */
   const putAside = (record: DevRecord): OnDurableLine | undefined => {
-    if (inMemory || record.type !== 'messages.accepted' || record.messages.length !== 1) return undefined;
-    const message = record.messages[0]!;
-    if (message.dueAt - options.now() < PUT_ASIDE_AFTER_MS) return undefined;
+    if (inMemory) return undefined;
+    const now = options.now();
+    if (record.type === 'batch') {
+      const sends = record.records.map((inner) => dueLater(inner, now));
+      if (!sends.some((message) => message !== undefined)) return undefined;
+      return (line, start, end, offset, file, generation) => {
+        const where = { start, offset, file, generation };
+        forEachBatchRecord(line, start, end, (index, recordStart, recordEnd) => {
+          const message = sends[index];
+          const scanned = message && scanStoredMessageLine(line, recordStart, recordEnd);
+          if (scanned) state.pending.putAside(message, scanned, where);
+        });
+      };
+    }
+    const message = dueLater(record, now);
+    if (message === undefined) return undefined;
     return (line, start, end, offset, file, generation) => {
-      // A message with more than the plain fields is not scanned: it stays held.
       const scanned = scanStoredMessageLine(line, start, end);
       if (scanned) state.pending.putAside(message, scanned, { start, offset, file, generation });
     };
@@ -259,25 +274,36 @@ function replayer(state: DevState) {
   // Generation 0: the file the journal then appends to.
   const where = { start: 0, offset: 0, file: '', generation: 0 };
   const run = createdRun();
+  const keep = (scanned: StoredMessageLine) => reduceStoredMessage(state, scanned, where, run);
   return {
     onRecord: (encoded: EncodedRecord) => {
       flushCreated(state, run);
       reduce(state, decodeRecord(encoded));
     },
     onRecordBytes: (line: Buffer, start: number, end: number, offset: number, file: string) => {
-      const scanned = scanStoredMessageLine(line, start, end);
-      if (scanned === undefined) return false;
       where.start = start;
       where.offset = offset;
       where.file = file;
-      reduceStoredMessage(state, scanned, where, run);
-      return true;
+      const scanned = scanStoredMessageLine(line, start, end);
+      if (scanned !== undefined) {
+        keep(scanned);
+        return true;
+      }
+      // A batch of plain sends (`/v2/batch`): each kept so, or the line parsed whole.
+      return scanStoredBatchLine(line, start, end, keep);
     },
     finish: () => {
       flushCreated(state, run);
       state.pending.doneReading();
     },
   };
+}
+
+/** The message of a send of one, when it is due {@link PUT_ASIDE_AFTER_MS} or more after `now`. */
+function dueLater(record: DevRecord, now: number): MessageRecord | undefined {
+  if (record.type !== 'messages.accepted' || record.messages.length !== 1) return undefined;
+  const message = record.messages[0]!;
+  return message.dueAt - now >= PUT_ASIDE_AFTER_MS ? message : undefined;
 }
 
 /** Tells what opening the journal dropped or skipped, when it did. */
