@@ -77,10 +77,12 @@ function history(steps: number, seed: number): DevRecord[] {
       };
     } else if (choice < 0.55 || pending.length === 0) {
       const body = random() < 0.2 ? 'caf\u00e9 "quoted" \\ \u00ff]}' : `{"n":${step}}`;
+      // Most sends name their content type; some carry a label: fields a message waiting in the journal keeps there.
+      const neutral = random() < 0.5 ? { contentType: 'application/json', ...(random() < 0.3 ? { label: `label-${step % 4}` } : {}) } : {};
       record = {
         type: 'messages.accepted',
         at,
-        messages: [plain(`msg_${step}`, model.nextSeq, { body, createdAt: at, notBefore: at + 60_000, dueAt: at + 60_000 })],
+        messages: [plain(`msg_${step}`, model.nextSeq, { body, createdAt: at, notBefore: at + 60_000, dueAt: at + 60_000, ...neutral })],
       };
       if (random() < 0.1) record.dedupKeys = [`key-${step}`];
     } else if (choice < 0.65) {
@@ -398,8 +400,22 @@ describe('which journal lines are read as a plain message', () => {
 
   it('reads the id, order and due time of a send, or of a snapshot restoring one never attempted, whatever its body', () => {
     const bodies = ['', 'x', '"]}', '\\"', 'caf\u00e9 \u00ff', '{"a":[1,{"b":"]"}]}', '\u0000\u001f', '],["msg_b",2,', '",5,7,0,0,"::1"]'];
-    for (const body of bodies) {
-      const message = plain('msg_a', 41, { body, createdAt: at, notBefore: at + 1_500, dueAt: at + 1_500 });
+    // Fields nothing reads while a message waits, in its `rest`: such a send is read too.
+    const neutral: Array<Partial<MessageRecord>> = [
+      {},
+      { contentType: 'application/json' },
+      { label: 'a "label"},{' },
+      { method: 'PUT', forwardHeaders: { 'X-A': '"]}' }, retryDelay: '1000 * retried' },
+      { redact: { body: true, headers: true }, contentType: 'text/plain' },
+    ];
+    for (const [index, body] of bodies.entries()) {
+      const message = plain('msg_a', 41, {
+        body,
+        createdAt: at,
+        notBefore: at + 1_500,
+        dueAt: at + 1_500,
+        ...neutral[index % neutral.length],
+      });
       expect(scan({ type: 'messages.accepted', at, messages: [message] })).toMatchObject({
         kind: 'accepted',
         at,
@@ -425,7 +441,13 @@ describe('which journal lines are read as a plain message', () => {
       { type: 'messages.accepted', at, messages: [messageRecord('msg_q', 1, { createdAt: at }), message] },
       { type: 'messages.accepted', at, messages: [message, messageRecord('msg_q', 2, { createdAt: at })] },
       { type: 'messages.accepted', at, messages: [messageRecord('msg_q', 1, { createdAt: at })] },
-      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, forwardHeaders: { a: 'b' } })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, label: 'l', workflow: { runId: 'r' } as never })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, contentType: 'a/b', flowControl: { key: 'k' } })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, scheduleId: 's' })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, resentFrom: 'msg_z' })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, sourceMessageId: 'msg_z', kind: 'callback' })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, dueAt: at + 7 })] },
+      { type: 'messages.accepted', at, messages: [plain('msg_a', 1, { createdAt: at, callback: { url: 'http://x/"]}' } as never })] },
       { type: 'messages.accepted', at, messages: [plain('msg_\u00e9', 1, { createdAt: at })] },
       { type: 'messages.accepted', at, messages: [plain('msg_"', 1, { createdAt: at })] },
       { type: 'message.restored', message: messageRecord('msg_q', 1, { createdAt: at }), retried: 0, dueAt: at, started: false },
@@ -438,14 +460,23 @@ describe('which journal lines are read as a plain message', () => {
     for (const record of refused) expect(scan(record), JSON.stringify(encodeRecord(record))).toBeUndefined();
     expect(scanBatch({ type: 'batch', records: [{ type: 'messages.accepted', at, messages: [message] }] })).toHaveLength(1);
     // The due time is read from the tuple's end: a caller address that looks like that end is not misread.
-    for (const callerIp of ['a",1,2,"b', 'a\\', '\\"', ',"']) {
-      const odd = plain('msg_a', 1, { createdAt: at, notBefore: at + 5, dueAt: at + 5, callerIp });
-      const read = scan({ type: 'messages.accepted', at, messages: [odd] });
-      if (read !== undefined) expect(read).toMatchObject({ id: 'msg_a', seq: 1, dueAt: at + 5 });
+    for (const callerIp of ['a",1,2,"b', 'a\\', '\\"', ',"', '",{"a":1}']) {
+      for (const extra of [{}, { contentType: 'a/b' }]) {
+        const odd = plain('msg_a', 1, { createdAt: at, notBefore: at + 5, dueAt: at + 5, callerIp, ...extra });
+        const read = scan({ type: 'messages.accepted', at, messages: [odd] });
+        if (read !== undefined) expect(read).toMatchObject({ id: 'msg_a', seq: 1, dueAt: at + 5 });
+      }
     }
     // Cut short or changed anywhere in its tuple, a line is not read either.
     const line = lineOf({ type: 'messages.accepted', at, messages: [message] });
     for (let end = 1; end < line.length; end++) expect(scanStoredMessageLine(line, 0, end)).toBeUndefined();
+    const withRest = lineOf({
+      type: 'messages.accepted',
+      at,
+      messages: [plain('msg_a', 1, { createdAt: at, contentType: 'a/b', label: '"}' })],
+    });
+    expect(scanStoredMessageLine(withRest, 0, withRest.length)).toMatchObject({ id: 'msg_a', seq: 1 });
+    for (let end = 1; end < withRest.length; end++) expect(scanStoredMessageLine(withRest, 0, end)).toBeUndefined();
     const changed = Buffer.from(line.toString('latin1').replace('"msg_a",1,', '"msg_a",x,'), 'latin1');
     expect(scanStoredMessageLine(changed, 0, changed.length)).toBeUndefined();
   });

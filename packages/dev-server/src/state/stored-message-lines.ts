@@ -1,7 +1,8 @@
 // Which journal lines are plain messages, read without parsing them (stored-messages.ts keeps them
-// as where they are). A plain message's journal tuple has no object of other fields (no queue, flow
-// control, workflow, callback, origin): the form a burst of sends and their snapshot take. All a replay
-// and the scheduler read of it is in the tuple's first fields, read here without parsing the rest.
+// as where they are). A plain message's journal tuple has no object of other fields, or one of fields
+// nothing reads while it waits (a content type, a label; no queue, flow control, workflow, callback,
+// origin): the form most sends and their snapshot take. All a replay and the scheduler read of it is
+// in the tuple's first fields, read here without parsing the rest.
 
 /** One journal line that is one plain message, as {@link scanStoredMessageLine} read it. Reused: copy what you keep. */
 export interface StoredMessageLine {
@@ -25,6 +26,8 @@ const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
 const scanned: StoredMessageLine = { kind: 'accepted', at: 0, id: '', seq: 0, dueAt: 0, tupleStart: 0, tupleEnd: 0 };
 
 /**
@@ -36,7 +39,8 @@ const scanned: StoredMessageLine = { kind: 'accepted', at: 0, id: '', seq: 0, du
  * (message-codec.ts) is read from both ends: the id and `seq` from its start, the due time from its end,
  * and the body between them not at all (walking it was most of this function's time). That relies on
  * what the encoder writes: the tuple last in either record, and `rest` always an object, so a tuple
- * ending in a string is one without it.
+ * ending in a string is one without it. A tuple with `rest` is walked value by value to it, and read
+ * when `rest` holds only {@link NEUTRAL_FIELDS}.
  */
 export function scanStoredMessageLine(line: Buffer, start: number, end: number): StoredMessageLine | undefined {
   let at = 0;
@@ -58,18 +62,24 @@ export function scanStoredMessageLine(line: Buffer, start: number, end: number):
   } else {
     return undefined;
   }
-  // The tuple ends `"callerIp"]`: no `rest` after it, and no progress field after it in a restored one.
-  if (line[end - 1] !== 0x7d || line[tupleEnd - 1] !== CLOSE_BRACKET || line[tupleEnd - 2] !== QUOTE || line[position] !== OPEN_BRACKET) {
-    return undefined;
-  }
+  // The tuple ends `"callerIp"]` or `"callerIp",{rest}]`, and no progress field follows it in a restored one.
+  if (line[end - 1] !== CLOSE_BRACE || line[tupleEnd - 1] !== CLOSE_BRACKET || line[position] !== OPEN_BRACKET) return undefined;
   const idEnd = skipPlainString(line, position + 1, tupleEnd);
   const seq = idEnd !== undefined && line[idEnd] === COMMA ? readNumber(line, idEnd + 1, tupleEnd) : undefined;
   if (seq === undefined || line[seq.end] !== COMMA) return undefined;
   const seqValue = seq.value;
   const headEnd = seq.end;
-  // From the end: `,created,delay,"callerIp"]`. The last quote before the closing one opens the string
+  // Where the caller address ends (after its closing quote): before the tuple's `]`, or before `,{rest}`.
+  let valuesEnd = tupleEnd - 1;
+  if (line[valuesEnd - 1] === CLOSE_BRACE) {
+    const restStart = neutralRestStart(line, headEnd, valuesEnd);
+    if (restStart === undefined) return undefined;
+    valuesEnd = restStart - 1;
+  }
+  if (line[valuesEnd - 1] !== QUOTE) return undefined;
+  // From the end: `,created,delay,"callerIp"`. The last quote before the closing one opens the string
   // when a comma is before it (an escaped one has a backslash).
-  const ipStart = line.lastIndexOf(QUOTE, tupleEnd - 3);
+  const ipStart = line.lastIndexOf(QUOTE, valuesEnd - 2);
   if (ipStart <= headEnd || line[ipStart - 1] !== COMMA) return undefined;
   const delay = readNumberBefore(line, ipStart - 1, headEnd);
   if (delay === undefined) return undefined;
@@ -165,8 +175,64 @@ function readNumber(line: Buffer, position: number, end: number): typeof number 
 }
 
 const BATCH = Buffer.from('{"type":"batch","records":[');
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
+
+/**
+ * The fields of a message's `rest` that nothing reads while the message waits in the journal: its
+ * replay (which indexes queues, runs, origins and schedules), the scheduler (queues, flow control, a
+ * due time of its own) and the queues' counts need none of them. A message with any other is parsed.
+ */
+const NEUTRAL_FIELDS = new Set(['contentType', 'method', 'forwardHeaders', 'label', 'retryDelay', 'redact']);
+/** Verdicts on `rest` texts seen; and the last neutral one, compared byte by byte first, as most sends repeat one (`{"contentType":"application/json"}`). */
+const neutralRests = new Map<string, boolean>();
+let lastNeutral = Buffer.alloc(0);
+
+/**
+ * Where the tuple's `rest` starts: walked back from `restEnd` (the tuple's `]`) to the `{` that opens
+ * it (a quote after an even run of backslashes opens or closes a string, read backwards as forwards),
+ * after `",` (the caller address's end); `undefined` when it is not so, or `rest` holds a field not in
+ * {@link NEUTRAL_FIELDS}. `rest` is short: the body before it is never walked.
+ */
+function neutralRestStart(line: Buffer, headEnd: number, restEnd: number): number | undefined {
+  let depth = 0;
+  let inString = false;
+  let restStart = -1;
+  for (let index = restEnd - 1; index > headEnd; index--) {
+    const byte = line[index]!;
+    if (byte === QUOTE) {
+      if (!escapedAt(line, index)) inString = !inString;
+    } else if (inString) {
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth += 1;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      depth -= 1;
+      if (depth === 0) {
+        restStart = index;
+        break;
+      }
+    }
+  }
+  if (restStart < 0 || line[restStart] !== OPEN_BRACE || line[restStart - 1] !== COMMA || line[restStart - 2] !== QUOTE) return undefined;
+  const length = restEnd - restStart;
+  if (length === lastNeutral.length && line.compare(lastNeutral, 0, length, restStart, restEnd) === 0) return restStart;
+  const text = line.toString('latin1', restStart, restEnd);
+  let neutral = neutralRests.get(text);
+  if (neutral === undefined) {
+    neutral = onlyNeutralFields(line.toString('utf8', restStart, restEnd));
+    if (neutralRests.size >= 256) neutralRests.clear();
+    neutralRests.set(text, neutral);
+  }
+  if (neutral) lastNeutral = Buffer.from(line.subarray(restStart, restEnd));
+  return neutral ? restStart : undefined;
+}
+
+function onlyNeutralFields(json: string): boolean {
+  try {
+    const rest: unknown = JSON.parse(json);
+    return typeof rest === 'object' && rest !== null && Object.keys(rest).every((name) => NEUTRAL_FIELDS.has(name));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Calls `visit` with where each record of the line `line[start, end)` is, in order, when it is a `batch`
@@ -185,7 +251,7 @@ export function forEachBatchRecord(
   let position = start + BATCH.length;
   if (position === last) return true;
   for (let index = 0; ; index++) {
-    const recordEnd = endOfObject(line, position, last);
+    const recordEnd = line[position] === OPEN_BRACE ? endOfNested(line, position, last) : undefined;
     if (recordEnd === undefined) return false;
     visit(index, position, recordEnd);
     if (recordEnd === last) return true;
@@ -194,10 +260,26 @@ export function forEachBatchRecord(
   }
 }
 
-let everyPlain = true;
-const checkPlain = (line: Buffer) => (_index: number, recordStart: number, recordEnd: number) => {
-  if (everyPlain && scanStoredMessageLine(line, recordStart, recordEnd) === undefined) everyPlain = false;
-};
+/** A batch's messages as read, record by record, until all of it is known to be plain: reused. */
+const batchRead = { count: 0, plain: true, ids: [] as string[], numbers: [] as number[] };
+const NUMBERS_PER_MESSAGE = 5;
+
+function readBatchRecord(line: Buffer, recordStart: number, recordEnd: number): void {
+  if (!batchRead.plain) return;
+  const read = scanStoredMessageLine(line, recordStart, recordEnd);
+  if (read === undefined) {
+    batchRead.plain = false;
+    return;
+  }
+  const at = batchRead.count * NUMBERS_PER_MESSAGE;
+  batchRead.ids[batchRead.count] = read.id;
+  batchRead.numbers[at] = read.at;
+  batchRead.numbers[at + 1] = read.seq;
+  batchRead.numbers[at + 2] = read.dueAt;
+  batchRead.numbers[at + 3] = read.tupleStart;
+  batchRead.numbers[at + 4] = read.tupleEnd;
+  batchRead.count += 1;
+}
 
 /**
  * Calls `visit` with each plain message of a `batch` line `line[start, end)` when every record of it is
@@ -205,27 +287,41 @@ const checkPlain = (line: Buffer) => (_index: number, recordStart: number, recor
  * line is parsed whole, as all of it or none is applied.
  */
 export function scanStoredBatchLine(line: Buffer, start: number, end: number, visit: (scanned: StoredMessageLine) => void): boolean {
-  everyPlain = true;
-  if (!forEachBatchRecord(line, start, end, checkPlain(line)) || !everyPlain) return false;
-  forEachBatchRecord(line, start, end, (_index, recordStart, recordEnd) => visit(scanStoredMessageLine(line, recordStart, recordEnd)!));
+  batchRead.count = 0;
+  batchRead.plain = true;
+  if (!forEachBatchRecord(line, start, end, (_index, recordStart, recordEnd) => readBatchRecord(line, recordStart, recordEnd)))
+    return false;
+  if (!batchRead.plain) return false;
+  scanned.kind = 'accepted';
+  for (let index = 0; index < batchRead.count; index++) {
+    const at = index * NUMBERS_PER_MESSAGE;
+    scanned.id = batchRead.ids[index]!;
+    scanned.at = batchRead.numbers[at]!;
+    scanned.seq = batchRead.numbers[at + 1]!;
+    scanned.dueAt = batchRead.numbers[at + 2]!;
+    scanned.tupleStart = batchRead.numbers[at + 3]!;
+    scanned.tupleEnd = batchRead.numbers[at + 4]!;
+    visit(scanned);
+  }
+  // Not kept until the next batch: a batch of 50,000 would hold its ids.
+  batchRead.ids.length = 0;
+  batchRead.numbers.length = 0;
   return true;
 }
 
 /**
- * The end (after its closing brace) of the JSON object at `position`, walked by its brackets, each
- * string skipped to its closing quote (one after an even run of backslashes); `undefined` when it does
- * not close before `limit`. The line's checksum held, so it is JSON this server wrote.
+ * The end (after its closing bracket) of the JSON object or array at `position`, walked by its
+ * brackets, each string skipped whole; `undefined` when it does not close before `limit`. The line's
+ * checksum held, so it is JSON this server wrote.
  */
-function endOfObject(line: Buffer, position: number, limit: number): number | undefined {
-  if (line[position] !== OPEN_BRACE) return undefined;
+function endOfNested(line: Buffer, position: number, limit: number): number | undefined {
   let depth = 0;
   for (let index = position; index < limit; index++) {
     const byte = line[index]!;
     if (byte === QUOTE) {
-      let close = line.indexOf(QUOTE, index + 1);
-      while (close !== -1 && close < limit && escapedAt(line, close)) close = line.indexOf(QUOTE, close + 1);
-      if (close === -1 || close >= limit) return undefined;
-      index = close;
+      const close = endOfString(line, index, limit);
+      if (close === undefined) return undefined;
+      index = close - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
@@ -234,6 +330,13 @@ function endOfObject(line: Buffer, position: number, limit: number): number | un
     }
   }
   return undefined;
+}
+
+/** The end (after its closing quote: one after an even run of backslashes) of the JSON string at `position`, before `limit`. */
+function endOfString(line: Buffer, position: number, limit: number): number | undefined {
+  let close = line.indexOf(QUOTE, position + 1);
+  while (close !== -1 && close < limit && escapedAt(line, close)) close = line.indexOf(QUOTE, close + 1);
+  return close === -1 || close >= limit ? undefined : close + 1;
 }
 
 /** Whether the quote at `quote` is escaped: an odd run of backslashes before it. */
