@@ -1,6 +1,7 @@
 // The scale section: the dev server as a real local service holding and taking many messages.
 //   pending:  100,000 delayed 200-byte messages with --data-dir: memory and journal bytes per pending
 //             message, and a restart after SIGKILL until the server answers again.
+//   batched:  the same 100,000 sent as JSON through /v2/batch, 1,000 a batch: memory and the restart.
 //   batch:    one 50,000-item batch with --data-dir against the same items in 1,000-item batches.
 //   steady:   a steady 300 enqueues/s for 3 minutes (the load generator on the same cores), in memory
 //             and with --data-dir: the enqueue latency p99 of every 10-second window.
@@ -155,6 +156,47 @@ async function pending(count, smoke) {
   }
 }
 
+/**
+ * The pending case as an app sending JSON in batches makes it: `count` delayed messages through
+ * /v2/batch (`batchJSON`, so each names its content type), 1,000 a batch. Memory right after the last
+ * batch was answered and after a restart, and the restart itself.
+ */
+async function batchedPending(count, smoke) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailroom-scale-'));
+  let host = await startHost(dir);
+  try {
+    const before = await host.call({ cmd: 'memory' });
+    const { client, close } = clientOf(host, 4);
+    const ids = [];
+    for (let sent = 0; sent < count; sent += 1_000) {
+      const items = Array.from({ length: Math.min(1_000, count - sent) }, () => ({
+        destination: NEVER,
+        body: JSON.parse(BODY),
+        delay: '1h',
+      }));
+      for (const result of await client.batchJSON(items)) ids.push(result.messageId);
+    }
+    await close();
+    check(new Set(ids).size === count, `${count} batched sends gave ${new Set(ids).size} distinct message ids`);
+    const afterBurst = perMessage(await host.call({ cmd: 'memory' }), before, count);
+    const restarts = [];
+    let afterRestart;
+    for (let round = 0; round < (smoke ? 1 : 3); round++) {
+      const again = await restart(host, dir, ids);
+      host = again.host;
+      restarts.push(again.ms);
+      afterRestart ??= perMessage(await host.call({ cmd: 'memory' }), before, count);
+    }
+    log(
+      `batched: ${count}; RSS per message ${afterBurst.rss.toFixed(0)} B after the burst, ${afterRestart.rss.toFixed(0)} B after a restart; restarts ${restarts.map((ms) => ms.toFixed(0)).join(' / ')} ms`,
+    );
+    return { count, afterBurst, afterRestart, restarts };
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Seconds to accept `total` items as batches of `size`, one batch after another, on a fresh server. */
 async function batchSeconds(total, size) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mailroom-scale-'));
@@ -248,6 +290,7 @@ async function steady(dataDir, rate, seconds, windowSeconds, warmupSeconds) {
 
 await report(async ({ smoke }) => {
   const result = await pending(smoke ? 2_000 : 100_000, smoke);
+  const batched = await batchedPending(smoke ? 2_000 : 100_000, smoke);
   const batchTotal = smoke ? 2_000 : 50_000;
   const rounds = smoke ? 1 : 2;
   const whole = [];
@@ -268,10 +311,36 @@ await report(async ({ smoke }) => {
     steadyRuns[name] = await steady(dataDir, 300, steadySeconds, windowSeconds, smoke ? 1 : WARMUP_SECONDS);
     log(`steady ${name}: p99 per window ${steadyRuns[name].map((ms) => ms.toFixed(1)).join(' ')} ms`);
   }
-  return scaleResults(result, whole, split, steadyRuns, { batchTotal, steadySeconds, windowSeconds });
+  return scaleResults(result, batched, whole, split, steadyRuns, { batchTotal, steadySeconds, windowSeconds });
 });
 
-function scaleResults(result, whole, split, steadyRuns, { batchTotal, steadySeconds, windowSeconds }) {
+/** The rows of the batched pending case (see batchedPending). */
+function batchedRows(batched) {
+  const row = (contender, unit, values, targets) => ({
+    section,
+    case: `${batched.count.toLocaleString('en')} delayed JSON messages pending, sent through /v2/batch (1,000 a batch), --data-dir`,
+    contender,
+    unit,
+    higherIsBetter: false,
+    value: summarise(values),
+    ratios: [],
+    targets,
+  });
+  return [
+    ...[
+      ['right after the burst', batched.afterBurst],
+      ['right after a restart (SIGKILL, replayed)', batched.afterRestart],
+    ].flatMap(([when, memory]) => [
+      row(`memory per pending message, RSS growth, ${when}`, 'B/msg', [memory.rss], [{ text: '<= 1,024 B', met: memory.rss <= 1024 }]),
+      row(`memory per pending message, live heap and external, ${when}`, 'B/msg', [memory.heap], []),
+    ]),
+    row('restart after SIGKILL, spawn to first answer', 'ms', batched.restarts, [
+      { text: '<= 500 ms', met: summarise(batched.restarts).median <= 500 },
+    ]),
+  ];
+}
+
+function scaleResults(result, batched, whole, split, steadyRuns, { batchTotal, steadySeconds, windowSeconds }) {
   const n = result.count.toLocaleString('en');
   /** A row of the pending case: every one is measured once, lower is better, against no contender. */
   const pendingRow = (contender, unit, values, targets) => ({
@@ -307,6 +376,7 @@ function scaleResults(result, whole, split, steadyRuns, { batchTotal, steadySeco
     pendingRow('restart after SIGKILL, spawn to first answer', 'ms', result.restarts, [
       { text: '<= 500 ms', met: summarise(result.restarts).median <= 500 },
     ]),
+    ...batchedRows(batched),
     {
       section,
       case: 'nothing pending, --data-dir (an empty journal)',
@@ -357,7 +427,7 @@ function scaleResults(result, whole, split, steadyRuns, { batchTotal, steadySeco
     `scale: every batch answered one distinct id per item; every steady enqueue was delivered`,
   ];
   const notes = [
-    `Scale: the dev server (plan "paid", header prefix Upstash) in its own process; the client (createUndiciTransport) in the bench's process, on the same 2 cores. Pending: ${n} publishes of a 200-byte JSON body with a 1-hour delay, 64 in flight; memory is the growth of the server's RSS (and of its live heap plus external memory) over the fresh server's, with no collection forced, as ps shows it: right after the last enqueue was answered, once idle until V8's memory reducer collected and gave pages back by itself (sampled every 5 s until the RSS held below where it was, at most 90 s), and right after the first restart answered; journal bytes are the journal file's size right after the last enqueue was answered, divided by the messages. Restart: the server is killed with SIGKILL and started again on the same --data-dir, from spawning the process to its first answered request (three times, median; the process's own start and module loading included), and the same before the burst with an empty journal on a directory of its own, which is that start alone. Batch: one POST /v2/batch of ${batchTotal.toLocaleString('en')} items against the same items in 1,000-item batches sent one after another, each on a fresh server and data directory, two rounds. Steady: 300 enqueues/s into 8 queues, open loop (a slow answer does not delay the next send), each delivered to a local 200 sink, after ${WARMUP_SECONDS} s at the same rate that are not measured; the latency is the enqueue call's, grouped by the ${windowSeconds}-second window its send was due in; with --data-dir the journal compacts every 50 s or so meanwhile (its snapshot written in slices of about 256 KB), so those windows include compactions.`,
+    `Scale: the dev server (plan "paid", header prefix Upstash) in its own process; the client (createUndiciTransport) in the bench's process, on the same 2 cores. Pending: ${n} publishes of a 200-byte JSON body with a 1-hour delay, 64 in flight; memory is the growth of the server's RSS (and of its live heap plus external memory) over the fresh server's, with no collection forced, as ps shows it: right after the last enqueue was answered, once idle until V8's memory reducer collected and gave pages back by itself (sampled every 5 s until the RSS held below where it was, at most 90 s), and right after the first restart answered; journal bytes are the journal file's size right after the last enqueue was answered, divided by the messages. Restart: the server is killed with SIGKILL and started again on the same --data-dir, from spawning the process to its first answered request (three times, median; the process's own start and module loading included), and the same before the burst with an empty journal on a directory of its own, which is that start alone. Batched pending: the same number of messages with the same body and delay, sent with batchJSON (so each names its content type, as most apps' sends do) 1,000 a batch, one batch after another, on a fresh server and data directory; memory and restarts measured as above. Batch: one POST /v2/batch of ${batchTotal.toLocaleString('en')} items against the same items in 1,000-item batches sent one after another, each on a fresh server and data directory, two rounds. Steady: 300 enqueues/s into 8 queues, open loop (a slow answer does not delay the next send), each delivered to a local 200 sink, after ${WARMUP_SECONDS} s at the same rate that are not measured; the latency is the enqueue call's, grouped by the ${windowSeconds}-second window its send was due in; with --data-dir the journal compacts every 50 s or so meanwhile (its snapshot written in slices of about 256 KB), so those windows include compactions.`,
     `Steady, p99 per window (ms): ${Object.entries(steadyRuns)
       .map(([name, windows]) => `${name} ${windows.map((ms) => ms.toFixed(1)).join(' / ')}`)
       .join('; ')}.`,
