@@ -101,8 +101,7 @@ export class PendingMessages {
   /**
    * Leaves in the journal a message put in as `record`, now durable there as `scanned` (its line is
    * `line`), while it still is as it was put in: never attempted, due when it said. A message waiting
-   * long then costs what a restart's does (a burst of delayed sends held 576 B each read, 286 left in
-   * the journal: docs/benchmarks.md, the scale section).
+   * long then costs what a restart's does, not its record (docs/benchmarks.md, the scale section).
    */
   putAside(record: MessageRecord, scanned: StoredMessageLine, line: StoredLine): void {
     const slot = this.slots.get(record.id);

@@ -39,8 +39,8 @@ const scanned: StoredMessageLine = { kind: 'accepted', at: 0, id: '', seq: 0, du
  * (message-codec.ts) is read from both ends: the id and `seq` from its start, the due time from its end,
  * and the body between them not at all (walking it was most of this function's time). That relies on
  * what the encoder writes: the tuple last in either record, and `rest` always an object, so a tuple
- * ending in a string is one without it. A tuple with `rest` is walked value by value to it, and read
- * when `rest` holds only {@link NEUTRAL_FIELDS}.
+ * ending in a string is one without it. A tuple ending in `rest` is read when `rest` (found from the
+ * end) holds only {@link NEUTRAL_FIELDS}.
  */
 export function scanStoredMessageLine(line: Buffer, start: number, end: number): StoredMessageLine | undefined {
   let at = 0;
