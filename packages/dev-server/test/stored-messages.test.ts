@@ -246,6 +246,16 @@ describe('messages left in the journal once their send is durable', () => {
     const held = [...parsedReplay(records).pending.values()].map((record) => record.id).filter((id) => store.state.pending.held(id));
     expect(held.length + aside.length).toBe(store.state.pending.size);
     for (const id of aside) expect(store.state.pending.held(id)).toBeUndefined();
+    // Their log entries name them by id, as a restart's do: the log does not keep their records alive.
+    const asideSet = new Set(aside);
+    const logged = store.state.logs.flatMap((entry, index) => (asideSet.has(entry.messageId) ? [store.state.logMessages[index]] : []));
+    expect(logged.length).toBeGreaterThan(100);
+    for (const message of logged) expect(typeof message).toBe('string');
+    // Deleting a queue looks for its messages among those held: none left in the journal is read for it.
+    const queued = [...parsedReplay(records).pending.values()].filter((record) => record.queue === 'q').map((record) => record.id);
+    expect(queued.length).toBeGreaterThan(50);
+    expect(store.state.pending.heldIdsWhere((record) => record.queue === 'q')).toEqual(queued);
+    for (const id of aside) expect(store.state.pending.held(id)).toBeUndefined();
     // The journal as a crash leaves it, before anything left aside is read: its restart sees what a parsing replay does.
     await copyFile(join(dir, 'live', 'mailroom.jsonl'), join(dir, 'crashed.jsonl'));
     const changes = laterChanges(parsedReplay(records), NOW + 1_000_000);

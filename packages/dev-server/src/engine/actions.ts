@@ -228,7 +228,7 @@ export function createActions(parts: ActionsParts): Actions {
     },
     async cancelRun(runId) {
       if (store.state.runs.get(runId)?.state !== 'RUN_STARTED') return false;
-      const pending = store.state.pending.idsWhere((record) => record.workflow?.runId === runId);
+      const pending = store.state.pending.heldIdsWhere((record) => record.workflow?.runId === runId);
       await cancelMessages(pending);
       await waits.drop(runId);
       await store.commit({ type: 'run.ended', runId, at: config.now(), state: 'RUN_CANCELED' });

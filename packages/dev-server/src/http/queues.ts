@@ -139,7 +139,7 @@ async function setPaused(service: Service, name: string | undefined, paused: boo
 /** Deleting a queue cancels the messages still waiting on it (logged `CANCELED`), as the service does. */
 async function deleteQueue(service: Service, name: string | undefined): Promise<Reply> {
   const current = existingQueue(service, name);
-  const waiting = service.store.state.pending.idsWhere((record) => record.queue === current.name);
+  const waiting = service.store.state.pending.heldIdsWhere((record) => record.queue === current.name);
   await service.actions.cancelMessages(waiting);
   await service.store.commit({ type: 'queue.updated', name: current.name, queue: null });
   return empty();

@@ -72,6 +72,26 @@ export function notePendingRef(state: DevState, id: string, entry: LogRecord): v
 }
 
 /**
+ * The log entries of `messages`, just left in the journal (pending-messages.ts `putAside`) and still
+ * there, name them by id from now on, as a restart's do: the log, which keeps its last LOG_LIMIT
+ * entries, would otherwise keep each record alive until its entry is dropped, long enough to be
+ * collected only with the old generation. One pass from the newest entry until all are found.
+ */
+export function nameInLog(state: DevState, messages: ReadonlySet<MessageRecord>): void {
+  const { logs, logMessages } = state;
+  let left = messages.size;
+  for (let index = logMessages.length - 1; index >= 0 && left > 0; index -= 1) {
+    const message = logMessages[index]!;
+    if (typeof message === 'string' || !messages.has(message)) continue;
+    // Never attempted: its one entry is its `CREATED`.
+    left -= 1;
+    if (state.pending.held(message.id) !== undefined || !state.pending.has(message.id)) continue;
+    logMessages[index] = message.id;
+    notePendingRef(state, message.id, logs[index]!);
+  }
+}
+
+/**
  * Takes message `id` out of the pending ones, and gives the log entries that named it by id the
  * message itself (it can no longer be read from the pending ones). Every change that takes a pending
  * message out goes through here.

@@ -102,14 +102,16 @@ export class PendingMessages {
    * Leaves in the journal a message put in as `record`, now durable there as `scanned` (its line is
    * `line`), while it still is as it was put in: never attempted, due when it said. A message waiting
    * long then costs what a restart's does, not its record (docs/benchmarks.md, the scale section).
+   * Returns whether it did: its log entries then name it by id (message-index.ts `nameInLog`).
    */
-  putAside(record: MessageRecord, scanned: StoredMessageLine, line: StoredLine): void {
+  putAside(record: MessageRecord, scanned: StoredMessageLine, line: StoredLine): boolean {
     const slot = this.slots.get(record.id);
-    if (slot === undefined || this.records[slot] !== record || this.starts[slot] === 1 || this.retries[slot] !== 0) return;
-    if (this.dueTimes[slot] !== scanned.dueAt || scanned.id !== record.id) return;
+    if (slot === undefined || this.records[slot] !== record || this.starts[slot] === 1 || this.retries[slot] !== 0) return false;
+    if (this.dueTimes[slot] !== scanned.dueAt || scanned.id !== record.id) return false;
     // Kept first: a file that cannot be opened leaves the message held.
     this.stored.keep(slot, scanned, line);
     this.records[slot] = undefined;
+    return true;
   }
 
   /** A journal was read to its end: see {@link StoredMessages.doneReading}. */
@@ -201,11 +203,15 @@ export class PendingMessages {
     this.forEachSlotInAcceptanceOrder((slot, id) => visit(id, dueTimes[slot]!, starts[slot] === 1, records[slot]));
   }
 
-  /** The ids of the pending messages `test` accepts, in the order they were put in. */
-  idsWhere(test: (record: MessageRecord) => boolean): string[] {
+  /**
+   * The ids of the pending messages held read that `test` accepts, in the order they were put in: for a
+   * test of what a message left in the journal never has (a queue, a workflow), which is not read for it.
+   */
+  heldIdsWhere(test: (record: MessageRecord) => boolean): string[] {
     const ids: string[] = [];
-    this.forEach((record) => {
-      if (test(record)) ids.push(record.id);
+    this.slots.forEach((slot) => {
+      const record = this.records[slot];
+      if (record !== undefined && test(record)) ids.push(record.id);
     });
     return ids;
   }

@@ -12,6 +12,7 @@ import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, 
 import type { PendingMessages } from './pending-messages';
 import type { DevRecord, MessageRecord, StatsBucket } from './records';
 import { createdRun, flushCreated } from './event-log';
+import { nameInLog } from './message-index';
 import { reduce, reduceStoredMessage } from './reduce';
 import { forEachBatchRecord, scanStoredBatchLine, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
 import { isEncodedRecord } from './record-shapes';
@@ -154,6 +155,17 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
    * For a send of one message due long from now, alone or in a batch (`/v2/batch`): once durable, it is
    * left in the journal (pending-messages.ts). One with more than the plain fields does not scan: it stays held.
    */
+  // Messages the lines just written left in the journal: their log entries are named by id in one pass
+  // once every line of the write was told (a write can hold thousands of sends).
+  const leftAside = new Set<MessageRecord>();
+  const nameLeftAside = () => {
+    nameInLog(state, leftAside);
+    leftAside.clear();
+  };
+  const noteLeftAside = (message: MessageRecord) => {
+    if (leftAside.size === 0) queueMicrotask(nameLeftAside);
+    leftAside.add(message);
+  };
   const putAside = (record: DevRecord): OnDurableLine | undefined => {
     if (inMemory) return undefined;
     const now = options.now();
@@ -165,7 +177,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         forEachBatchRecord(line, start, end, (index, recordStart, recordEnd) => {
           const message = sends[index];
           const scanned = message && scanStoredMessageLine(line, recordStart, recordEnd);
-          if (scanned) state.pending.putAside(message, scanned, where);
+          if (scanned && state.pending.putAside(message, scanned, where)) noteLeftAside(message);
         });
       };
     }
@@ -173,7 +185,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     if (message === undefined) return undefined;
     return (line, start, end, offset, file, generation) => {
       const scanned = scanStoredMessageLine(line, start, end);
-      if (scanned) state.pending.putAside(message, scanned, { start, offset, file, generation });
+      if (scanned && state.pending.putAside(message, scanned, { start, offset, file, generation })) noteLeftAside(message);
     };
   };
   // The in-memory journal keeps nothing: encoding for it would be work for nothing.
