@@ -15,6 +15,7 @@ import { createdRun, flushCreated } from './event-log';
 import { nameInLog } from './message-index';
 import { reduce, reduceStoredMessage } from './reduce';
 import { forEachBatchRecord, scanStoredBatchLine, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
+import type { StoredLine } from './stored-messages';
 import { isEncodedRecord } from './record-shapes';
 import { decodeRecord, type EncodedRecord, encodeRecord } from './message-codec';
 
@@ -151,10 +152,6 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       () => Promise.reject(answer),
     );
   };
-  /**
-   * For a send of one message due long from now, alone or in a batch (`/v2/batch`): once durable, it is
-   * left in the journal (pending-messages.ts). One with more than the plain fields does not scan: it stays held.
-   */
   // Messages the lines just written left in the journal: their log entries are named by id in one pass
   // once every line of the write was told (a write can hold thousands of sends).
   const leftAside = new Set<MessageRecord>();
@@ -162,30 +159,29 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     nameInLog(state, leftAside);
     leftAside.clear();
   };
-  const noteLeftAside = (message: MessageRecord) => {
+  /** Leaves `message` in the journal when the record `line[recordStart, recordEnd)` reads as it, plain. */
+  const leaveAside = (message: MessageRecord, line: Buffer, recordStart: number, recordEnd: number, where: StoredLine) => {
+    const scanned = scanStoredMessageLine(line, recordStart, recordEnd);
+    if (!scanned || !state.pending.putAside(message, scanned, where)) return;
     if (leftAside.size === 0) queueMicrotask(nameLeftAside);
     leftAside.add(message);
   };
+  /**
+   * For a send of one message due long from now, alone or in a batch (`/v2/batch`): once durable, it is
+   * left in the journal (pending-messages.ts). One with more than the plain fields does not scan: it stays held.
+   */
   const putAside = (record: DevRecord): OnDurableLine | undefined => {
-    if (inMemory) return undefined;
+    if (inMemory || (record.type !== 'batch' && record.type !== 'messages.accepted')) return undefined;
     const now = options.now();
-    if (record.type === 'batch') {
-      const sends = record.records.map((inner) => dueLater(inner, now));
-      if (!sends.some((message) => message !== undefined)) return undefined;
-      return (line, start, end, offset, file, generation) => {
-        const where = { start, offset, file, generation };
-        forEachBatchRecord(line, start, end, (index, recordStart, recordEnd) => {
-          const message = sends[index];
-          const scanned = message && scanStoredMessageLine(line, recordStart, recordEnd);
-          if (scanned && state.pending.putAside(message, scanned, where)) noteLeftAside(message);
-        });
-      };
-    }
-    const message = dueLater(record, now);
-    if (message === undefined) return undefined;
+    const sends = record.type === 'batch' ? record.records.map((inner) => dueLater(inner, now)) : [dueLater(record, now)];
+    if (!sends.some((message) => message !== undefined)) return undefined;
     return (line, start, end, offset, file, generation) => {
-      const scanned = scanStoredMessageLine(line, start, end);
-      if (scanned && state.pending.putAside(message, scanned, { start, offset, file, generation })) noteLeftAside(message);
+      const where = { start, offset, file, generation };
+      if (record.type !== 'batch') return leaveAside(sends[0]!, line, start, end, where);
+      forEachBatchRecord(line, start, end, (index, recordStart, recordEnd) => {
+        const message = sends[index];
+        if (message) leaveAside(message, line, recordStart, recordEnd, where);
+      });
     };
   };
   // The in-memory journal keeps nothing: encoding for it would be work for nothing.
