@@ -65,6 +65,22 @@ async function restart(running, dir, ids) {
   return { host, ms };
 }
 
+/**
+ * `rounds` restarts of `host` after SIGKILL (see `restart`): their times, the host running at the end,
+ * and against the fresh server's memory (`before`) what the first restart's replay left, as it answered.
+ */
+async function restartRounds(host, dir, ids, before, rounds) {
+  const restarts = [];
+  let afterRestart;
+  for (let round = 0; round < rounds; round++) {
+    const again = await restart(host, dir, ids);
+    host = again.host;
+    restarts.push(again.ms);
+    afterRestart ??= perMessage(await host.call({ cmd: 'memory' }), before, ids.length);
+  }
+  return { host, restarts, afterRestart };
+}
+
 /** Growth per message from `base`: of the RSS, and of the live heap plus external memory. */
 function perMessage(memory, base, count) {
   return {
@@ -127,15 +143,9 @@ async function pending(count, smoke) {
     const afterBurst = perMessage(await host.call({ cmd: 'memory' }), before, count);
     const settled = await settledMemory(host, smoke ? 1_000 : 90_000);
     const idleAfterBurst = perMessage(settled.memory, before, count);
-    const restarts = [];
-    let afterRestart;
-    for (let round = 0; round < (smoke ? 1 : 3); round++) {
-      const again = await restart(host, dir, ids);
-      host = again.host;
-      restarts.push(again.ms);
-      // Against the fresh server's memory (`before`): what the first restart's replay left, as it answered.
-      afterRestart ??= perMessage(await host.call({ cmd: 'memory' }), before, count);
-    }
+    const restarted = await restartRounds(host, dir, ids, before, smoke ? 1 : 3);
+    host = restarted.host;
+    const { restarts, afterRestart } = restarted;
     log(
       `pending: ${count} in ${enqueueSeconds.toFixed(1)} s; RSS per message ${afterBurst.rss.toFixed(0)} B after the burst, ${idleAfterBurst.rss.toFixed(0)} B idle (after ${(settled.afterMs / 1000).toFixed(0)} s), ${afterRestart.rss.toFixed(0)} B after a restart; journal ${((journalBytes * count) / 1e6).toFixed(1)} MB; restarts ${restarts.map((ms) => ms.toFixed(0)).join(' / ')} ms (empty: ${emptyRestarts.map((ms) => ms.toFixed(0)).join(' / ')} ms)`,
     );
@@ -179,14 +189,9 @@ async function batchedPending(count, smoke) {
     await close();
     check(new Set(ids).size === count, `${count} batched sends gave ${new Set(ids).size} distinct message ids`);
     const afterBurst = perMessage(await host.call({ cmd: 'memory' }), before, count);
-    const restarts = [];
-    let afterRestart;
-    for (let round = 0; round < (smoke ? 1 : 3); round++) {
-      const again = await restart(host, dir, ids);
-      host = again.host;
-      restarts.push(again.ms);
-      afterRestart ??= perMessage(await host.call({ cmd: 'memory' }), before, count);
-    }
+    const restarted = await restartRounds(host, dir, ids, before, smoke ? 1 : 3);
+    host = restarted.host;
+    const { restarts, afterRestart } = restarted;
     log(
       `batched: ${count}; RSS per message ${afterBurst.rss.toFixed(0)} B after the burst, ${afterRestart.rss.toFixed(0)} B after a restart; restarts ${restarts.map((ms) => ms.toFixed(0)).join(' / ')} ms`,
     );
@@ -314,11 +319,11 @@ await report(async ({ smoke }) => {
   return scaleResults(result, batched, whole, split, steadyRuns, { batchTotal, steadySeconds, windowSeconds });
 });
 
-/** The rows of the batched pending case (see batchedPending). */
-function batchedRows(batched) {
-  const row = (contender, unit, values, targets) => ({
+/** A row of a pending case: every one is measured once, lower is better, against no contender. */
+function pendingRowOf(caseText) {
+  return (contender, unit, values, targets) => ({
     section,
-    case: `${batched.count.toLocaleString('en')} delayed JSON messages pending, sent through /v2/batch (1,000 a batch), --data-dir`,
+    case: caseText,
     contender,
     unit,
     higherIsBetter: false,
@@ -326,46 +331,44 @@ function batchedRows(batched) {
     ratios: [],
     targets,
   });
+}
+
+/** A pending case's memory rows, RSS and live heap, for each `[when, memory]`. */
+function memoryRows(row, samples) {
+  return samples.flatMap(([when, memory]) => [
+    row(`memory per pending message, RSS growth, ${when}`, 'B/msg', [memory.rss], [{ text: '<= 1,024 B', met: memory.rss <= 1024 }]),
+    row(`memory per pending message, live heap and external, ${when}`, 'B/msg', [memory.heap], []),
+  ]);
+}
+
+function restartRow(row, restarts) {
+  return row('restart after SIGKILL, spawn to first answer', 'ms', restarts, [
+    { text: '<= 500 ms', met: summarise(restarts).median <= 500 },
+  ]);
+}
+
+/** The rows of the batched pending case (see batchedPending). */
+function batchedRows(batched) {
+  const row = pendingRowOf(
+    `${batched.count.toLocaleString('en')} delayed JSON messages pending, sent through /v2/batch (1,000 a batch), --data-dir`,
+  );
   return [
-    ...[
+    ...memoryRows(row, [
       ['right after the burst', batched.afterBurst],
       ['right after a restart (SIGKILL, replayed)', batched.afterRestart],
-    ].flatMap(([when, memory]) => [
-      row(`memory per pending message, RSS growth, ${when}`, 'B/msg', [memory.rss], [{ text: '<= 1,024 B', met: memory.rss <= 1024 }]),
-      row(`memory per pending message, live heap and external, ${when}`, 'B/msg', [memory.heap], []),
     ]),
-    row('restart after SIGKILL, spawn to first answer', 'ms', batched.restarts, [
-      { text: '<= 500 ms', met: summarise(batched.restarts).median <= 500 },
-    ]),
+    restartRow(row, batched.restarts),
   ];
 }
 
 function scaleResults(result, batched, whole, split, steadyRuns, { batchTotal, steadySeconds, windowSeconds }) {
   const n = result.count.toLocaleString('en');
-  /** A row of the pending case: every one is measured once, lower is better, against no contender. */
-  const pendingRow = (contender, unit, values, targets) => ({
-    section,
-    case: `${n} delayed 200-byte messages pending, --data-dir`,
-    contender,
-    unit,
-    higherIsBetter: false,
-    value: summarise(values),
-    ratios: [],
-    targets,
-  });
+  const pendingRow = pendingRowOf(`${n} delayed 200-byte messages pending, --data-dir`);
   const rows = [
-    ...[
+    ...memoryRows(pendingRow, [
       ['right after the burst', result.afterBurst],
       [`idle (V8 settled by itself after ${Math.round(result.settledAfterMs / 1000)} s)`, result.idleAfterBurst],
       ['right after a restart (SIGKILL, replayed)', result.afterRestart],
-    ].flatMap(([when, memory]) => [
-      pendingRow(
-        `memory per pending message, RSS growth, ${when}`,
-        'B/msg',
-        [memory.rss],
-        [{ text: '<= 1,024 B', met: memory.rss <= 1024 }],
-      ),
-      pendingRow(`memory per pending message, live heap and external, ${when}`, 'B/msg', [memory.heap], []),
     ]),
     pendingRow(
       'journal bytes per pending message',
@@ -373,9 +376,7 @@ function scaleResults(result, batched, whole, split, steadyRuns, { batchTotal, s
       [result.journalBytes],
       [{ text: '<= 400 B', met: result.journalBytes <= 400 }],
     ),
-    pendingRow('restart after SIGKILL, spawn to first answer', 'ms', result.restarts, [
-      { text: '<= 500 ms', met: summarise(result.restarts).median <= 500 },
-    ]),
+    restartRow(pendingRow, result.restarts),
     ...batchedRows(batched),
     {
       section,
