@@ -193,6 +193,18 @@ let lastNeutral = Buffer.alloc(0);
  * {@link NEUTRAL_FIELDS}. `rest` is short: the body before it is never walked.
  */
 function neutralRestStart(line: Buffer, headEnd: number, restEnd: number): number | undefined {
+  // Most sends repeat the last neutral `rest`: when the line ends in it after `",`, that is the rest
+  // (an object that closes where the tuple does, its `{` outside any string: JSON has no raw quote in one).
+  const repeated = restEnd - lastNeutral.length;
+  if (
+    lastNeutral.length > 0 &&
+    repeated > headEnd + 2 &&
+    line[repeated - 1] === COMMA &&
+    line[repeated - 2] === QUOTE &&
+    line.compare(lastNeutral, 0, lastNeutral.length, repeated, restEnd) === 0
+  ) {
+    return repeated;
+  }
   let depth = 0;
   let inString = false;
   let restStart = -1;
@@ -212,8 +224,6 @@ function neutralRestStart(line: Buffer, headEnd: number, restEnd: number): numbe
     }
   }
   if (restStart < 0 || line[restStart] !== OPEN_BRACE || line[restStart - 1] !== COMMA || line[restStart - 2] !== QUOTE) return undefined;
-  const length = restEnd - restStart;
-  if (length === lastNeutral.length && line.compare(lastNeutral, 0, length, restStart, restEnd) === 0) return restStart;
   const text = line.toString('latin1', restStart, restEnd);
   let neutral = neutralRests.get(text);
   if (neutral === undefined) {
@@ -250,14 +260,29 @@ export function forEachBatchRecord(
   const last = end - 2;
   let position = start + BATCH.length;
   if (position === last) return true;
+  const records = line.subarray(0, last);
   for (let index = 0; ; index++) {
-    const recordEnd = line[position] === OPEN_BRACE ? endOfNested(line, position, last) : undefined;
+    const recordEnd = line[position] === OPEN_BRACE ? endOfRecord(records, position) : undefined;
     if (recordEnd === undefined) return false;
     visit(index, position, recordEnd);
     if (recordEnd === last) return true;
     if (line[recordEnd] !== COMMA) return false;
     position = recordEnd + 1;
   }
+}
+
+const NEXT_RECORD = Buffer.from('},{"type":"');
+
+/**
+ * The end of the record at `position` of a batch whose records end at `records.length`. Every record
+ * starts `{"type":"`, and only a batch holds records, so outside a nested batch the first `},{"type":"`
+ * (never inside a string: its quotes are raw) ends it, found without walking the strings before it,
+ * which was most of reading a `/v2/batch` line. A nested batch is walked bracket by bracket.
+ */
+function endOfRecord(records: Buffer, position: number): number | undefined {
+  if (startsWith(records, position, BATCH)) return endOfNested(records, position, records.length);
+  const next = records.indexOf(NEXT_RECORD, position);
+  return next === -1 ? records.length : next + 1;
 }
 
 /** A batch's messages as read, record by record, until all of it is known to be plain: reused. */
