@@ -28,6 +28,8 @@ export interface FileJournalInit<R> {
   lock: HeldLock;
   fsync: boolean;
   autoCompaction: AutoCompaction<R> | undefined;
+  /** See `OpenJournalOptions.onCompacted`. */
+  onCompacted: ((file: string, generation: number) => void) | undefined;
   /** Opens the file again under `lock`, which this journal hands over. */
   reopen: (options: ReopenOptions<R> | undefined) => Promise<OpenedJournal<R>>;
 }
@@ -48,6 +50,7 @@ interface FileState {
   failure: JournalUnavailableError | undefined;
   /** The automatic compaction writing its snapshot in the background, if one is. */
   background: BackgroundCompaction | undefined;
+  onCompacted: ((file: string, generation: number) => void) | undefined;
 }
 
 /**
@@ -67,6 +70,7 @@ export function createFileJournal<R>(init: FileJournalInit<R>): Journal<R> {
     stats: { appends: 0, batches: 0, syncs: 0, compactions: 0, recordsInFile: init.recordsInFile, bytesInFile: init.size },
     failure: undefined,
     background: undefined,
+    onCompacted: init.onCompacted,
   };
   const queue: JournalOperation[] = [];
   let draining: Promise<void> | undefined;
@@ -332,6 +336,11 @@ async function adoptReplacement(
   state.stats.compactions += 1;
   state.stats.recordsInFile = replacement.records;
   state.stats.bytesInFile = state.size;
+  try {
+    state.onCompacted?.(state.paths.file, state.generation);
+  } catch {
+    // The compaction is done whatever its listener did.
+  }
   operation.resolve();
 }
 

@@ -78,6 +78,7 @@ async function openLocked<R>(
     lock,
     fsync,
     autoCompaction,
+    onCompacted: options.onCompacted,
     reopen: (again) =>
       openLocked({ ...options, onRecord: again?.onRecord, onRecordBytes: again?.onRecordBytes }, paths, lock, autoCompaction, 'refuse'),
   });

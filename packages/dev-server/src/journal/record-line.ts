@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import { fstat, read } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { JournalCorruptError } from './types';
 
@@ -119,6 +119,12 @@ export interface DecodedJournal<R> {
   repaired?: Buffer;
 }
 
+/** What {@link readJournal} reads from: a `FileHandle`, or a descriptor ({@link readLinesOf}). */
+interface JournalSource {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  stat(): Promise<{ size: number }>;
+}
+
 /** How {@link readJournal} reads. */
 export interface ReadJournalOptions<R> {
   skipDamaged: boolean;
@@ -152,7 +158,7 @@ const READ_CHUNK = 1 << 20;
  * break was hit) is split there: an intact record after the damage is kept, and each record lost is
  * counted. Records read before a damaged line may have gone to `onRecord` already.
  */
-export async function readJournal<R>(handle: FileHandle, file: string, options: ReadJournalOptions<R>): Promise<DecodedJournal<R>> {
+export async function readJournal<R>(handle: JournalSource, file: string, options: ReadJournalOptions<R>): Promise<DecodedJournal<R>> {
   const { skipDamaged, isRecord, onRecord, onRecordBytes } = options;
   // A repair keeps pieces of the file to write it again: the file is then read whole into one buffer
   // that is never reused, so those pieces stay valid.
@@ -303,4 +309,40 @@ function decodeHeader(line: string | undefined, file: string): number {
     throw new JournalCorruptError({ file, line: 1, offset: 0, problem: read, hint });
   }
   return read;
+}
+
+/** Thrown by a line reader of {@link readLinesOf} to stop it: not damage. */
+const STOPPED: unique symbol = Symbol('stopped');
+
+/**
+ * Reads the journal file open as `fd` again, a line at a time, giving each intact line's JSON to
+ * `onLine` (as `OpenJournalOptions.onRecordBytes` gets it), for a reader that only looks at bytes;
+ * nothing is parsed. Resolves at the end of what is written, at the first damaged line, or once
+ * `onLine` returns false. The file may be appended to meanwhile: a line still being written is not read.
+ */
+export async function readLinesOf(
+  fd: number,
+  file: string,
+  onLine: (line: Buffer, start: number, end: number, offset: number) => boolean,
+): Promise<void> {
+  const handle: JournalSource = {
+    read: (buffer, offset, length, position) =>
+      new Promise((resolve, reject) =>
+        read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve({ bytesRead }))),
+      ),
+    stat: () => new Promise((resolve, reject) => fstat(fd, (error, stats) => (error ? reject(error) : resolve(stats)))),
+  };
+  try {
+    await readJournal(handle, file, {
+      skipDamaged: false,
+      isRecord: (_value: unknown): _value is never => false,
+      onRecord: () => {},
+      onRecordBytes: (line, start, end, offset) => {
+        if (!onLine(line, start, end, offset)) throw STOPPED;
+        return true;
+      },
+    });
+  } catch (error) {
+    if (error !== STOPPED && !(error instanceof JournalCorruptError)) throw error;
+  }
 }

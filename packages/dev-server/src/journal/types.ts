@@ -56,6 +56,12 @@ export interface OpenJournalOptions<R> {
    * returns.
    */
   onRecordBytes?: (line: Buffer, start: number, end: number, offset: number, file: string) => boolean;
+  /**
+   * Told, synchronously, once a compaction's file replaced the journal: `file` and its `generation`
+   * (as {@link OnDurableLine} counts them). It is still that file while this runs: open it now to read
+   * it later. A reader that kept where lines were in an older file can find them again in this one.
+   */
+  onCompacted?: (file: string, generation: number) => void;
 }
 
 /**

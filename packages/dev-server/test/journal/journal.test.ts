@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitUntil } from '../helpers/wait';
 import { JournalCorruptError, JournalUnavailableError, openJournal, type Journal, type OpenJournalOptions } from '../../src/journal';
-import { encodeRecordLine } from '../../src/journal/record-line';
+import { encodeRecordLine, readLinesOf } from '../../src/journal/record-line';
 import { useTempDir } from './temp-dir';
 
 interface Event {
@@ -191,6 +191,37 @@ describe('where a durable line is', () => {
       { id: 3, text: 'after the second' },
     ]);
     seen.close();
+  });
+
+  it('tells onCompacted of each file a compaction wrote, while it is that file, and reads its lines again from a descriptor', async () => {
+    const told: Array<{ generation: number; lines: unknown[] }> = [];
+    const reads: Array<Promise<void>> = [];
+    const state = new Map<number, Event>();
+    const onCompacted = (path: string, generation: number) => {
+      // Opened now, as a reader that follows the file must: read later, after more appends and another compaction.
+      const fd = openSync(path, 'r');
+      const lines: unknown[] = [];
+      told.push({ generation, lines });
+      reads.push(
+        new Promise((resolve) => setTimeout(resolve, 20))
+          .then(() => readLinesOf(fd, path, (line, start, end) => lines.push(JSON.parse(line.toString('utf8', start, end))) < 3))
+          .finally(() => closeSync(fd)),
+      );
+    };
+    const { journal } = await open({ onCompacted, compactAfterBytes: 380, snapshot: () => [...state.values()] });
+    await journal.compact([{ id: 1, text: 'snapshot' }, { id: 2 }, { id: 3 }, { id: 4 }]);
+    // Past four times that snapshot's bytes: the next compaction is an automatic one.
+    for (let n = 0; n < 30; n += 1) {
+      const event = { id: n % 3, text: `version ${n}` };
+      state.set(event.id, event);
+      await journal.append(event);
+    }
+    await journal.close();
+    await Promise.all(reads);
+    expect(told.map(({ generation }) => generation)).toEqual([1, 2]);
+    // The reader stops once it says so: three lines of the explicit snapshot, the automatic one's whole.
+    expect(told[0]!.lines).toEqual([{ id: 1, text: 'snapshot' }, { id: 2 }, { id: 3 }]);
+    expect(told[1]!.lines.length).toBeGreaterThanOrEqual(3);
   });
 
   it('resolves every append of the batch when one listener throws, and tells the others', async () => {
