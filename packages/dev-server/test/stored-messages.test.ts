@@ -1,9 +1,11 @@
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageRecord, NOW } from './helpers/message-record';
+import { waitUntil } from './helpers/wait';
 import { createEmptyState, type DevState, LOG_LIMIT, loggedMessage } from '../src/state/dev-state';
 import { decodeRecord, type EncodedRecord, encodeRecord } from '../src/state/message-codec';
 import { PendingMessages } from '../src/state/pending-messages';
@@ -353,6 +355,84 @@ describe('messages left in the journal once their send is durable', () => {
     expect(pending.held('msg_third')).toBe(third);
     pending.close();
   });
+});
+
+/** How many of this process's descriptors hold a file under `folder` that is gone from it (renamed over or removed). */
+function goneFilesHeld(folder: string): number {
+  return readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.startsWith(folder) && target.endsWith(' (deleted)')).length;
+}
+
+// A compaction writes every pending message into the new file: a message left in an older file is
+// moved to its line there, so the older file is closed and its bytes leave the disk. Read through
+// /proc, so on Linux only.
+describe.runIf(process.platform === 'linux')('messages left in a journal file a compaction replaced', () => {
+  it('are moved to their lines in the new file, and the old file is let go', async () => {
+    const file = join(dir, 'journal.jsonl');
+    const message = plain('msg_a', 1, { body: 'caf\u00e9', contentType: 'text/plain', notBefore: NOW + 60_000, dueAt: NOW + 60_000 });
+    const other = plain('msg_b', 2, { notBefore: NOW + 60_000, dueAt: NOW + 60_000 });
+    const sends = [message, other].map((sent) => JSON.stringify(encodeRecord({ type: 'messages.accepted', at: NOW, messages: [sent] })));
+    await writeFile(file, `${sends.join('\n')}\n`);
+    const pending = new PendingMessages();
+    let offset = 0;
+    for (const [index, sent] of [message, other].entries()) {
+      const line = Buffer.from(sends[index]!);
+      pending.put(sent);
+      pending.putAside(sent, scanStoredMessageLine(line, 0, line.length)!, { start: 0, offset, file, generation: 0 });
+      offset += line.length + 1;
+    }
+    // The compaction's file: its snapshot restores both, after a first line of another kind.
+    const restored = [message, other].map((sent) =>
+      JSON.stringify(encodeRecord({ type: 'message.restored', message: sent, retried: 0, dueAt: sent.dueAt, started: false })),
+    );
+    const header = '{"type":"counters.restored"}';
+    await writeFile(join(dir, 'next.jsonl'), `${header}\n${restored.join('\n')}\n`);
+    await rename(join(dir, 'next.jsonl'), file);
+    expect(goneFilesHeld(dir)).toBe(1);
+    expect(pending.follow(file, 1)).toBe(true);
+    // One of them was read (and is held) before its line in the new file was found: it is not moved.
+    expect(pending.get('msg_b')).toEqual(other);
+    let at = header.length + 1;
+    for (const text of restored) {
+      const line = Buffer.from(text);
+      pending.moveStored(scanStoredMessageLine(line, 0, line.length)!, { start: 0, offset: at, file, generation: 1 });
+      at += line.length + 1;
+    }
+    expect(goneFilesHeld(dir)).toBe(0);
+    expect(pending.held('msg_a')).toBeUndefined();
+    expect(pending.get('msg_a')).toEqual(message);
+    // Nothing is left in an older file now: a later compaction opens nothing for it.
+    expect(pending.follow(file, 2)).toBe(false);
+    pending.close();
+  });
+
+  it('let go of the old file once a store compacted its journal by itself, and read back as they were sent', async () => {
+    const live = join(dir, 'live');
+    const store = await open(live);
+    // Past the 16 MB after which a journal compacts, in sends due an hour from now: each is left in the journal.
+    const body = 'x'.repeat(4_000);
+    const sent = Array.from({ length: 4_500 }, (_, index) =>
+      plain(`msg_${index}`, index + 1, { body: `${index}${body}`, notBefore: NOW + 3_600_000, dueAt: NOW + 3_600_000 }),
+    );
+    await Promise.all(sent.map((message) => store.commit({ type: 'messages.accepted', at: NOW, messages: [message] })));
+    // The journal compacts in the background, then the messages are moved to the new file's lines.
+    const { ino } = await stat(join(live, 'mailroom.jsonl'));
+    await waitUntil(async () => (await stat(join(live, 'mailroom.jsonl'))).ino !== ino, 'the journal to compact', 45_000);
+    await waitUntil(() => goneFilesHeld(live) === 0, 'the replaced file to be let go', 45_000);
+    for (const message of sent.slice(0, 50)) expect(store.state.pending.held(message.id)).toBeUndefined();
+    for (const message of sent) expect(store.state.pending.get(message.id)).toEqual(message);
+    await store.close();
+    const again = await open(live);
+    expect([...again.state.pending.values()]).toEqual(sent);
+    await again.close();
+  }, 120_000);
 });
 
 describe('which journal lines are read as a plain message', () => {

@@ -1,5 +1,7 @@
+import { closeSync, openSync } from 'node:fs';
+import { readLinesOf } from '../journal';
 import type { MessageRecord } from './records';
-import type { StoredMessageLine } from './stored-message-lines';
+import { scanStoredBatchLine, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
 import { grown, type StoredLine, StoredMessages } from './stored-messages';
 
 const INITIAL_SLOTS = 1024;
@@ -112,6 +114,31 @@ export class PendingMessages {
     this.stored.keep(slot, scanned, line);
     this.records[slot] = undefined;
     return true;
+  }
+
+  /**
+   * A compaction wrote the journal's `generation`-th file `file`: opened now (while it is that file), as
+   * the file messages left in older ones are moved to ({@link moveStored}). False when none is left in
+   * an older one, and nothing was opened.
+   */
+  follow(file: string, generation: number): boolean {
+    if (!this.stored.keepsOlderThan(generation)) return false;
+    this.stored.follow(file, generation);
+    return true;
+  }
+
+  /**
+   * Points a message left in an older journal file at its line `line` in the file a compaction wrote
+   * since (read there as `scanned`), while it is still as that line has it: never attempted, due when
+   * it said. Once none is left in it, the older file is closed and its bytes leave the disk.
+   */
+  moveStored(scanned: StoredMessageLine, line: StoredLine): void {
+    const slot = this.slots.get(scanned.id);
+    if (slot === undefined || this.records[slot] !== undefined || this.seqs[slot] !== scanned.seq) return;
+    const generation = this.stored.generationOf(slot);
+    if (generation < 0 || generation >= line.generation) return;
+    if (this.starts[slot] === 1 || this.retries[slot] !== 0 || this.dueTimes[slot] !== scanned.dueAt) return;
+    this.stored.keep(slot, scanned, line);
   }
 
   /** A journal was read to its end: see {@link StoredMessages.doneReading}. */
@@ -275,6 +302,42 @@ export class PendingMessages {
     }
     return slot;
   }
+}
+
+/**
+ * After each compaction of the journal, the messages left in its older files are found in the new one
+ * (the snapshot restores each, or they are in the lines copied after it) and moved there, in the
+ * background: each older file closes, and its bytes leave the disk, once none is left in it.
+ * `pendingNow` is the pending set of the open store (`undefined` once closed); the moving stops when
+ * that changes (closed, or replaced by a reload) or a newer compaction follows.
+ */
+export function followCompactions(pendingNow: () => PendingMessages | undefined): (file: string, generation: number) => void {
+  let newest = -1;
+  return (file, generation) => {
+    newest = generation;
+    const pending = pendingNow();
+    let fd: number;
+    try {
+      if (!pending?.follow(file, generation)) return;
+      fd = openSync(file, 'r');
+    } catch {
+      // Not opened (no descriptor left): the messages stay where they are, still readable there.
+      return;
+    }
+    const where = { start: 0, offset: 0, file, generation };
+    const move = (scanned: StoredMessageLine) => pending.moveStored(scanned, where);
+    void readLinesOf(fd, file, (line, start, end, offset) => {
+      if (pendingNow() !== pending || newest !== generation) return false;
+      where.start = start;
+      where.offset = offset;
+      const scanned = scanStoredMessageLine(line, start, end);
+      if (scanned !== undefined) move(scanned);
+      else scanStoredBatchLine(line, start, end, move);
+      return true;
+    })
+      .catch(() => undefined)
+      .finally(() => closeSync(fd));
+  };
 }
 
 /** Records by slot over the live iterator of the slots (a generator costs several times as much per message). */

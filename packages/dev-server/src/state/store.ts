@@ -9,7 +9,7 @@ import {
 } from '../journal';
 import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
-import type { PendingMessages } from './pending-messages';
+import { followCompactions, type PendingMessages } from './pending-messages';
 import type { DevRecord, MessageRecord, StatsBucket } from './records';
 import { createdRun, flushCreated } from './event-log';
 import { nameInLog } from './message-index';
@@ -84,8 +84,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const isPending = (id: string) => state.pending.has(id);
   const snapshot = () => encodedRecords(snapshotRecords(state, expiry()), isPending);
   const inMemory = options.dataDir === undefined;
-  let journal = await replayJournal(state, options, snapshot);
   let closed = false;
+  let journal = await replayJournal(state, options, snapshot, () => (closed ? undefined : state.pending));
   let lastPrune = options.now();
   const apply = (record: DevRecord) => {
     reduce(state, record);
@@ -238,6 +238,7 @@ async function replayJournal(
   state: DevState,
   options: OpenStoreOptions,
   snapshot: () => Iterable<EncodedRecord>,
+  pendingNow: () => PendingMessages | undefined,
 ): Promise<Journal<EncodedRecord>> {
   const replay = replayer(state);
   const journalOptions = {
@@ -246,6 +247,7 @@ async function replayJournal(
     onCompactionError: options.onCompactionError,
     onRecord: replay.onRecord,
     onRecordBytes: replay.onRecordBytes,
+    onCompacted: followCompactions(pendingNow),
   };
   const opened =
     options.dataDir === undefined

@@ -9,7 +9,8 @@ import type { StoredMessageLine } from './stored-message-lines';
 // JSON.parse, collecting what it made, and the memory of it were most of a replay (docs/benchmarks.md,
 // the scale section). Only a plain message is kept so (stored-message-lines.ts says which lines hold
 // one). A running server leaves a send due long from now so too, once its line is durable (store.ts),
-// in the file the journal wrote it to, which a compaction may since have replaced.
+// in the file the journal wrote it to. A compaction replaces that file; the message is then moved to
+// its line in the new one (pending-messages.ts, `followCompactions`), and the old file let go.
 
 /** Bytes read from a journal file at a time, for the messages left in it. */
 const BLOCK_BYTES = 64 * 1024;
@@ -87,16 +88,8 @@ export class StoredMessages {
    * has the same name).
    */
   keep(slot: number, scanned: StoredMessageLine, line: StoredLine): void {
-    let index = this.reading;
-    const current = index === undefined ? undefined : this.files[index]!;
-    if (index === undefined || current?.file !== line.file || current.generation !== line.generation) {
-      // Opened before anything changes: a file that cannot be opened leaves the slot as it was.
-      const opened = new JournalFile(line.file, line.generation);
-      index = this.files.length;
-      this.reading = index;
-      this.files.push(opened);
-      current?.closeIfUnused();
-    }
+    // Opened before anything changes: a file that cannot be opened leaves the slot as it was.
+    const index = this.follow(line.file, line.generation);
     if (slot >= this.fileOf.length) this.grow(Math.max(1024, this.fileOf.length * 2, slot + 1));
     this.release(slot);
     this.fileOf[slot] = index;
@@ -104,6 +97,31 @@ export class StoredMessages {
     this.lengths[slot] = scanned.tupleEnd - scanned.tupleStart;
     this.times[slot] = scanned.at;
     this.files[index]!.kept += 1;
+  }
+
+  /**
+   * The index of the journal's `generation`-th file `file`, the one messages are kept in from now on:
+   * opened now unless it is the one already. Call it while `file` is that file.
+   */
+  follow(file: string, generation: number): number {
+    const current = this.reading === undefined ? undefined : this.files[this.reading]!;
+    if (this.reading !== undefined && current?.file === file && current.generation === generation) return this.reading;
+    const opened = new JournalFile(file, generation);
+    this.reading = this.files.length;
+    this.files.push(opened);
+    current?.closeIfUnused();
+    return this.reading;
+  }
+
+  /** The generation of the file the message in `slot` is kept in; -1 when it is not kept in one. */
+  generationOf(slot: number): number {
+    const index = slot < this.fileOf.length ? this.fileOf[slot]! : -1;
+    return index < 0 ? -1 : this.files[index]!.generation;
+  }
+
+  /** Whether a message is kept in a file older than the journal's `generation`-th. */
+  keepsOlderThan(generation: number): boolean {
+    return this.files.some((file) => file.kept > 0 && file.generation < generation);
   }
 
   /** The journal was read to its end: a file none of its messages is kept from is closed. */
