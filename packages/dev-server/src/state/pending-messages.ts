@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { readLinesOf } from '../journal';
 import type { MessageRecord } from './records';
-import { scanStoredBatchLine, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
+import { scanPlainMessages, type StoredMessageLine } from './stored-message-lines';
 import { grown, type StoredLine, StoredMessages } from './stored-messages';
 
 const INITIAL_SLOTS = 1024;
@@ -330,9 +330,7 @@ export function followCompactions(pendingNow: () => PendingMessages | undefined)
       if (pendingNow() !== pending || newest !== generation) return false;
       where.start = start;
       where.offset = offset;
-      const scanned = scanStoredMessageLine(line, start, end);
-      if (scanned !== undefined) move(scanned);
-      else scanStoredBatchLine(line, start, end, move);
+      scanPlainMessages(line, start, end, move);
       return true;
     })
       .catch(() => undefined)

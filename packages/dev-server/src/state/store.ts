@@ -14,7 +14,7 @@ import type { DevRecord, MessageRecord, StatsBucket } from './records';
 import { createdRun, flushCreated } from './event-log';
 import { nameInLog } from './message-index';
 import { reduce, reduceStoredMessage } from './reduce';
-import { forEachBatchRecord, scanStoredBatchLine, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
+import { forEachBatchRecord, scanPlainMessages, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
 import type { StoredLine } from './stored-messages';
 import { isEncodedRecord } from './record-shapes';
 import { decodeRecord, type EncodedRecord, encodeRecord } from './message-codec';
@@ -294,13 +294,8 @@ function replayer(state: DevState) {
       where.start = start;
       where.offset = offset;
       where.file = file;
-      const scanned = scanStoredMessageLine(line, start, end);
-      if (scanned !== undefined) {
-        keep(scanned);
-        return true;
-      }
-      // A batch of plain sends (`/v2/batch`): each kept so, or the line parsed whole.
-      return scanStoredBatchLine(line, start, end, keep);
+      // A plain send, or a batch of them (`/v2/batch`): each kept so, or the line parsed whole.
+      return scanPlainMessages(line, start, end, keep);
     },
     finish: () => {
       flushCreated(state, run);

@@ -338,6 +338,18 @@ export function scanStoredBatchLine(line: Buffer, start: number, end: number, vi
 }
 
 /**
+ * Calls `visit` with each plain message of the line `line[start, end)`, and returns true, when the line
+ * is a send of one ({@link scanStoredMessageLine}) or a batch of such sends ({@link scanStoredBatchLine});
+ * false, visiting none, for any other line (to be parsed).
+ */
+export function scanPlainMessages(line: Buffer, start: number, end: number, visit: (scanned: StoredMessageLine) => void): boolean {
+  const scanned = scanStoredMessageLine(line, start, end);
+  if (scanned === undefined) return scanStoredBatchLine(line, start, end, visit);
+  visit(scanned);
+  return true;
+}
+
+/**
  * The end (after its closing bracket) of the JSON object or array at `position`, walked by its
  * brackets, each string skipped whole; `undefined` when it does not close before `limit`. The line's
  * checksum held, so it is JSON this server wrote.
