@@ -198,6 +198,37 @@ describe('messages left in the journal on a restart', () => {
     }
   });
 
+  it('are walked in the order they came before any is read by id, and a message on two lines is the later one', async () => {
+    const file = join(dir, 'journal.jsonl');
+    const later = { notBefore: NOW + 9_000, dueAt: NOW + 9_000 };
+    const sent = [plain('msg_a', 1), plain('msg_b', 2), plain('msg_c', 3), plain('msg_b', 4, { body: 'again', ...later })];
+    const lines = sent.map((message) => JSON.stringify(encodeRecord({ type: 'messages.accepted', at: NOW, messages: [message] })));
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const pending = new PendingMessages();
+    let offset = 0;
+    for (const text of lines) {
+      const line = Buffer.from(text);
+      pending.putStored(scanStoredMessageLine(line, 0, line.length)!, { start: 0, offset, file, generation: 0 });
+      offset += line.length + 1;
+    }
+    pending.doneReading();
+    // What a restart's first answers walk: every message in the order it came, no queue among them.
+    const walked: string[] = [];
+    pending.forEachDueInAcceptanceOrder((id, dueAt, started, held) => {
+      walked.push(`${id} ${dueAt - NOW} ${started} ${held === undefined}`);
+    });
+    expect(walked).toEqual(['msg_a 0 false true', 'msg_b 0 false true', 'msg_c 0 false true', 'msg_b 9000 false true']);
+    expect(pending.countPerQueue()).toEqual(new Map());
+    // Read by id: the later line's copy, in the place it came; every other message as sent.
+    expect(pending.get('msg_b')).toEqual(sent[3]);
+    expect(pending.get('msg_a')).toEqual(sent[0]);
+    expect(pending.size).toBe(3);
+    expect([...pending.values()].map((message) => message.seq)).toEqual([1, 3, 4]);
+    expect(pending.delete('msg_c')).toEqual(sent[2]);
+    expect([...pending.values()].map((message) => message.id)).toEqual(['msg_a', 'msg_b']);
+    pending.close();
+  });
+
   it('are read from the file they were in, even once a compaction renamed another over it', async () => {
     const file = join(dir, 'journal.jsonl');
     const message = plain('msg_kept', 7, { body: 'the bytes \u00e9', notBefore: NOW + 5, dueAt: NOW + 5 });

@@ -1,7 +1,5 @@
-import { closeSync, openSync } from 'node:fs';
-import { readLinesOf } from '../journal';
 import type { MessageRecord } from './records';
-import { scanPlainMessages, type StoredMessageLine } from './stored-message-lines';
+import type { StoredMessageLine } from './stored-message-lines';
 import { grown, type StoredLine, StoredMessages } from './stored-messages';
 
 const INITIAL_SLOTS = 1024;
@@ -20,7 +18,13 @@ const INITIAL_SLOTS = 1024;
  * older message was put back; {@link forEachInAcceptanceOrder} sorts only then.
  */
 export class PendingMessages {
-  private readonly slots = new Map<string, number>();
+  private readonly indexed = new Map<string, number>();
+  /**
+   * Plain messages a replay put in ({@link putStored}) and not yet in {@link indexed}, in the order they
+   * came: a restart answers before 100,000 ids are hashed, and the first read by id indexes them.
+   */
+  private unindexedIds: string[] = [];
+  private unindexedSlots: number[] = [];
   /** By slot; `undefined` for a free slot, or one whose message is kept in {@link stored}. */
   private readonly records: Array<MessageRecord | undefined> = new Array(INITIAL_SLOTS).fill(undefined);
   private readonly stored = new StoredMessages();
@@ -36,8 +40,9 @@ export class PendingMessages {
   private inOrder = true;
   private newestSeq = 0;
 
+  /** Exact without indexing: each send draws a new id, so none is unindexed twice, or indexed too. */
   get size(): number {
-    return this.slots.size;
+    return this.indexed.size + this.unindexedIds.length;
   }
 
   has(id: string): boolean {
@@ -92,7 +97,10 @@ export class PendingMessages {
    * attempted, due when it said.
    */
   putStored(scanned: StoredMessageLine, line: StoredLine): void {
-    const slot = this.slotFor(scanned.id, scanned.seq);
+    const slot = this.takeSlot();
+    this.noteSeq(slot, scanned.seq);
+    this.unindexedIds.push(scanned.id);
+    this.unindexedSlots.push(slot);
     this.records[slot] = undefined;
     this.stored.keep(slot, scanned, line);
     this.dueTimes[slot] = scanned.dueAt;
@@ -157,8 +165,7 @@ export class PendingMessages {
     if (slot === undefined) return undefined;
     const record = this.recordAt(slot);
     this.slots.delete(id);
-    this.records[slot] = undefined;
-    this.freeSlots[this.freeCount++] = slot;
+    this.freeSlot(slot);
     // An empty set is in order again: the next message cannot come after an older one.
     if (this.slots.size === 0) {
       this.inOrder = true;
@@ -236,7 +243,7 @@ export class PendingMessages {
    */
   heldIdsWhere(test: (record: MessageRecord) => boolean): string[] {
     const ids: string[] = [];
-    this.slots.forEach((slot) => {
+    this.forEachSlot((slot) => {
       const record = this.records[slot];
       if (record !== undefined && test(record)) ids.push(record.id);
     });
@@ -246,7 +253,7 @@ export class PendingMessages {
   /** How many messages wait in each queue, in one pass (a message left in the journal has no queue, and is not read). */
   countPerQueue(): Map<string, number> {
     const counts = new Map<string, number>();
-    this.slots.forEach((slot) => {
+    this.forEachSlot((slot) => {
       const queue = this.records[slot]?.queue;
       if (queue !== undefined) counts.set(queue, (counts.get(queue) ?? 0) + 1);
     });
@@ -266,15 +273,48 @@ export class PendingMessages {
 
   /** The slot of message `id` (a new one when it is not pending), noting the order it came in. */
   private slotFor(id: string, seq: number): number {
-    let slot = this.slots.get(id);
+    const { slots } = this;
+    let slot = slots.get(id);
     if (slot === undefined) {
-      if (seq < this.newestSeq) this.inOrder = false;
-      slot = this.freeCount > 0 ? this.freeSlots[--this.freeCount]! : this.newSlot();
-      this.slots.set(id, slot);
+      slot = this.takeSlot();
+      slots.set(id, slot);
     }
+    this.noteSeq(slot, seq);
+    return slot;
+  }
+
+  private noteSeq(slot: number, seq: number): void {
+    if (seq < this.newestSeq) this.inOrder = false;
     this.newestSeq = Math.max(this.newestSeq, seq);
     this.seqs[slot] = seq;
-    return slot;
+  }
+
+  /** Every message by id: the unindexed ones are indexed first. */
+  private get slots(): Map<string, number> {
+    if (this.unindexedIds.length > 0) this.index();
+    return this.indexed;
+  }
+
+  /** Indexes the unindexed messages by id; were one pending twice all the same, its later line is kept. */
+  private index(): void {
+    const { indexed, unindexedIds: ids, unindexedSlots: slots } = this;
+    this.unindexedIds = [];
+    this.unindexedSlots = [];
+    for (let index = 0; index < ids.length; index++) {
+      const earlier = indexed.get(ids[index]!);
+      if (earlier !== undefined) {
+        indexed.delete(ids[index]!);
+        this.freeSlot(earlier);
+      }
+      indexed.set(ids[index]!, slots[index]!);
+    }
+  }
+
+  /** Visits every slot in use, in the order they were put in, without indexing the unindexed. */
+  private forEachSlot(visit: (slot: number, id: string) => void): void {
+    this.indexed.forEach(visit);
+    const { unindexedIds: ids, unindexedSlots: slots } = this;
+    for (let index = 0; index < ids.length; index++) visit(slots[index]!, ids[index]!);
   }
 
   /** Every slot in use with its message's id, oldest accepted first. */
@@ -282,14 +322,22 @@ export class PendingMessages {
     // Walked with forEach as they are when in order: 100,000 messages after a restart cost no copy,
     // no sort and no iterator result each (this runs once at start, before any of it is optimised).
     if (this.inOrder) {
-      this.slots.forEach(visit);
+      this.forEachSlot(visit);
       return;
     }
     const { seqs } = this;
     for (const [id, slot] of [...this.slots].sort((a, b) => seqs[a[1]]! - seqs[b[1]]!)) visit(slot, id);
   }
 
-  private newSlot(): number {
+  private freeSlot(slot: number): void {
+    this.stored.release(slot);
+    this.records[slot] = undefined;
+    this.freeSlots[this.freeCount++] = slot;
+  }
+
+  /** A slot given back by a deleted message, or a new one. */
+  private takeSlot(): number {
+    if (this.freeCount > 0) return this.freeSlots[--this.freeCount]!;
     const slot = this.usedSlots++;
     if (slot === this.dueTimes.length) {
       const capacity = slot * 2;
@@ -302,40 +350,6 @@ export class PendingMessages {
     }
     return slot;
   }
-}
-
-/**
- * After each compaction of the journal, the messages left in its older files are found in the new one
- * (the snapshot restores each, or they are in the lines copied after it) and moved there, in the
- * background: each older file closes, and its bytes leave the disk, once none is left in it.
- * `pendingNow` is the pending set of the open store (`undefined` once closed); the moving stops when
- * that changes (closed, or replaced by a reload) or a newer compaction follows.
- */
-export function followCompactions(pendingNow: () => PendingMessages | undefined): (file: string, generation: number) => void {
-  let newest = -1;
-  return (file, generation) => {
-    newest = generation;
-    const pending = pendingNow();
-    let fd: number;
-    try {
-      if (!pending?.follow(file, generation)) return;
-      fd = openSync(file, 'r');
-    } catch {
-      // Not opened (no descriptor left): the messages stay where they are, still readable there.
-      return;
-    }
-    const where = { start: 0, offset: 0, file, generation };
-    const move = (scanned: StoredMessageLine) => pending.moveStored(scanned, where);
-    void readLinesOf(fd, file, (line, start, end, offset) => {
-      if (pendingNow() !== pending || newest !== generation) return false;
-      where.start = start;
-      where.offset = offset;
-      scanPlainMessages(line, start, end, move);
-      return true;
-    })
-      .catch(() => undefined)
-      .finally(() => closeSync(fd));
-  };
 }
 
 /** Records by slot over the live iterator of the slots (a generator costs several times as much per message). */

@@ -9,13 +9,13 @@ import {
 } from '../journal';
 import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
-import { followCompactions, type PendingMessages } from './pending-messages';
+import type { PendingMessages } from './pending-messages';
 import type { DevRecord, MessageRecord, StatsBucket } from './records';
 import { createdRun, flushCreated } from './event-log';
 import { nameInLog } from './message-index';
 import { reduce, reduceStoredMessage } from './reduce';
 import { forEachBatchRecord, scanPlainMessages, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
-import type { StoredLine } from './stored-messages';
+import { followCompactions, type StoredLine } from './stored-messages';
 import { isEncodedRecord } from './record-shapes';
 import { decodeRecord, type EncodedRecord, encodeRecord } from './message-codec';
 

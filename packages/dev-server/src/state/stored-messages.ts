@@ -1,8 +1,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { JournalUnavailableError } from '../journal';
+import { JournalUnavailableError, readLinesOf } from '../journal';
 import { decodeMessage } from './message-codec';
 import type { MessageRecord } from './records';
-import type { StoredMessageLine } from './stored-message-lines';
+import { scanPlainMessages, type StoredMessageLine } from './stored-message-lines';
 
 // Pending messages kept as where their journal lines are, read from the file when something needs
 // them. A restart with 100,000 pending messages then parses none of them and holds none in memory:
@@ -10,7 +10,7 @@ import type { StoredMessageLine } from './stored-message-lines';
 // the scale section). Only a plain message is kept so (stored-message-lines.ts says which lines hold
 // one). A running server leaves a send due long from now so too, once its line is durable (store.ts),
 // in the file the journal wrote it to. A compaction replaces that file; the message is then moved to
-// its line in the new one (pending-messages.ts, `followCompactions`), and the old file let go.
+// its line in the new one ({@link followCompactions}), and the old file let go.
 
 /** Bytes read from a journal file at a time, for the messages left in it. */
 const BLOCK_BYTES = 64 * 1024;
@@ -195,4 +195,44 @@ export class StoredMessages {
 export function grown<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T {
   to.set(from);
   return to;
+}
+
+/** What follows a compaction's new file: the pending messages (pending-messages.ts). */
+interface CompactionFollower {
+  follow(file: string, generation: number): boolean;
+  moveStored(scanned: StoredMessageLine, line: StoredLine): void;
+}
+
+/**
+ * After each compaction of the journal, the messages left in its older files are found in the new one
+ * (the snapshot restores each, or they are in the lines copied after it) and moved there, in the
+ * background: each older file closes, and its bytes leave the disk, once none is left in it.
+ * `pendingNow` is the pending set of the open store (`undefined` once closed); the moving stops when
+ * that changes (closed, or replaced by a reload) or a newer compaction follows.
+ */
+export function followCompactions(pendingNow: () => CompactionFollower | undefined): (file: string, generation: number) => void {
+  let newest = -1;
+  return (file, generation) => {
+    newest = generation;
+    const pending = pendingNow();
+    let fd: number;
+    try {
+      if (!pending?.follow(file, generation)) return;
+      fd = openSync(file, 'r');
+    } catch {
+      // Not opened (no descriptor left): the messages stay where they are, still readable there.
+      return;
+    }
+    const where = { start: 0, offset: 0, file, generation };
+    const move = (scanned: StoredMessageLine) => pending.moveStored(scanned, where);
+    void readLinesOf(fd, file, (line, start, end, offset) => {
+      if (pendingNow() !== pending || newest !== generation) return false;
+      where.start = start;
+      where.offset = offset;
+      scanPlainMessages(line, start, end, move);
+      return true;
+    })
+      .catch(() => undefined)
+      .finally(() => closeSync(fd));
+  };
 }
