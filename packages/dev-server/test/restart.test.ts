@@ -195,7 +195,7 @@ describe('a damaged journal', () => {
 
   it('refuses a record with a good checksum but an impossible shape, naming where, leaving no lock; repairs it on request', async () => {
     const ids = await threePendingMessages();
-    const impossible = encodeRecordLine({ type: 'message.restored', message: null, retried: 0, dueAt: 0, started: false });
+    const impossible = encodeRecordLine({ type: 'message.restored', message: null, retried: 0, dueAt: 0, started: false }).toString();
     await appendFile(journalFile(), impossible);
     const lines = (await readFile(journalFile(), 'utf8')).split('\n');
     const failure = await startTestServer({ dataDir }).catch((error: unknown) => error);

@@ -49,8 +49,7 @@ export function startBackgroundCompaction(
     const reader = records[Symbol.iterator]();
     let read = false;
     while (!read && !cancelled) {
-      const lines: string[] = [];
-      // Length in UTF-16 units: close enough to bytes to size a slice.
+      const lines: Buffer[] = [];
       for (let length = 0; length < SLICE_BYTES; ) {
         const next = reader.next();
         if (next.done) {
@@ -62,7 +61,7 @@ export function startBackgroundCompaction(
         length += line.length;
         count += 1;
       }
-      if (lines.length > 0) size += await writeAt(handle, Buffer.from(lines.join(''), 'utf8'), size);
+      if (lines.length > 0) size += await writeAt(handle, Buffer.concat(lines), size);
     }
     if (cancelled) throw new Error('compaction cancelled');
   })();

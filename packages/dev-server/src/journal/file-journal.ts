@@ -246,7 +246,7 @@ async function drain(
 
 /** Writes a batch in one write and one sync, then resolves all of its appends. */
 async function commitBatch(state: FileState, batch: AppendOperation[], queue: JournalOperation[]): Promise<void> {
-  const buffer = Buffer.from(batch.map((operation) => operation.line).join(''), 'utf8');
+  const buffer = batch.length === 1 ? batch[0]!.line : Buffer.concat(batch.map((operation) => operation.line));
   try {
     await writeAt(state.handle, buffer, state.size);
     await syncData(state, state.handle);
@@ -291,7 +291,7 @@ async function compact(
   operation: Extract<JournalOperation, { kind: 'compact' }>,
   queue: JournalOperation[],
 ): Promise<void> {
-  const content = Buffer.from(JOURNAL_HEADER_LINE + operation.lines.join(''), 'utf8');
+  const content = Buffer.concat([Buffer.from(JOURNAL_HEADER_LINE), ...operation.lines]);
   let next: FileHandle;
   try {
     next = await writeReplacement(state, content);
@@ -444,8 +444,8 @@ export function journalPaths(dir: string, name: string): JournalPaths {
  * the two turns of an automatic compaction (its start, then its finish once the snapshot is written).
  */
 type JournalOperation = (
-  | { kind: 'append'; line: string; onDurable: OnDurableLine | undefined }
-  | { kind: 'compact'; lines: string[] }
+  | { kind: 'append'; line: Buffer; onDurable: OnDurableLine | undefined }
+  | { kind: 'compact'; lines: Buffer[] }
   | { kind: 'start-compaction'; records: Iterable<unknown> }
   | { kind: 'finish-compaction' }
 ) & {

@@ -16,10 +16,21 @@ export const JSON_START_IN_LINE = CHECKSUM_LENGTH + 1;
 /** Sentinel for a line that does not decode; distinct from any JSON value. */
 const INVALID_LINE: unique symbol = Symbol('invalid journal line');
 
-/** Encodes one record as a complete line; throws a `TypeError` for what JSON cannot represent. */
-export function encodeRecordLine(record: unknown): string {
+/**
+ * Encodes one record as a complete line, the bytes written; throws a `TypeError` for what JSON cannot
+ * represent. Encoded once, into the buffer written: a checksum over the string encoded it again, and
+ * joining lines as strings copied a batch's 1,000 sends once more, on the collector's heap.
+ */
+export function encodeRecordLine(record: unknown): Buffer {
   const json = toJson(record);
-  return `${crc32(json).toString(16).padStart(CHECKSUM_LENGTH, '0')} ${json}\n`;
+  const length = Buffer.byteLength(json, 'utf8');
+  const line = Buffer.allocUnsafe(JSON_START_IN_LINE + length + 1);
+  line.write(json, JSON_START_IN_LINE, length, 'utf8');
+  const checksum = crc32(line.subarray(JSON_START_IN_LINE, JSON_START_IN_LINE + length));
+  line.write(checksum.toString(16).padStart(CHECKSUM_LENGTH, '0'), 0, CHECKSUM_LENGTH, 'latin1');
+  line[CHECKSUM_LENGTH] = SPACE;
+  line[line.length - 1] = NEWLINE;
+  return line;
 }
 
 /** The checksum written in front of a line, or -1 when those 8 bytes are not lowercase hex digits. */
