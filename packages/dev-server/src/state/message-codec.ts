@@ -109,33 +109,23 @@ const IN_TUPLE = new Set([
 
 /** `at`: the time of the record the message is in (0 for a record without one). */
 function encodeMessage(message: MessageRecord, at = 0): EncodedMessage {
-  const encoded: EncodedMessage = [
-    message.id,
-    message.seq,
-    message.url,
-    message.body,
-    message.sourceHeader,
-    message.maxRetries,
-    message.timeoutSeconds,
-    message.createdAt - at,
-    message.notBefore - message.createdAt,
-    message.callerIp,
-  ];
+  // `rest` first, and the tuple made whole once: a closure and a grown array per message were most of
+  // what a `/v2/batch` of 1,000 sends allocated here.
   let rest: Record<string, unknown> | undefined;
-  const put = (name: string, value: unknown): void => {
-    rest ??= {};
-    rest[name] = value;
-  };
-  if (message.kind !== DEFAULTS.kind) put('kind', message.kind);
-  if (message.method !== DEFAULTS.method) put('method', message.method);
+  if (message.kind !== DEFAULTS.kind) (rest ??= {}).kind = message.kind;
+  if (message.method !== DEFAULTS.method) (rest ??= {}).method = message.method;
   for (const _ in message.forwardHeaders) {
-    put('forwardHeaders', message.forwardHeaders);
+    (rest ??= {}).forwardHeaders = message.forwardHeaders;
     break;
   }
-  if (message.dueAt !== message.notBefore) put('dueAt', message.dueAt);
-  for (const name in message) if (!IN_TUPLE.has(name)) put(name, message[name as keyof MessageRecord]);
-  if (rest) encoded.push(rest);
-  return encoded;
+  if (message.dueAt !== message.notBefore) (rest ??= {}).dueAt = message.dueAt;
+  for (const name in message) if (!IN_TUPLE.has(name)) (rest ??= {})[name] = message[name as keyof MessageRecord];
+  const { id, seq, url, body, sourceHeader, maxRetries, timeoutSeconds, createdAt, notBefore, callerIp } = message;
+  const created = createdAt - at;
+  const delay = notBefore - createdAt;
+  return rest === undefined
+    ? [id, seq, url, body, sourceHeader, maxRetries, timeoutSeconds, created, delay, callerIp]
+    : [id, seq, url, body, sourceHeader, maxRetries, timeoutSeconds, created, delay, callerIp, rest];
 }
 
 /** The message an encoded one (either form) stands for; `at`: the time of the record it is in. */
