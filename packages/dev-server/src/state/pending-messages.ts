@@ -92,9 +92,9 @@ export class PendingMessages {
   }
 
   /**
-   * Adds a plain message (or replaces it) as a journal line holds it (the line starts at `line.start` of
-   * what was read, at `line.offset` in `line.file`), kept as where it is until it is read: never
-   * attempted, due when it said.
+   * Adds a plain message as a journal line holds it (the line starts at `line.start` of what was read,
+   * at `line.offset` in `line.file`), kept as where it is until it is read: never attempted, due when it
+   * said. Indexed by id at the first read by id (one already pending is then replaced: {@link index}).
    */
   putStored(scanned: StoredMessageLine, line: StoredLine): void {
     const slot = this.takeSlot();
