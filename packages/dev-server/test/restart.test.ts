@@ -187,6 +187,10 @@ describe('a damaged journal', () => {
       );
       expect((await repaired.messaging.messages.get(ids[0]!)).messageId).toBe(ids[0]);
       expect((await repaired.messaging.messages.get(ids[2]!)).messageId).toBe(ids[2]);
+      // The lost message is unknown, and its entries in the snapshot's log went with it.
+      await expect(repaired.messaging.messages.get(ids[1]!)).rejects.toMatchObject({ status: 404 });
+      const logged = (await repaired.messaging.logs.list()).events.map((event) => event.messageId);
+      expect(new Set(logged)).toEqual(new Set([ids[0], ids[2]]));
       expect(await readFile(`${journalFile()}.damaged`, 'utf8')).toBe(`${lines[damagedAt]}\n`);
     } finally {
       await repaired.close();

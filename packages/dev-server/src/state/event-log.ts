@@ -68,6 +68,27 @@ function dropOldest(state: DevState, count: number): void {
 }
 
 /**
+ * After a repair skipped damaged records: the entries that name by id a message no longer pending (a
+ * snapshot's line of it was skipped) go with it, as every entry named so is of a pending message.
+ */
+export function dropEntriesOfLostMessages(state: DevState): void {
+  const { logs, logMessages } = state;
+  let kept = 0;
+  for (let index = 0; index < logs.length; index += 1) {
+    const message = logMessages[index]!;
+    if (typeof message === 'string' && !state.pending.has(message)) {
+      forgetPendingRef(state, message, logs[index]!);
+      continue;
+    }
+    logs[kept] = logs[index]!;
+    logMessages[kept] = message;
+    kept += 1;
+  }
+  logs.length = kept;
+  logMessages.length = kept;
+}
+
+/**
  * The `CREATED` entries of consecutive sends a replay read as bytes, not yet in the log. A crash
  * leaves a line per send and the log keeps the last 10,000: making 90,000 entries to drop them was a
  * tenth of a 100,000-message replay. {@link flushCreated} puts in what keeping them one by one keeps.

@@ -161,10 +161,10 @@ export function reduce(state: DevState, record: DevRecord): void {
     case 'logs.restored': {
       const messages = new Map(record.messages.map((message) => [message.id, message]));
       for (const entry of record.logs) {
-        // One only named is pending: held, or left in the journal and named by its id here too.
+        // One only named was pending as the snapshot was written, so it is now: it is named here too,
+        // without an index of 100,000 ids before a restart answers. A repair that lost it drops its entries.
         const id = entry.messageId;
-        const message = messages.get(id) ?? state.pending.held(id) ?? (state.pending.has(id) ? id : undefined);
-        if (message) keepLog(state, message, logEntry(entry.order, id, entry.time, entry));
+        keepLog(state, messages.get(id) ?? id, logEntry(entry.order, id, entry.time, entry));
       }
       return;
     }

@@ -11,7 +11,7 @@ import { type ServiceError, storageRefusal } from '../errors';
 import { createEmptyState, type DevState, pruneExpired, type Expiry, dedupLive, dlqLive, statsLive } from './dev-state';
 import type { PendingMessages } from './pending-messages';
 import type { DevRecord, MessageRecord, StatsBucket } from './records';
-import { createdRun, flushCreated } from './event-log';
+import { createdRun, dropEntriesOfLostMessages, flushCreated } from './event-log';
 import { nameInLog } from './message-index';
 import { reduce, reduceStoredMessage } from './reduce';
 import { forEachBatchRecord, scanPlainMessages, scanStoredMessageLine, type StoredMessageLine } from './stored-message-lines';
@@ -261,6 +261,7 @@ async function replayJournal(
         });
   try {
     replay.finish();
+    if (opened.recovery.damagedRecordsSkipped > 0) dropEntriesOfLostMessages(state);
     reportRecovery(opened, options);
     // A file of an older format is rewritten in this one before anything is appended: an older Mailroom
     // then refuses it by its header (naming both versions) instead of misreading records it never knew.
