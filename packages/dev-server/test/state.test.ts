@@ -41,10 +41,10 @@ function seqs(state: DevState): { put: number[]; accepted: number[] } {
   return { put: [...state.pending.values()].map((record) => record.seq), accepted };
 }
 
-/** The id of each kept log entry's message. */
-const loggedIds = (state: DevState) => state.logs.map((_, index) => loggedMessage(state, index).id);
 /** Each log entry's message as a reader gets it: a pending one is named by id, and found among the pending ones. */
 const loggedMessages = (state: DevState) => state.logs.map((_, index) => loggedMessage(state, index));
+/** The id of each kept log entry's message. */
+const loggedIds = (state: DevState) => loggedMessages(state).map((message) => message.id);
 
 /** Replays records as a restart does: through their journal form, JSON and back. */
 function replay(records: Iterable<DevRecord>, pending: DevState | undefined = undefined): DevState {
